@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type HTTPMethods } from 'fastify'
+import type { Logger } from 'pino'
+import { ConfigError } from './config/config-error.js'
+import { createErrorHandler } from './errors/error-handler.js'
+import { GatewayError } from './errors/gateway-error.js'
+import type { EnvelopeName } from './errors/envelopes.js'
+import type { Gateway } from './gateway.js'
+import { oauthRoutes } from './oauth/routes.js'
+import { createChainRunner } from './pipeline/chain-runner.js'
+import type { RouteDefinition } from './services/service-module.js'
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
+const ROUTABLE_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+
+/**
+ * Builds the gateway's fastify app from the boot snapshot. It never listens (server.ts does), so tests build it
+ * the same way and use `inject` or `listen({port: 0})`. Routes are registered once; their policy chains are read
+ * from the current snapshot on each request, which is what makes hot reload possible.
+ */
+export async function buildApp (gateway: Gateway, logger: Logger): Promise<FastifyInstance> {
+  const { config } = gateway.current()
+  const { server } = config
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    trustProxy: server.trusted_proxies.length > 0 ? server.trusted_proxies : false,
+    bodyLimit: server.body_limit_bytes,
+    requestTimeout: server.request_timeout_ms,
+    keepAliveTimeout: server.keep_alive_timeout_ms,
+    http: { maxHeaderSize: server.max_header_bytes, headersTimeout: server.headers_timeout_ms },
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id']
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
+    },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 200 },
+  })
+
+  app.setErrorHandler(createErrorHandler('plain'))
+  app.addHook('onSend', async function standardHeaders (request, reply) {
+    reply.header('x-request-id', request.id)
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
+  })
+
+  const servicePrefixes = Object.entries(config.services).map(([, s]) => [s.prefix, s.envelope] as const)
+  app.setNotFoundHandler(function notFound (request: FastifyRequest) {
+    const path = request.url.split('?')[0] ?? ''
+    const match = servicePrefixes.find(([prefix]) => path === prefix || path.startsWith(`${prefix}/`))
+    ;(request as { gw?: { envelope: EnvelopeName } }).gw = { envelope: match?.[1] ?? 'plain' } as never
+    throw new GatewayError('not_found')
+  })
+
+  app.get('/healthz', async function health () {
+    return { status: 'ok', config_version: gateway.current().version }
+  })
+  await app.register(oauthRoutes({ shared: gateway.shared, snapshot: gateway.current }))
+
+  const closers: (() => Promise<void>)[] = []
+  app.addHook('onClose', async function closeServices () {
+    for (const close of closers) await close()
+  })
+
+  for (const module of gateway.catalog.services) {
+    const settings = config.services[module.name]
+    if (settings === undefined) continue
+    const built = module.build({ shared: gateway.shared, currentConfig: () => gateway.current().config })
+    if (built.close) closers.push(built.close)
+    const known = new Set(built.routes.map((r) => r.id))
+    const unknown = Object.keys(settings.routes).filter((id) => !known.has(id))
+    if (unknown.length > 0) {
+      throw new ConfigError(gateway.file ?? 'config', unknown.map((id) => ({
+        path: `services.${module.name}.routes.${id}`,
+        message: `unknown route "${id}" (service ${module.name} has: ${[...known].join(', ')})`,
+      })))
+    }
+    await app.register(async function serviceScope (scope) {
+      registerServiceRoutes(scope, gateway, module.name, settings.envelope, built.routes)
+    }, { prefix: settings.prefix })
+  }
+  return app
+}
+
+function registerServiceRoutes (app: FastifyInstance, gateway: Gateway, service: string, envelope: EnvelopeName,
+  routes: readonly RouteDefinition[]): void {
+  const raw = routes.filter((r) => r.rawBody === true)
+  const parsed = routes.filter((r) => r.rawBody !== true)
+  for (const route of parsed) addRoute(app, gateway, service, envelope, route)
+  if (raw.length > 0) {
+    // Streamed routes (the live proxy) leave the body in request.raw: no parser may consume it.
+    app.register(async function rawBodyScope (scope) {
+      scope.removeAllContentTypeParsers()
+      scope.addContentTypeParser('*', function keepStream (_request, _payload, done) { done(null) })
+      for (const route of raw) addRoute(scope, gateway, service, envelope, route)
+    })
+  }
+
+  // Known paths answer 405 (with Allow) for the methods they do not serve, in the service's envelope.
+  const methodsByUrl = new Map<string, Set<string>>()
+  for (const route of routes) {
+    const methods = methodsByUrl.get(route.url) ?? new Set<string>()
+    for (const m of [route.method].flat()) methods.add(m)
+    if (methods.has('GET')) methods.add('HEAD')
+    methodsByUrl.set(route.url, methods)
+  }
+  for (const [url, methods] of methodsByUrl) {
+    const others = ROUTABLE_METHODS.filter((m) => !methods.has(m))
+    if (others.length === 0) continue
+    const allow = [...methods].join(', ')
+    app.route({
+      method: others,
+      url,
+      onRequest: function methodNotAllowedContext (request, _reply, done) {
+        request.gw = { snapshot: gateway.current(), service, routeId: '(405)', envelope }
+        done()
+      },
+      handler: async function methodNotAllowed (_request: FastifyRequest, _reply: FastifyReply) {
+        throw new GatewayError('method_not_allowed', { headers: { allow } })
+      },
+    })
+  }
+}
+
+function addRoute (app: FastifyInstance, gateway: Gateway, service: string, envelope: EnvelopeName, route: RouteDefinition): void {
+  app.route({
+    ...route.options,
+    method: route.method,
+    url: route.url,
+    bodyLimit: route.bodyLimit,
+    config: { service, routeId: route.id },
+    onRequest: createChainRunner(gateway, service, route.id, envelope),
+    handler: route.handler,
+  })
+}

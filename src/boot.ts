@@ -1,0 +1,62 @@
+import { mkdir } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import { buildApp } from './app.js'
+import { catalog } from './catalog.js'
+import { loadConfigFile, parseConfigText, type LoadedConfig } from './config/load-config.js'
+import { createGateway, type Gateway } from './gateway.js'
+import { createLogger } from './logging.js'
+import { openSharedResources } from './shared-resources.js'
+
+export interface BootOptions {
+  /** Config file to load (and to re-read on reload). */
+  file?: string
+  /** Config text instead of a file (tests). */
+  text?: string
+  env?: NodeJS.ProcessEnv
+  /** Logger to use; default: pino at the config's log level on stdout. */
+  logger?: Logger
+  /** Changes applied to the parsed config before use (tests: data_dir, ports). */
+  adjust?: (loaded: LoadedConfig) => void
+}
+
+export interface Booted {
+  app: FastifyInstance
+  gateway: Gateway
+  logger: Logger
+  /** Closes the app (waiting for in-flight requests), then the shared resources. */
+  close (): Promise<void>
+}
+
+/** Loads the config, opens the shared resources, builds the gateway and its app. Does not listen. */
+export async function bootGateway (options: BootOptions): Promise<Booted> {
+  const env = options.env ?? process.env
+  const loaded = options.text !== undefined
+    ? parseConfigText(options.text, options.file ?? 'gateway.yaml', catalog, env)
+    : await loadConfigFile(options.file ?? 'gateway.yaml', catalog, env)
+  options.adjust?.(loaded)
+  const config = loaded.config
+  const logger = options.logger ?? createLogger(config.server.log_level)
+  await mkdir(resolve(config.server.data_dir), { recursive: true })
+  const shared = await openSharedResources(config, logger as FastifyBaseLogger)
+  let app: FastifyInstance
+  let gateway: Gateway
+  try {
+    gateway = createGateway({ loaded, catalog, shared, file: options.text === undefined ? options.file : undefined, logger: logger as FastifyBaseLogger })
+    app = await buildApp(gateway, logger)
+    await app.ready()
+  } catch (error) {
+    await shared.close()
+    throw error
+  }
+  return {
+    app,
+    gateway,
+    logger,
+    close: async () => {
+      await app.close()
+      await shared.close()
+    },
+  }
+}

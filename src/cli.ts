@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto'
+import { parseArgs } from 'node:util'
+import { catalog } from './catalog.js'
+import { ConfigError, formatProblem } from './config/config-error.js'
+import { loadConfigFile } from './config/load-config.js'
+import { hashSecret } from './oauth/secret-hash.js'
+
+const HELP: Record<string, string> = {
+  '': `lanegate — API gateway for retail platforms
+
+Usage: lanegate <command> [options]
+
+Commands:
+  start        Serve gateway.yaml (reloads it on change or SIGHUP)
+  validate     Check a config file; lists every error with its YAML path and line
+  hash-secret  Hash a client secret read from stdin, for gateway.yaml
+  user-token   Mint a user token from the development user-token issuer
+  help <cmd>   Show a command's options
+
+Run 'lanegate help <command>' for details.`,
+  start: `lanegate start [--config FILE] [--port N] [--host ADDR]
+
+Serves the gateway described by FILE (default ./gateway.yaml). Editing the file applies it within 2 s
+(invalid files are rejected and logged; the running config stays). SIGHUP reloads at once. SIGTERM/SIGINT
+finish in-flight requests, then exit.`,
+  validate: `lanegate validate FILE
+
+Validates FILE in two passes (structure, then references and each policy's options). Prints every error as
+FILE:LINE path: message and exits 1 if there are any; prints warnings (e.g. secrets older than
+issuer.secret_max_age_days) and exits 0 otherwise.`,
+  'hash-secret': `lanegate hash-secret [--generate]
+
+Reads a client secret on stdin and prints its scrypt PHC hash, to paste under service_accounts[].secrets[].hash.
+  echo -n 'my-secret' | lanegate hash-secret
+With --generate, makes a new random 256-bit secret and prints the secret and its hash (store the secret safely;
+only the hash goes into gateway.yaml).`,
+  'user-token': `lanegate user-token --sub SUBJECT --org ORG_ID [--scope "a b"] [--config FILE] [--issuer URL] [--lifetime SECONDS]
+
+Mints a user token signed by the development user-token issuer of FILE (user_token_issuers[] with
+development_key_dir), for trying routes that accept user tokens only. Prints the token.`,
+}
+
+function readStdin (): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    process.stdin.on('data', (chunk: Buffer) => chunks.push(chunk))
+    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    process.stdin.on('error', reject)
+  })
+}
+
+/** Runs one CLI command; resolves to the exit code (long-running `start` resolves once listening). */
+export async function main (argv: string[]): Promise<number | undefined> {
+  const [command = '', ...rest] = argv
+  if (command === '' || command === '--help' || command === '-h' || command === 'help') {
+    const topic = command === 'help' ? rest[0] ?? '' : ''
+    console.log(HELP[topic] ?? HELP[''])
+    return 0
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    console.log(HELP[command] ?? HELP[''])
+    return 0
+  }
+  switch (command) {
+    case 'start': {
+      const { values } = parseArgs({ args: rest, options: { config: { type: 'string', default: 'gateway.yaml' }, port: { type: 'string' }, host: { type: 'string' } } })
+      const { startServer } = await import('./server.js')
+      try {
+        await startServer({ file: values.config, port: values.port === undefined ? undefined : Number(values.port), host: values.host })
+      } catch (error) {
+        if (error instanceof ConfigError) {
+          console.error(error.message)
+          return 1
+        }
+        throw error
+      }
+      return undefined
+    }
+    case 'validate': {
+      const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} })
+      const file = positionals[0] ?? 'gateway.yaml'
+      try {
+        const loaded = await loadConfigFile(file, catalog)
+        for (const w of loaded.warnings) console.log(`warning: ${formatProblem(file, w)}`)
+        console.log(`${file}: valid${loaded.warnings.length > 0 ? ` (${loaded.warnings.length} warning(s))` : ''}`)
+        return 0
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error
+        for (const p of error.problems) console.error(`error: ${formatProblem(file, p)}`)
+        console.error(`${file}: ${error.problems.length} error(s)`)
+        return 1
+      }
+    }
+    case 'hash-secret': {
+      const { values } = parseArgs({ args: rest, options: { generate: { type: 'boolean', default: false } } })
+      if (values.generate) {
+        const secret = randomBytes(32).toString('base64url')
+        console.log(`secret: ${secret}`)
+        console.log(`hash:   ${await hashSecret(secret)}`)
+        return 0
+      }
+      const secret = (await readStdin()).replace(/\r?\n$/, '')
+      if (secret.length === 0) {
+        console.error('hash-secret: no secret on stdin (echo -n SECRET | lanegate hash-secret)')
+        return 1
+      }
+      console.log(await hashSecret(secret))
+      return 0
+    }
+    case 'user-token': {
+      const { values } = parseArgs({
+        args: rest,
+        options: {
+          config: { type: 'string', default: 'gateway.yaml' },
+          sub: { type: 'string' },
+          org: { type: 'string' },
+          scope: { type: 'string', default: '' },
+          issuer: { type: 'string' },
+          lifetime: { type: 'string', default: '3600' },
+        },
+      })
+      if (values.sub === undefined || values.org === undefined) {
+        console.error(HELP['user-token'])
+        return 1
+      }
+      const { mintDevUserToken } = await import('./oauth/dev-user-token-cli.js')
+      console.log(await mintDevUserToken({
+        file: values.config,
+        subject: values.sub,
+        organizationId: values.org,
+        scopes: values.scope.split(/\s+/).filter((s) => s !== ''),
+        issuer: values.issuer,
+        lifetimeSeconds: Number(values.lifetime),
+      }))
+      return 0
+    }
+    default:
+      console.error(`unknown command "${command}"\n\n${HELP['']}`)
+      return 1
+  }
+}

@@ -1,0 +1,148 @@
+import { readFile } from 'node:fs/promises'
+import { Ajv, type ErrorObject } from 'ajv'
+import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
+import { ConfigError, formatPath, type ConfigProblem } from './config-error.js'
+import { substituteEnv } from './env-substitution.js'
+import { buildConfigSchema } from './schema.js'
+import { checkSemantics, type ConfigWarning } from './semantic-checks.js'
+import type { GatewayConfig } from './types.js'
+import type { PolicyPlugin } from '../pipeline/policy.js'
+import type { ServiceModule } from '../services/service-module.js'
+
+/** What validation needs to know beyond the file: the policy plugins and services that exist. */
+export interface ConfigCatalog {
+  plugins: ReadonlyMap<string, PolicyPlugin>
+  services: readonly ServiceModule[]
+}
+
+export interface LoadedConfig {
+  config: GatewayConfig
+  warnings: ConfigWarning[]
+  /** The file's text, so a reload can tell whether anything changed. */
+  source: string
+}
+
+/** Reads, substitutes and validates a config file; throws ConfigError listing every problem. */
+export async function loadConfigFile (file: string, catalog: ConfigCatalog, env: NodeJS.ProcessEnv = process.env): Promise<LoadedConfig> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    throw new ConfigError(file, [{ path: '', message: `cannot read the file: ${(error as Error).message}` }])
+  }
+  return parseConfigText(text, file, catalog, env)
+}
+
+/** Validates config text in two passes (structure, then references, policies and service settings). */
+export function parseConfigText (text: string, file: string, catalog: ConfigCatalog, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const lineCounter = new LineCounter()
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
+  if (doc.errors.length > 0) {
+    throw new ConfigError(file, doc.errors.map((e) => ({
+      path: '',
+      line: lineCounter.linePos(e.pos[0]).line,
+      message: `YAML syntax: ${e.message.split('\n')[0] ?? e.message}`,
+    })))
+  }
+  const locate = (problem: ConfigProblem, segments: (string | number)[]): ConfigProblem =>
+    ({ ...problem, line: problem.line ?? lineOf(doc, lineCounter, segments) })
+
+  const problems: ConfigProblem[] = []
+  const raw = doc.toJS({ maxAliasCount: 100 }) as unknown
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ConfigError(file, [{ path: '', line: 1, message: 'the file must hold a mapping (key: value pairs)' }])
+  }
+  const substituted = substituteEnv(raw, env, problems)
+  if (problems.length > 0) throw new ConfigError(file, problems.map((p) => locate(p, parsePath(p.path))))
+
+  // Pass 1: structure.
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, allowUnionTypes: true })
+  const validate = ajv.compile(buildConfigSchema(catalog.services))
+  if (!validate(substituted)) {
+    throw new ConfigError(file, dedupe((validate.errors ?? []).map((e) => {
+      const segments = errorPath(e)
+      return locate({ path: formatPath(segments), message: describeAjvError(e) }, segments)
+    })))
+  }
+  const config = substituted as GatewayConfig
+
+  // Pass 2: references between sections, policy options, service settings.
+  const { problems: semantic, warnings } = checkSemantics(config, catalog)
+  if (semantic.length > 0) {
+    throw new ConfigError(file, semantic.map((p) => locate(p.problem, p.segments)))
+  }
+  return {
+    config,
+    warnings: warnings.map((w) => ({ ...w, line: w.line ?? lineOf(doc, lineCounter, parsePath(w.path)) })),
+    source: text,
+  }
+}
+
+function describeAjvError (e: ErrorObject): string {
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return `unknown key "${String((e.params as { additionalProperty: string }).additionalProperty)}"`
+    case 'required':
+      return `missing required key "${String((e.params as { missingProperty: string }).missingProperty)}"`
+    case 'enum':
+      return `must be one of: ${((e.params as { allowedValues: unknown[] }).allowedValues).join(', ')}`
+    case 'minProperties':
+    case 'maxProperties':
+      return 'a policy entry must have exactly one key, the policy name'
+    default:
+      return e.message ?? 'invalid value'
+  }
+}
+
+function errorPath (e: ErrorObject): (string | number)[] {
+  const segments = parsePointer(e.instancePath)
+  if (e.keyword === 'additionalProperties') segments.push((e.params as { additionalProperty: string }).additionalProperty)
+  if (e.keyword === 'propertyNames') segments.push(String((e.params as { propertyName?: string }).propertyName ?? ''))
+  return segments
+}
+
+function parsePointer (pointer: string): (string | number)[] {
+  if (pointer === '') return []
+  return pointer.slice(1).split('/').map((s) => {
+    const key = s.replace(/~1/g, '/').replace(/~0/g, '~')
+    return /^\d+$/.test(key) ? Number(key) : key
+  })
+}
+
+/** Inverse of formatPath, for locating problems found by path string. */
+export function parsePath (path: string): (string | number)[] {
+  const segments: (string | number)[] = []
+  for (const match of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) {
+    if (match[2] !== undefined) segments.push(Number(match[2]))
+    else if (match[1] !== undefined) segments.push(match[1])
+  }
+  return segments
+}
+
+/** Line of the deepest node of `segments` that exists in the document (1-based). */
+function lineOf (doc: Document, lineCounter: LineCounter, segments: (string | number)[]): number | undefined {
+  // A mapping key points at the key's own line (`routes:\n  helo:` names the line of `helo:`).
+  const last = segments[segments.length - 1]
+  if (typeof last === 'string') {
+    const parent = segments.length === 1 ? doc.contents : doc.getIn(segments.slice(0, -1), true)
+    if (isMap(parent)) {
+      const pair = parent.items.find((item) => isScalar(item.key) && String(item.key.value) === last)
+      if (pair && isNode(pair.key) && pair.key.range) return lineCounter.linePos(pair.key.range[0]).line
+    }
+  }
+  for (let depth = segments.length; depth >= 0; depth--) {
+    const node = depth === 0 ? doc.contents : doc.getIn(segments.slice(0, depth), true)
+    if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line
+  }
+  return undefined
+}
+
+function dedupe (problems: ConfigProblem[]): ConfigProblem[] {
+  const seen = new Set<string>()
+  return problems.filter((p) => {
+    const key = `${p.path}\0${p.message}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}

@@ -1,0 +1,167 @@
+import { envelopeNames } from '../errors/envelopes.js'
+import type { ServiceModule } from '../services/service-module.js'
+
+/**
+ * The first validation pass: the structure of gateway.yaml as JSON Schema (ajv, `useDefaults`). Every key has a
+ * description (docs/configuration.md says the same in prose) and every object rejects unknown keys, so a typo is
+ * an error rather than a silently ignored setting. Policy options and service settings are checked in the
+ * second pass by their own schemas.
+ */
+type Schema = Record<string, unknown>
+
+const str = (description: string, extra: Schema = {}): Schema => ({ type: 'string', description, ...extra })
+const int = (description: string, extra: Schema = {}): Schema => ({ type: 'integer', description, ...extra })
+const obj = (description: string, properties: Record<string, Schema>, required: string[] = [], extra: Schema = {}): Schema =>
+  ({ type: 'object', description, properties, required, additionalProperties: false, ...extra })
+
+const ORG_ID = '^org_[A-Za-z0-9_-]{1,64}$'
+const SCOPE_NAME = '^[a-z][a-z0-9_-]*:[a-z0-9_.-]+$'
+
+const policyEntry: Schema = {
+  type: 'object',
+  description: 'One policy: `{ <policy name>: <options object> }`.',
+  minProperties: 1,
+  maxProperties: 1,
+  additionalProperties: { type: ['object', 'null'], description: 'The policy\'s options (checked by the policy\'s own schema).' },
+}
+
+const policyChain = (description: string): Schema => ({ type: 'array', description, items: policyEntry, default: [] })
+
+const windowLimit = (description: string, points: number, windowSeconds: number): Schema => obj(description, {
+  points: int('Requests (or failures) allowed per window.', { minimum: 1, default: points }),
+  window_seconds: int('Window length in seconds.', { minimum: 1, maximum: 86400, default: windowSeconds }),
+}, [], { default: {} })
+
+const connectedAccount = obj('The payment processor account that receives payments for this organization or store.', {
+  id: str('Connected account hashkey, shown as connected_account_id.', { pattern: '^[A-Za-z0-9_-]{3,64}$' }),
+  processor_account_id: str('The processor\'s own account id (Connect mode).', { minLength: 1 }),
+}, ['id', 'processor_account_id'])
+
+const lane = obj('The lane software of a store.', {
+  base_url: str('http(s) URL of the lane software; requests are relayed below it only.', { pattern: '^https?://' }),
+  credential: str('Sent to the lane as its Authorization header (the caller\'s own never is).', { minLength: 1 }),
+  connect_timeout_ms: int('Connection timeout to the lane.', { minimum: 1, default: 2000 }),
+  response_timeout_ms: int('Time allowed for the lane to start answering.', { minimum: 1, default: 15000 }),
+  max_sockets: int('Keep-alive sockets per lane, and so the lane\'s concurrency cap.', { minimum: 1, maximum: 1024, default: 32 }),
+}, ['base_url'])
+
+const store = obj('A store organization of this organization.', {
+  id: str('Store organization id (org_…).', { pattern: ORG_ID }),
+  name: str('Display name.', { default: '' }),
+  install_active: { type: 'boolean', description: 'Whether the store has an active install; inactive stores answer 404 store_not_found.', default: true },
+  connected_account: connectedAccount,
+  lane,
+}, ['id'])
+
+const organization = obj('An organization (e.g. an HQ) and the stores it owns.', {
+  id: str('Organization id (org_…).', { pattern: ORG_ID }),
+  name: str('Display name.', { default: '' }),
+  parent: str('Parent organization id; the parent\'s callers reach this organization too.', { pattern: ORG_ID }),
+  connected_account: connectedAccount,
+  stores: { type: 'array', description: 'Stores owned by this organization.', items: store, default: [] },
+}, ['id'])
+
+const serviceAccount = obj('A service account that obtains tokens with the client-credentials grant.', {
+  client_id: str('Client identifier.', { pattern: '^[A-Za-z0-9._-]{1,128}$' }),
+  name: str('Display name.', { default: '' }),
+  secrets: {
+    type: 'array',
+    description: 'Hashed secrets (several during rotation).',
+    minItems: 1,
+    items: obj('One hashed secret.', {
+      hash: str('PHC string printed by `lanegate hash-secret`.'),
+      created: str('Issue date, YYYY-MM-DD; `lanegate validate` warns when older than issuer.secret_max_age_days.', { pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+    }, ['hash', 'created']),
+  },
+  scopes: { type: 'array', description: 'Scopes this account may be granted.', items: { type: 'string', description: 'A scope name.' }, uniqueItems: true },
+  organization: str('Organization the account acts for (token claim organization_id).', { pattern: ORG_ID }),
+  token_type: { type: 'string', enum: ['service'], description: 'Type of token issued (service accounts issue service tokens).', default: 'service' },
+  status: { type: 'string', enum: ['active', 'revoked'], description: 'A revoked account gets 401 invalid_client and its tokens stop working at the next reload.', default: 'active' },
+}, ['client_id', 'secrets', 'scopes', 'organization'])
+
+const userTokenIssuer = obj('An external issuer of user tokens that the gateway trusts.', {
+  issuer: str('Expected iss claim.', { minLength: 1 }),
+  audience: str('Expected aud claim.', { minLength: 1 }),
+  algorithms: { type: 'array', description: 'Accepted signing algorithms.', items: { type: 'string', enum: ['EdDSA', 'ES256', 'ES384', 'RS256', 'PS256'], description: 'A JWS algorithm.' }, minItems: 1, default: ['EdDSA', 'ES256', 'RS256'] },
+  jwks: obj('Inline public keys.', { keys: { type: 'array', description: 'JWKs.', items: { type: 'object', description: 'A public JWK.' } } }, ['keys']),
+  jwks_uri: str('URL of the issuer\'s JWKS (cached, refetched at most every 30 s on unknown kid).', { pattern: '^https?://' }),
+  development_key_dir: str('Development issuer: a key pair generated under this directory (relative to server.data_dir); `lanegate user-token` signs with it.'),
+}, ['issuer', 'audience'])
+
+/** Builds the whole-file schema, including each known service's own settings. */
+export function buildConfigSchema (services: readonly ServiceModule[]): Schema {
+  const serviceProperties: Record<string, Schema> = {}
+  for (const service of services) {
+    serviceProperties[service.name] = obj(service.description, {
+      prefix: str('Path prefix of every route of the service.', { pattern: '^(/[A-Za-z0-9._~-]+)+$' }),
+      envelope: { type: 'string', enum: [...envelopeNames], description: 'Error body shape of the service.' },
+      policies: policyChain('Policies run on every route of the service, before the route\'s own.'),
+      routes: {
+        type: 'object',
+        description: 'Route id → the route\'s own policies. Routes not listed are not served.',
+        additionalProperties: policyChain('The route\'s own policies.'),
+        default: {},
+      },
+      ...service.settingsSchema,
+    }, ['prefix', 'envelope', ...(service.requiredSettings ?? [])])
+  }
+
+  return obj('lanegate configuration', {
+    server: obj('The HTTP listener.', {
+      host: str('Address to listen on.', { default: '0.0.0.0' }),
+      port: int('Port to listen on.', { minimum: 0, maximum: 65535, default: 8080 }),
+      trusted_proxies: { type: 'array', description: 'Addresses or CIDRs of load balancers whose X-Forwarded-For is believed.', items: { type: 'string', description: 'IP or CIDR.' }, default: [] },
+      body_limit_bytes: int('Largest request body accepted (413 above).', { minimum: 1, default: 1048576 }),
+      max_header_bytes: int('Largest request head accepted (431 above).', { minimum: 1024, maximum: 65536, default: 16384 }),
+      request_timeout_ms: int('Time allowed to receive a whole request.', { minimum: 1, default: 30000 }),
+      headers_timeout_ms: int('Time allowed to receive the request head (slowloris brake).', { minimum: 1, default: 10000 }),
+      keep_alive_timeout_ms: int('Idle keep-alive connection lifetime.', { minimum: 1, default: 5000 }),
+      shutdown_grace_ms: int('On SIGTERM, how long in-flight requests may finish.', { minimum: 0, default: 10000 }),
+      log_level: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level.', default: 'info' },
+      data_dir: str('Directory for the SQLite file and generated keys (relative to the working directory).', { default: './data' }),
+    }, [], { default: {} }),
+    storage: obj('Where payment intents, idempotency keys and dispatches are kept.', {
+      driver: { type: 'string', enum: ['sqlite', 'postgres'], description: 'sqlite (embedded default) or postgres (several gateway instances).', default: 'sqlite' },
+      sqlite_file: str('SQLite file, relative to server.data_dir.', { default: 'lanegate.db' }),
+      postgres_url: str('postgres://… connection string (driver postgres).'),
+    }, [], { default: {} }),
+    rate_limit_store: obj('Where rate-limit counters are kept.', {
+      driver: { type: 'string', enum: ['memory', 'redis'], description: 'memory (one instance) or redis (shared by instances).', default: 'memory' },
+      redis_url: str('redis://… URL (driver redis).'),
+      key_prefix: str('Prefix of the counter keys.', { default: 'lanegate' }),
+      on_store_error: { type: 'string', enum: ['open', 'closed'], description: 'When the counter store fails: open lets requests through without limit headers, closed answers 503.', default: 'open' },
+    }, [], { default: {} }),
+    issuer: obj('The OAuth 2.0 token issuer.', {
+      issuer: str('iss of issued tokens and the RFC 8414 issuer identifier.', { pattern: '^https?://' }),
+      audience: str('aud of issued tokens; every bearer token must carry it.', { minLength: 1, default: 'lanegate' }),
+      algorithm: { type: 'string', enum: ['EdDSA', 'ES256', 'RS256'], description: 'Signing algorithm of generated keys.', default: 'EdDSA' },
+      key_dir: str('Signing keys directory, relative to server.data_dir.', { default: 'keys' }),
+      default_lifetime_seconds: int('Token lifetime when no granted scope sets one.', { minimum: 60, maximum: 604800, default: 3600 }),
+      scope_lifetimes: { type: 'object', description: 'Scope → lifetime in seconds; a token gets the shortest among its scopes.', additionalProperties: { type: 'integer', minimum: 60, maximum: 604800, description: 'Seconds.' }, default: {} },
+      clock_tolerance_seconds: int('Leeway for exp/nbf checks.', { minimum: 0, maximum: 300, default: 5 }),
+      token_rate_limit: windowLimit('Token requests per client id (counted once the client authenticated).', 60, 60),
+      failed_auth_limit: windowLimit('Failed client authentications per IP before 429.', 20, 60),
+      secret_max_age_days: int('Secrets older than this are warned about by `lanegate validate`.', { minimum: 1, default: 90 }),
+    }, ['issuer']),
+    scopes: {
+      type: 'object',
+      description: 'Every scope the gateway knows.',
+      propertyNames: { pattern: SCOPE_NAME },
+      additionalProperties: obj('A scope.', { description: str('What the scope grants.') }, ['description']),
+    },
+    organizations: { type: 'array', description: 'Organizations and their stores.', items: organization, default: [] },
+    service_accounts: { type: 'array', description: 'Clients of the token endpoint.', items: serviceAccount, default: [] },
+    user_token_issuers: { type: 'array', description: 'Trusted issuers of user tokens.', items: userTokenIssuer, default: [] },
+    rate_limits: {
+      type: 'object',
+      description: 'Named rate limits; routes that name the same limit share its counters.',
+      additionalProperties: obj('A rate limit.', {
+        key: { type: 'string', enum: ['ip', 'client', 'organization'], description: 'What is counted: the client IP (IPv6 per /64), the token\'s client id, or its organization.' },
+        points: int('Requests allowed per window.', { minimum: 1 }),
+        window_seconds: int('Window length in seconds.', { minimum: 1, maximum: 86400 }),
+      }, ['key', 'points', 'window_seconds']),
+      default: {},
+    },
+    services: obj('Services the gateway serves; a service not listed is not served.', serviceProperties, [], { default: {} }),
+  }, ['issuer', 'scopes'])
+}

@@ -1,0 +1,81 @@
+/**
+ * Every error the gateway can answer with, declared once: its HTTP status, the default human message, and how
+ * the envelopes render it. `docs/errors.md` lists the same codes; test/unit/errors-catalogue.test.ts keeps the
+ * two in step.
+ *
+ * `shape` decides how the `plain` and `exchange` envelopes render the error:
+ * - `text`: `{error: <message>}` (the spec's `{error:'Unauthenticated.'}`, `{error:'Forbidden.'}`), plus fields;
+ * - `code`: `{error: <code>, ...fields, message}` (the data-exchange envelopes, `invalid_token_type`).
+ * The `oauth` envelope always renders `{error: <oauth code>, error_description: <message>, ...fields}` and the
+ * `payments` envelope `{success:false, message, ...fields}` (except the 429 row, whose shape the spec fixes).
+ */
+export interface CatalogueEntry {
+  /** HTTP status code. */
+  readonly status: number
+  /** Default message; callers may pass a more specific one. */
+  readonly message: string
+  /** How the plain and exchange envelopes render it (see above). */
+  readonly shape: 'text' | 'code'
+  /** The RFC 6749 `error` value this renders as in the oauth envelope, when it differs from the code. */
+  readonly oauth?: string
+}
+
+export const catalogue = {
+  // ---- OAuth 2.0 token endpoint (RFC 6749 §5.2 and the spec's token table) ----
+  invalid_request: { status: 400, message: 'The request is missing a required parameter or is malformed.', shape: 'code' },
+  unsupported_grant_type: { status: 400, message: 'Only the client_credentials grant type is supported; use grant_type=client_credentials.', shape: 'code' },
+  invalid_scope: { status: 400, message: 'The requested scope is invalid or not authorized for this client.', shape: 'code' },
+  invalid_client: { status: 401, message: 'Client authentication failed.', shape: 'code' },
+  rate_limit_exceeded: { status: 429, message: 'Too many token requests; retry after the indicated number of seconds.', shape: 'code' },
+  server_error: { status: 500, message: 'The server encountered an internal error.', shape: 'code' },
+
+  // ---- API authentication and authorization ----
+  unauthenticated: { status: 401, message: 'Unauthenticated.', shape: 'text', oauth: 'invalid_token' },
+  invalid_token_type: { status: 401, message: 'This endpoint does not accept this type of token.', shape: 'code', oauth: 'invalid_token' },
+  forbidden: { status: 403, message: 'Forbidden.', shape: 'text', oauth: 'insufficient_scope' },
+  too_many_requests: { status: 429, message: 'Too many requests', shape: 'text', oauth: 'rate_limit_exceeded' },
+
+  // ---- Generic HTTP ----
+  bad_request: { status: 400, message: 'The request is malformed.', shape: 'code', oauth: 'invalid_request' },
+  not_found: { status: 404, message: 'Not found.', shape: 'text', oauth: 'invalid_request' },
+  method_not_allowed: { status: 405, message: 'Method not allowed.', shape: 'text', oauth: 'invalid_request' },
+  payload_too_large: { status: 413, message: 'The request body is larger than this route accepts.', shape: 'code', oauth: 'invalid_request' },
+  unsupported_media_type: { status: 415, message: 'Unsupported Content-Type.', shape: 'code', oauth: 'invalid_request' },
+  validation_failed: { status: 422, message: 'The request body is invalid.', shape: 'code', oauth: 'invalid_request' },
+  internal_error: { status: 500, message: 'Internal server error.', shape: 'text', oauth: 'server_error' },
+  service_unavailable: { status: 503, message: 'The gateway is shutting down or a dependency is unavailable; retry shortly.', shape: 'text', oauth: 'temporarily_unavailable' },
+
+  // ---- Payments ----
+  idempotency_key_invalid: { status: 400, message: 'Idempotency-Key must be 1 to 255 printable ASCII characters.', shape: 'code' },
+  idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was already used with a different request body.', shape: 'code' },
+  idempotency_key_in_use: { status: 409, message: 'A request with this Idempotency-Key is still being processed; retry later.', shape: 'code' },
+  payment_intent_not_found: { status: 404, message: 'Payment intent not found.', shape: 'code' },
+  payment_intent_not_cancelable: { status: 409, message: 'The payment intent cannot be canceled in its current status.', shape: 'code' },
+  connected_account_not_found: { status: 404, message: 'Connected account not found.', shape: 'code' },
+
+  // ---- Data exchange (the spec's envelope table) ----
+  upstream_error: { status: 502, message: 'The lane software returned an error.', shape: 'code' },
+  upstream_timeout: { status: 504, message: 'The lane software did not answer in time.', shape: 'code' },
+  store_not_found: { status: 404, message: 'Store not found or not accessible.', shape: 'code' },
+  report_not_found: { status: 404, message: 'Report not found.', shape: 'code' },
+  report_param_validation_failed: { status: 422, message: 'The report parameters are invalid.', shape: 'code' },
+  report_failed: { status: 422, message: 'The report failed to run.', shape: 'code' },
+  cs_query_failed: { status: 502, message: 'The stream materialization query failed.', shape: 'code' },
+  fanout_operation_not_found: { status: 404, message: 'Fan-out operation not registered.', shape: 'code' },
+  fanout_payload_validation_failed: { status: 422, message: 'The fan-out payload is invalid.', shape: 'code' },
+  fanout_store_out_of_scope: { status: 422, message: 'Some stores are outside the caller\'s scope; nothing was dispatched.', shape: 'code' },
+  fanout_not_previewed: { status: 409, message: 'The dispatch is not in a committable state.', shape: 'code' },
+  fanout_dispatch_not_found: { status: 404, message: 'Dispatch not found.', shape: 'code' },
+  fanout_too_many_stores: { status: 400, message: 'Too many stores in one dispatch.', shape: 'code' },
+  hostfile_record_validation_failed: { status: 422, message: 'A host-file record failed validation.', shape: 'code' },
+  hostfile_unknown_record_type: { status: 422, message: 'Unknown host-file record type.', shape: 'code' },
+  hostfile_unorderable_record: { status: 422, message: 'The record cannot be ordered into a host file.', shape: 'code' },
+  hostfile_too_many_records: { status: 400, message: 'Too many records in one host file.', shape: 'code' },
+} as const satisfies Record<string, CatalogueEntry>
+
+/** A catalogued error code. */
+export type ErrorCode = keyof typeof catalogue
+
+export function isErrorCode (value: string): value is ErrorCode {
+  return Object.hasOwn(catalogue, value)
+}

@@ -1,0 +1,53 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { GatewayError } from './gateway-error.js'
+import { renderError, type EnvelopeName } from './envelopes.js'
+
+/**
+ * Translates anything thrown during a request into a catalogued GatewayError. Foreign errors (fastify's body
+ * parser and validation, JSON syntax, timeouts) are mapped here and nowhere else; anything unknown becomes a
+ * bare 500 whose details are only logged.
+ */
+export function toGatewayError (error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error
+  const e = error as Partial<FastifyError> & { status?: number }
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new GatewayError('payload_too_large', { cause: error })
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new GatewayError('unsupported_media_type', { cause: error })
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new GatewayError('bad_request', { message: 'The request body is empty; send a JSON object.', cause: error })
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new GatewayError('bad_request', { message: 'The request body is not valid JSON.', cause: error })
+    case 'FST_ERR_VALIDATION':
+      return new GatewayError('validation_failed', { message: e.message, cause: error })
+  }
+  if (e instanceof SyntaxError || e.statusCode === 400) {
+    return new GatewayError('bad_request', { message: 'The request body is not valid JSON.', cause: error })
+  }
+  if (e.statusCode === 413) return new GatewayError('payload_too_large', { cause: error })
+  if (e.statusCode === 415) return new GatewayError('unsupported_media_type', { cause: error })
+  return new GatewayError('internal_error', { cause: error })
+}
+
+/** The envelope a request's errors are rendered in: its route's, else the gateway default. */
+export function envelopeOf (request: FastifyRequest, fallback: EnvelopeName): EnvelopeName {
+  return (request as { gw?: { envelope: EnvelopeName } }).gw?.envelope ?? fallback
+}
+
+/** Builds fastify's error handler. `fallback` is the envelope used before a route is known (`plain`). */
+export function createErrorHandler (fallback: EnvelopeName = 'plain') {
+  return function gatewayErrorHandler (error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    const gwError = toGatewayError(error)
+    if (gwError.status >= 500) {
+      request.log.error({ err: error, code: gwError.code }, 'request failed')
+    } else {
+      request.log.info({ code: gwError.code, status: gwError.status }, gwError.message)
+    }
+    reply.code(gwError.status)
+    for (const [name, value] of Object.entries(gwError.headers)) reply.header(name, value)
+    reply.header('cache-control', 'no-store')
+    reply.send(renderError(gwError, envelopeOf(request, fallback)))
+  }
+}

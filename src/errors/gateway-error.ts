@@ -1,0 +1,46 @@
+import { catalogue, type ErrorCode } from './catalogue.js'
+
+/** Extra body fields an error carries (e.g. `retry_after`, `store_org_id`, `errors`). */
+export type ErrorFields = Record<string, unknown>
+
+export interface GatewayErrorOptions {
+  /** Human message; defaults to the catalogue's. */
+  message?: string
+  /** Extra body fields, rendered by the envelope. */
+  fields?: ErrorFields
+  /** Response headers to set with the error (e.g. `WWW-Authenticate`, `Retry-After`). */
+  headers?: Record<string, string>
+  /** The underlying error, logged but never rendered. */
+  cause?: unknown
+}
+
+/**
+ * The one error type handlers and policies throw. It names a catalogued code; the route's envelope decides the
+ * body. Nothing else about it reaches the client: `cause` is only logged.
+ */
+export class GatewayError extends Error {
+  readonly code: ErrorCode
+  readonly status: number
+  readonly fields: ErrorFields
+  readonly headers: Record<string, string>
+
+  constructor (code: ErrorCode, options: GatewayErrorOptions = {}) {
+    super(options.message ?? catalogue[code].message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = 'GatewayError'
+    this.code = code
+    this.status = catalogue[code].status
+    this.fields = options.fields ?? {}
+    this.headers = options.headers ?? {}
+  }
+
+  /** Same code and message, status overridden (upstream_error mirrors the lane's status). */
+  withStatus (status: number): GatewayError {
+    const copy = new GatewayError(this.code, { message: this.message, fields: this.fields, headers: this.headers })
+    ;(copy as { status: number }).status = status
+    return copy
+  }
+}
+
+export function gatewayError (code: ErrorCode, options?: GatewayErrorOptions): GatewayError {
+  return new GatewayError(code, options)
+}

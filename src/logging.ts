@@ -1,0 +1,42 @@
+import { pino, type DestinationStream, type Logger } from 'pino'
+
+/** Query parameters whose values never reach a log line (RFC 6750 §5.3, RELIABILITY G5). */
+const SECRET_QUERY_PARAMS = /^(access_token|client_secret|token|secret|password|refresh_token|code|api_key)$/i
+
+/** The request URL as logged: the path, and query values replaced where the name looks like a credential. */
+export function redactUrl (url: string): string {
+  const q = url.indexOf('?')
+  if (q === -1) return url
+  const params = new URLSearchParams(url.slice(q + 1))
+  const kept: string[] = []
+  for (const [name, value] of params) {
+    kept.push(`${encodeURIComponent(name)}=${SECRET_QUERY_PARAMS.test(name) ? '[Redacted]' : encodeURIComponent(value)}`)
+  }
+  return `${url.slice(0, q)}?${kept.join('&')}`
+}
+
+interface LoggedRequest { id: string, method: string, url: string, ip?: string, socket?: { remotePort?: number } }
+
+/**
+ * The gateway's pino logger. Requests are logged as id, method, redacted URL and client IP only: never headers
+ * (Authorization, Cookie) or bodies (client_secret). `redact` catches the same fields if something logs them
+ * anyway.
+ */
+export function createLogger (level: string, destination?: DestinationStream): Logger {
+  return pino({
+    level,
+    redact: {
+      paths: [
+        'req.headers.authorization', 'req.headers.cookie', 'req.headers["proxy-authorization"]',
+        'headers.authorization', 'headers.cookie', 'headers["proxy-authorization"]',
+        'body.client_secret', 'client_secret', 'access_token', 'token', 'secret', 'authorization',
+        'res.headers["set-cookie"]',
+      ],
+      censor: '[Redacted]',
+    },
+    serializers: {
+      req: (req: LoggedRequest) => ({ id: req.id, method: req.method, url: redactUrl(req.url), ip: req.ip }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+  }, destination)
+}
