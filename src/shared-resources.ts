@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { GatewayConfig } from './config/types.js'
 import type { SharedResources } from './pipeline/shared-resources.js'
 import { createKeyStore } from './oauth/key-store.js'
+import { loadDevUserIssuer } from './oauth/dev-user-issuer.js'
 import { createTokenVerifier } from './auth/token-verifier.js'
 import { createLimiterRegistry } from './pipeline/limiter-registry.js'
 import { createStore } from './store/create-store.js'
@@ -14,10 +15,12 @@ export interface OwnedSharedResources extends SharedResources {
 /** Opens everything that outlives a config reload: keys, token cache, limiters, the durable store. */
 export async function openSharedResources (config: GatewayConfig, logger: FastifyBaseLogger): Promise<OwnedSharedResources> {
   const dataDir = resolve(config.server.data_dir)
-  const keys = await createKeyStore(config)
+  const keys = await createKeyStore(config, { logger })
   const store = await createStore(config.storage, dataDir)
   const limiters = createLimiterRegistry(config.rate_limit_store)
-  const tokens = createTokenVerifier({ keys, logger })
+  // With Redis, connect before serving; otherwise the first requests would meet on_store_error.
+  await limiters.ready()
+  const tokens = createTokenVerifier({ keys, logger, devUserIssuer: loadDevUserIssuer })
   return {
     logger,
     keys,
@@ -25,7 +28,8 @@ export async function openSharedResources (config: GatewayConfig, logger: Fastif
     limiters,
     tokens,
     close: async () => {
-      await limiters.close?.()
+      keys.close()
+      await limiters.close()
       await store.close()
     },
   }

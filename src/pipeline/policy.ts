@@ -39,7 +39,7 @@ export interface PolicyPlugin<Options = any> {
   /** JSON Schema (draft-07, ajv) of the options object; every property has a `description`. */
   readonly schema: Record<string, unknown>
   /** Policies that must appear earlier in the same chain, given these options. */
-  requires?(options: Options): string[]
+  requires?(options: Options, config?: GatewayConfig): string[]
   /** Checks that need the whole config (e.g. that named scopes exist). */
   check?(options: Options, config: GatewayConfig, indexes: ConfigIndexes): PolicyOptionProblem[]
   /** Builds the step. Runs once per route when a snapshot is built: make limiters, caches and key sets here. */

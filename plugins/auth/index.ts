@@ -1,0 +1,63 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { PolicyPlugin } from '../../src/pipeline/policy.js'
+import { bearerChallenge, defaultRealm, invalidToken, missingCredentials } from '../../src/auth/bearer-challenge.js'
+import { GatewayError } from '../../src/errors/gateway-error.js'
+import { authSchema, type AuthOptions } from './schema.js'
+
+/** `<scheme> <credentials>`; the scheme is compared case-insensitively (RFC 9110 §11.1). */
+const credentialsHeader = /^([^ \t]+)(?:[ \t]+(.*))?$/
+/** RFC 6750 §2.1 `b64token`. */
+const b64token = /^[A-Za-z0-9\-._~+/]+=*$/
+
+/**
+ * `auth`: verifies the bearer token of the `Authorization` header and sets `request.gw.principal`.
+ * Only the header is read: a token in the query string or body is ignored (RFC 6750 §2.3 is not offered), and a
+ * header token together with a query token is a 400 because a client must use one method only (B13).
+ */
+const auth: PolicyPlugin<AuthOptions> = {
+  name: 'auth',
+  description: 'Requires a valid bearer token (the gateway\'s service tokens or a trusted issuer\'s user tokens).',
+  schema: authSchema,
+  create (options, context) {
+    const realm = options.realm ?? defaultRealm
+    const verifier = context.shared.tokens
+    return async function authStep (request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+      const match = credentialsHeader.exec(request.headers.authorization ?? '')
+      const token = match?.[2]?.trim() ?? ''
+      // No header, `Basic …`, another scheme or a bare `Bearer`: no credentials this API accepts, so the
+      // challenge carries no `error` parameter (RFC 6750 §3.1).
+      if (match === null || match[1]?.toLowerCase() !== 'bearer' || token === '') throw missingCredentials(realm)
+      if (hasQueryToken(request)) {
+        throw new GatewayError('bad_request', { message: 'Send the access token in the Authorization header only.' })
+      }
+      if (!b64token.test(token)) throw invalidToken('The access token is malformed', undefined, realm)
+      const snapshot = request.gw.snapshot
+      try {
+        request.gw.principal = await verifier.verify(token, snapshot.config, snapshot.indexes)
+      } catch (error) {
+        throw withRealm(error, realm)
+      }
+    }
+  },
+}
+
+function hasQueryToken (request: FastifyRequest): boolean {
+  const query = request.query
+  return typeof query === 'object' && query !== null && Object.hasOwn(query, 'access_token')
+}
+
+/** The verifier names the default realm; a route with its own realm rewrites the challenge. */
+function withRealm (error: unknown, realm: string): unknown {
+  if (realm === defaultRealm || !(error instanceof GatewayError)) return error
+  const challenge = error.headers['WWW-Authenticate']
+  if (challenge === undefined) return error
+  const realmParam = `realm="${defaultRealm}"`
+  return new GatewayError(error.code, {
+    message: error.message,
+    fields: error.fields,
+    headers: { ...error.headers, 'WWW-Authenticate': challenge.replace(realmParam, bearerChallenge(realm).slice('Bearer '.length)) },
+    cause: error.cause,
+  })
+}
+
+export default auth

@@ -1,0 +1,70 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { RateLimiterRes } from 'rate-limiter-flexible'
+import type { GatewayConfig } from '../../src/config/types.js'
+import type { PolicyPlugin } from '../../src/pipeline/policy.js'
+import { requirePrincipal } from '../../src/auth/require-principal.js'
+import { clientIpKey } from '../../src/pipeline/client-ip.js'
+import { GatewayError } from '../../src/errors/gateway-error.js'
+import { rateLimitSchema, type RateLimitOptions } from './schema.js'
+
+/**
+ * `rate-limit`: counts each request against a named limit, keyed by client IP (its /64 for IPv6), client id or
+ * organization. Every answer carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`; over the limit it is a 429
+ * with an integer `Retry-After` (seconds to the window's reset, at least 1). When the limiter store fails the
+ * registry's `on_store_error` decides: `open` lets the request through without the headers, `closed` answers
+ * 503. A store failure is never reported as a 429 (D4).
+ */
+const rateLimit: PolicyPlugin<RateLimitOptions> = {
+  name: 'rate-limit',
+  description: 'Counts requests against a named limit (by IP, client or organization).',
+  schema: rateLimitSchema,
+  // The interface passes only the options today; with the config, a client- or organization-keyed limit can
+  // demand that auth runs first (see docs/policies.md).
+  requires (options: RateLimitOptions, config?: GatewayConfig) {
+    const key = config?.rate_limits[options.limit]?.key
+    return key === 'client' || key === 'organization' ? ['auth'] : []
+  },
+  check (options, config) {
+    if (Object.hasOwn(config.rate_limits, options.limit)) return []
+    return [{ path: 'limit', message: `unknown rate limit "${options.limit}": define it under rate_limits` }]
+  },
+  create (options, context) {
+    const limit = context.config.rate_limits[options.limit]
+    if (limit === undefined) throw new Error(`unknown rate limit "${options.limit}"`)
+    const limiter = context.shared.limiters.get(options.limit, limit)
+    const failOpen = context.shared.limiters.onStoreError === 'open'
+    const points = String(limit.points)
+    const keyOf = limit.key === 'ip'
+      ? clientIpKey
+      : limit.key === 'client'
+        ? (request: FastifyRequest) => requirePrincipal(request).clientId
+        : (request: FastifyRequest) => requirePrincipal(request).organizationId
+
+    return async function rateLimitStep (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      const key = keyOf(request)
+      let result: RateLimiterRes
+      try {
+        result = await limiter.consume(key)
+      } catch (rejection) {
+        if (rejection instanceof RateLimiterRes) {
+          const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))
+          reply.header('X-RateLimit-Limit', points)
+          reply.header('X-RateLimit-Remaining', '0')
+          throw new GatewayError('too_many_requests', {
+            fields: { retry_after: retryAfter },
+            headers: { 'Retry-After': String(retryAfter) },
+          })
+        }
+        if (failOpen) {
+          request.log.warn({ err: rejection, limit: options.limit }, 'rate-limit store failed; request let through unlimited')
+          return
+        }
+        throw new GatewayError('service_unavailable', { cause: rejection })
+      }
+      reply.header('X-RateLimit-Limit', points)
+      reply.header('X-RateLimit-Remaining', String(result.remainingPoints))
+    }
+  },
+}
+
+export default rateLimit

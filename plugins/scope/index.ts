@@ -1,0 +1,49 @@
+import type { FastifyRequest } from 'fastify'
+import type { PolicyOptionProblem, PolicyPlugin } from '../../src/pipeline/policy.js'
+import { bearerChallenge, defaultRealm } from '../../src/auth/bearer-challenge.js'
+import { requirePrincipal } from '../../src/auth/require-principal.js'
+import { GatewayError } from '../../src/errors/gateway-error.js'
+import { scopeSchema, type ScopeOptions } from './schema.js'
+
+/**
+ * `scope`: the caller's token must carry the route's scopes. A missing scope is a 403 with the RFC 6750 §3.1
+ * `insufficient_scope` challenge naming the scopes needed (B11); the payments envelope shows which scope.
+ */
+const scope: PolicyPlugin<ScopeOptions> = {
+  name: 'scope',
+  description: 'Requires all (or any) of the listed scopes on the caller\'s token.',
+  schema: scopeSchema,
+  requires: () => ['auth'],
+  check (options, config) {
+    const problems: PolicyOptionProblem[] = []
+    for (const list of ['all', 'any'] as const) {
+      options[list]?.forEach((name, index) => {
+        if (!Object.hasOwn(config.scopes, name)) problems.push({ path: `${list}/${index}`, message: `unknown scope "${name}": list it under scopes` })
+      })
+    }
+    return problems
+  },
+  create (options) {
+    const all = options.all ?? []
+    const any = options.any ?? []
+    return function scopeStep (request: FastifyRequest): void {
+      const granted = requirePrincipal(request).scopes
+      const missing = all.filter((name) => !granted.has(name))
+      if (missing.length > 0) {
+        throw insufficientScope(all, `This action requires the ${missing.join(' and ')} scope${missing.length > 1 ? 's' : ''}.`)
+      }
+      if (any.length > 0 && !any.some((name) => granted.has(name))) {
+        throw insufficientScope(any, any.length === 1 ? `This action requires the ${any[0]} scope.` : `This action requires one of the ${any.join(', ')} scopes.`)
+      }
+    }
+  },
+}
+
+function insufficientScope (needed: string[], message: string): GatewayError {
+  return new GatewayError('forbidden', {
+    message,
+    headers: { 'WWW-Authenticate': bearerChallenge(defaultRealm, { error: 'insufficient_scope', scope: needed.join(' ') }) },
+  })
+}
+
+export default scope

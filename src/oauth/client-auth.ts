@@ -1,0 +1,153 @@
+import { createHmac, randomBytes } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
+import type { ServiceAccountConfig, ServiceAccountSecret } from '../config/types.js'
+import type { ConfigIndexes } from '../config/indexes.js'
+import { GatewayError } from '../errors/gateway-error.js'
+import { formValue, type FormParameters } from './form-body.js'
+import { DUMMY_SECRET_HASH, parseSecretHash, verifySecret, type ParsedSecretHash } from './secret-hash.js'
+
+/** The challenge sent with a failed Basic authentication (RFC 6749 §5.2). */
+export const BASIC_CHALLENGE = 'Basic realm="lanegate"'
+
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post'
+
+/** Client credentials as the request carried them; either may be missing (the endpoint reports which). */
+export interface PresentedCredentials {
+  method: ClientAuthMethod
+  clientId?: string
+  clientSecret?: string
+}
+
+/** Complete client credentials. */
+export interface ClientCredentials {
+  method: ClientAuthMethod
+  clientId: string
+  clientSecret: string
+}
+
+const BASIC = /^basic(?:[ \t]+(.*))?$/is
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+function malformedBasic (): GatewayError {
+  return new GatewayError('invalid_request', { message: 'The Authorization header does not carry valid Basic credentials.' })
+}
+
+/** RFC 6749 §2.3.1: the id and the secret are form-urlencoded before they are joined by `:`. */
+function formDecode (text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '))
+  } catch {
+    throw malformedBasic()
+  }
+}
+
+function parseBasic (token: string | undefined): { clientId: string, clientSecret: string } {
+  const encoded = (token ?? '').trim()
+  if (!BASE64.test(encoded)) throw malformedBasic()
+  let decoded: string
+  try {
+    decoded = utf8.decode(Buffer.from(encoded, 'base64'))
+  } catch {
+    throw malformedBasic()
+  }
+  const colon = decoded.indexOf(':')
+  if (colon === -1) throw malformedBasic()
+  return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) }
+}
+
+/**
+ * Reads the client's credentials from HTTP Basic (client_secret_basic) or the form body (client_secret_post).
+ * Using both mechanisms at once is 400 invalid_request (RFC 6749 §2.3); a `client_id` in the body beside Basic
+ * is tolerated only when it names the same client. Authorization schemes other than Basic are ignored here.
+ */
+export function readCredentials (authorization: string | undefined, body: FormParameters): PresentedCredentials {
+  const basic = authorization === undefined ? null : BASIC.exec(authorization.trim())
+  if (basic === null) {
+    return { method: 'client_secret_post', clientId: formValue(body, 'client_id'), clientSecret: formValue(body, 'client_secret') }
+  }
+  if (body.has('client_secret')) {
+    throw new GatewayError('invalid_request', { message: 'Client credentials were sent both in the Authorization header and in the body; use one.' })
+  }
+  const { clientId, clientSecret } = parseBasic(basic[1])
+  const bodyId = formValue(body, 'client_id')
+  if (bodyId !== undefined && bodyId !== clientId) {
+    throw new GatewayError('invalid_request', { message: 'The client_id in the body differs from the one in the Authorization header.' })
+  }
+  return { method: 'client_secret_basic', clientId: clientId === '' ? undefined : clientId, clientSecret: clientSecret === '' ? undefined : clientSecret }
+}
+
+/** 401 invalid_client; Basic failures carry the Basic challenge (RFC 6749 §5.2). */
+export function invalidClient (method: ClientAuthMethod, message?: string): GatewayError {
+  return new GatewayError('invalid_client', {
+    ...(message === undefined ? {} : { message }),
+    headers: method === 'client_secret_basic' ? { 'www-authenticate': BASIC_CHALLENGE } : {},
+  })
+}
+
+export interface ClientAuthenticatorOptions {
+  /** Successful verifications remembered (LRU). */
+  cacheSize?: number
+  cacheTtlMs?: number
+}
+
+export interface ClientAuthenticator {
+  /**
+   * The account these credentials authenticate, or 401 invalid_client. Unknown ids and wrong secrets fail
+   * identically and cost the same scrypt work; a revoked account is reported only after its secret verified.
+   */
+  authenticate (credentials: ClientCredentials, indexes: ConfigIndexes): Promise<ServiceAccountConfig>
+}
+
+/**
+ * Builds the client authenticator. Verified secrets are remembered in an LRU keyed by
+ * HMAC-SHA256(process-random key, client_id NUL secret NUL matching hash), so repeated token requests do not
+ * re-hash and the cache never holds the secret. The hash is part of the key: a secret removed from
+ * gateway.yaml stops matching at once.
+ */
+export function createClientAuthenticator (options: ClientAuthenticatorOptions = {}): ClientAuthenticator {
+  const cacheKey = randomBytes(32)
+  const verified = new LRUCache<string, true>({ max: options.cacheSize ?? 10_000, ttl: options.cacheTtlMs ?? 15 * 60_000 })
+  const parsed = new WeakMap<ServiceAccountSecret, ParsedSecretHash>()
+
+  function digest (clientId: string, secret: string, hash: string): string {
+    return createHmac('sha256', cacheKey).update(`${clientId}\0${secret}\0${hash}`).digest('base64url')
+  }
+
+  function parsedHash (secret: ServiceAccountSecret): ParsedSecretHash {
+    let hash = parsed.get(secret)
+    if (hash === undefined) {
+      // Validation rejects malformed hashes; should one slip through it costs the same and never matches.
+      hash = parseSecretHash(secret.hash) ?? DUMMY_SECRET_HASH
+      parsed.set(secret, hash)
+    }
+    return hash
+  }
+
+  async function secretMatches (account: ServiceAccountConfig, clientSecret: string): Promise<boolean> {
+    const keys = account.secrets.map((s) => digest(account.client_id, clientSecret, s.hash))
+    if (keys.some((key) => verified.has(key))) return true
+    if (account.secrets.length === 0) {
+      await verifySecret(clientSecret, DUMMY_SECRET_HASH)
+      return false
+    }
+    // Every hash is checked, in parallel, without stopping at the first match: the work does not depend on
+    // which secret (old or new) was presented.
+    const results = await Promise.all(account.secrets.map((s) => verifySecret(clientSecret, parsedHash(s))))
+    results.forEach((ok, i) => { if (ok) verified.set(keys[i] as string, true) })
+    return results.includes(true)
+  }
+
+  return {
+    async authenticate (credentials, indexes) {
+      const account = indexes.accounts.get(credentials.clientId)
+      if (account === undefined) {
+        await verifySecret(credentials.clientSecret, DUMMY_SECRET_HASH)
+        throw invalidClient(credentials.method)
+      }
+      if (!await secretMatches(account, credentials.clientSecret)) throw invalidClient(credentials.method)
+      if (account.status !== 'active') throw invalidClient(credentials.method, 'The client has been revoked.')
+      return account
+    },
+  }
+}

@@ -1,0 +1,34 @@
+import { catalog } from '../catalog.js'
+import { loadConfigFile } from '../config/load-config.js'
+import { resolveDataPath } from './data-path.js'
+import { loadDevUserIssuer } from './dev-user-issuer.js'
+
+export interface DevUserTokenRequest {
+  file: string
+  subject: string
+  organizationId: string
+  scopes: string[]
+  /** Which development issuer (its `issuer`); default: the first with development_key_dir. */
+  issuer?: string
+  lifetimeSeconds: number
+}
+
+/** `lanegate user-token`: mints a user token from a development issuer declared in the config file. */
+export async function mintDevUserToken (request: DevUserTokenRequest): Promise<string> {
+  const { config } = await loadConfigFile(request.file, catalog)
+  const entry = config.user_token_issuers.find((i) => i.development_key_dir !== undefined && (request.issuer === undefined || i.issuer === request.issuer))
+  if (entry === undefined || entry.development_key_dir === undefined) {
+    throw new Error(`${request.file}: no user_token_issuers entry with development_key_dir${request.issuer ? ` and issuer ${request.issuer}` : ''}`)
+  }
+  const unknown = request.scopes.filter((s) => !Object.hasOwn(config.scopes, s))
+  if (unknown.length > 0) throw new Error(`unknown scope(s): ${unknown.join(', ')}`)
+  const issuer = await loadDevUserIssuer(resolveDataPath(config, entry.development_key_dir))
+  const minted = await issuer.mintUserToken({
+    issuerConfig: entry,
+    sub: request.subject,
+    organizationId: request.organizationId,
+    scopes: request.scopes,
+    lifetimeSeconds: request.lifetimeSeconds,
+  })
+  return minted.token
+}

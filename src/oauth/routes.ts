@@ -1,0 +1,62 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Snapshot } from '../config/snapshot.js'
+import { GatewayError } from '../errors/gateway-error.js'
+import type { SharedResources } from '../pipeline/shared-resources.js'
+import { createClientAuthenticator, type ClientAuthenticatorOptions } from './client-auth.js'
+import { registerFormParser } from './form-body.js'
+import { createJwksHandler, JWKS_PATH, METADATA_PATH, metadataHandler, TOKEN_PATH } from './metadata.js'
+import { checkContentType, createTokenHandler, noCache } from './token-endpoint.js'
+import { createTokenLimits } from './token-limits.js'
+
+export interface OauthRoutesDeps {
+  /** Only `keys`, `logger` and `limiters` are used. */
+  shared: Pick<SharedResources, 'keys' | 'logger' | 'limiters'>
+  /** The current config snapshot; each request keeps the one it started with. */
+  snapshot: () => Snapshot
+  /** Success-cache settings of the client authenticator (tests). */
+  clientCache?: ClientAuthenticatorOptions
+}
+
+/** Sets `request.gw` for the OAuth routes: their errors always render in the `oauth` envelope. */
+function oauthContext (deps: OauthRoutesDeps, routeId: string) {
+  return async function setOauthContext (request: FastifyRequest): Promise<void> {
+    request.gw = { snapshot: deps.snapshot(), service: 'oauth', routeId, envelope: 'oauth' }
+  }
+}
+
+/**
+ * The OAuth 2.0 issuer as one encapsulated fastify plugin: `POST /oauth/token` (client credentials),
+ * `GET /.well-known/oauth-authorization-server` (RFC 8414) and `GET /.well-known/jwks.json`. The form parser is
+ * registered inside it, so it is the only body parser the token endpoint has and no other route sees it.
+ * Errors are thrown as GatewayError and rendered by the app's error handler.
+ */
+export function oauthRoutes (deps: OauthRoutesDeps) {
+  return async function oauthPlugin (app: FastifyInstance): Promise<void> {
+    const handler = createTokenHandler({
+      keys: deps.shared.keys,
+      limits: createTokenLimits(deps.shared.limiters, deps.shared.logger),
+      clients: createClientAuthenticator(deps.clientCache),
+    })
+    if (!app.hasRequestDecorator('gw')) app.decorateRequest('gw', null as never)
+    registerFormParser(app)
+
+    app.route({
+      method: 'POST',
+      url: TOKEN_PATH,
+      onRequest: [oauthContext(deps, 'token'), noCache],
+      preParsing: [checkContentType],
+      handler,
+    })
+    // RFC 6749 §3.2: the token endpoint is POST only; other methods get 405 with Allow (A8), in the oauth envelope.
+    app.route({
+      method: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      url: TOKEN_PATH,
+      onRequest: [oauthContext(deps, 'token'), noCache],
+      handler: async function tokenMethodNotAllowed () {
+        throw new GatewayError('method_not_allowed', { message: 'The token endpoint accepts POST only.', headers: { allow: 'POST' } })
+      },
+    })
+    app.route({ method: 'GET', url: METADATA_PATH, onRequest: oauthContext(deps, 'metadata'), handler: metadataHandler })
+    app.route({ method: 'GET', url: JWKS_PATH, onRequest: oauthContext(deps, 'jwks'), handler: createJwksHandler(() => deps.shared.keys.jwks()) })
+  }
+}

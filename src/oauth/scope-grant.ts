@@ -1,0 +1,20 @@
+import type { GatewayConfig, ServiceAccountConfig } from '../config/types.js'
+import { GatewayError } from '../errors/gateway-error.js'
+
+/**
+ * Decides the granted scopes (the spec's scope rules):
+ * 1. `scope` omitted or empty → every scope the account is allowed;
+ * 2. a subset of the allowed scopes → exactly that subset (duplicates dropped, request order kept);
+ * 3. any scope not allowed to the account, or not defined in gateway.yaml → 400 `invalid_scope`.
+ * Scope tokens are separated by spaces (RFC 6749 §3.3); runs of spaces are tolerated.
+ */
+export function grantScopes (requested: string | undefined, account: ServiceAccountConfig, config: GatewayConfig): string[] {
+  const allowed = new Set(account.scopes.filter((scope) => Object.hasOwn(config.scopes, scope)))
+  const names = [...new Set((requested ?? '').split(' ').filter((name) => name !== ''))]
+  if (names.length === 0) {
+    if (allowed.size === 0) throw new GatewayError('invalid_scope', { message: 'No scope is allowed to this client.' })
+    return [...allowed]
+  }
+  if (!names.every((name) => allowed.has(name))) throw new GatewayError('invalid_scope')
+  return names
+}

@@ -1,0 +1,136 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { GatewayConfig } from '../config/types.js'
+import { GatewayError } from '../errors/gateway-error.js'
+import type { KeyStore } from '../pipeline/shared-resources.js'
+import { readCredentials, type ClientAuthenticator, type ClientCredentials, type PresentedCredentials } from './client-auth.js'
+import { duplicatedParameters, formValue, isFormContentType, type FormParameters } from './form-body.js'
+import { signAccessToken } from './issue-token.js'
+import { grantScopes } from './scope-grant.js'
+import type { TokenLimits } from './token-limits.js'
+import { tokenLifetime } from './token-lifetime.js'
+
+/**
+ * `POST /oauth/token`, client-credentials grant only, as a list of named steps in the order docs/oauth.md gives:
+ *
+ *  1. noCache                 (onRequest)   Cache-Control: no-store, Pragma: no-cache on every answer
+ *  2. checkContentType        (preParsing)  application/x-www-form-urlencoded, else 400 invalid_request
+ *  3. parse body              (parser)      strict form parser, 16 KiB (form-body.ts)
+ *  4. rejectDuplicates                      a parameter sent twice → 400 invalid_request
+ *  5. locateCredentials                     Basic or body, not both; no client_secret in the query → 400
+ *  6. requireParameters                     one 400 invalid_request listing every missing parameter
+ *  7. checkGrantType                        only client_credentials → else 400 unsupported_grant_type
+ *  8. checkFailedAuthBrake                  this IP's failed authentications → 429 before any hashing
+ *  9. authenticateClient                    401 invalid_client (failures counted against the IP)
+ * 10. checkClientRateLimit                  60/min per authenticated client → 429 rate_limit_exceeded
+ * 11. grantScopes                           spec scope rules → 400 invalid_scope
+ * 12. issueToken                            signed at+jwt; 200 token response
+ */
+
+/** Parameters this endpoint reads; any other parameter is ignored (RFC 6749 §3.2). */
+const KNOWN_PARAMETERS = ['grant_type', 'client_id', 'client_secret', 'scope'] as const
+const REQUIRED_PARAMETERS = ['grant_type', 'client_id', 'client_secret'] as const
+
+export interface TokenEndpointDeps {
+  keys: KeyStore
+  limits: TokenLimits
+  clients: ClientAuthenticator
+}
+
+/** The token response body (RFC 6749 §5.1 plus the spec's `expires_at`). */
+export interface TokenResponse {
+  access_token: string
+  token_type: 'Bearer'
+  expires_in: number
+  expires_at: number
+  scope: string
+}
+
+/** Step 1. Token responses, errors included, must never be cached (RFC 6749 §5.1). */
+export async function noCache (_request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.header('cache-control', 'no-store')
+  reply.header('pragma', 'no-cache')
+}
+
+/** Step 2. Runs before fastify picks a body parser, so every other content type gets the spec's 400. */
+export async function checkContentType (request: FastifyRequest): Promise<void> {
+  if (!isFormContentType(request.headers['content-type'])) {
+    throw new GatewayError('invalid_request', { message: 'Content-Type must be application/x-www-form-urlencoded.' })
+  }
+}
+
+/** Step 4. RFC 6749 §3.2: request parameters MUST NOT be included more than once. */
+export function rejectDuplicates (body: FormParameters): void {
+  const duplicated = duplicatedParameters(body, KNOWN_PARAMETERS)
+  if (duplicated.length > 0) {
+    throw new GatewayError('invalid_request', { message: `Parameters must not be sent more than once: ${duplicated.join(', ')}.` })
+  }
+}
+
+/** Step 5. Credentials come from exactly one place, and never from the URL, which ends up in logs (RFC 6749 §2.3.1). */
+export function locateCredentials (request: FastifyRequest, body: FormParameters): PresentedCredentials {
+  const query = request.query as Record<string, unknown> | undefined
+  if (query !== undefined && query !== null && Object.hasOwn(query, 'client_secret')) {
+    throw new GatewayError('invalid_request', { message: 'client_secret must not be sent in the query string.' })
+  }
+  return readCredentials(request.headers.authorization, body)
+}
+
+/** Step 6. One error naming every missing parameter, in the spec's order. */
+export function requireParameters (body: FormParameters, credentials: PresentedCredentials): ClientCredentials {
+  const present: Record<(typeof REQUIRED_PARAMETERS)[number], boolean> = {
+    grant_type: formValue(body, 'grant_type') !== undefined,
+    client_id: credentials.clientId !== undefined,
+    client_secret: credentials.clientSecret !== undefined,
+  }
+  const missing = REQUIRED_PARAMETERS.filter((name) => !present[name])
+  if (missing.length > 0) {
+    throw new GatewayError('invalid_request', { message: `Missing required parameter${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}.` })
+  }
+  return credentials as ClientCredentials
+}
+
+/** Step 7. */
+export function checkGrantType (body: FormParameters): void {
+  if (formValue(body, 'grant_type') !== 'client_credentials') throw new GatewayError('unsupported_grant_type')
+}
+
+/** Builds the handler running steps 4–12 on the parsed body. */
+export function createTokenHandler (deps: TokenEndpointDeps) {
+  async function authenticateClient (request: FastifyRequest, credentials: ClientCredentials, config: GatewayConfig) {
+    try {
+      return await deps.clients.authenticate(credentials, request.gw.snapshot.indexes)
+    } catch (error) {
+      if (error instanceof GatewayError && error.code === 'invalid_client') await deps.limits.recordFailedAuth(request.ip, config.issuer)
+      throw error
+    }
+  }
+
+  return async function tokenHandler (request: FastifyRequest, reply: FastifyReply): Promise<TokenResponse> {
+    const config = request.gw.snapshot.config
+    const body = (request.body as FormParameters | undefined) ?? new Map<string, string[]>()
+
+    rejectDuplicates(body)
+    const credentials = requireParameters(body, locateCredentials(request, body))
+    checkGrantType(body)
+    await deps.limits.checkFailedAuth(request.ip, config.issuer)
+    const account = await authenticateClient(request, credentials, config)
+    await deps.limits.consumeClient(account.client_id, config.issuer)
+    const scopes = grantScopes(formValue(body, 'scope'), account, config)
+
+    // Step 12: issueToken. A key store failure here is an unexpected error: the error handler answers 500.
+    const lifetime = tokenLifetime(scopes, config.issuer)
+    const signed = await signAccessToken(deps.keys.signing, {
+      issuer: config.issuer.issuer,
+      audience: config.issuer.audience,
+      subject: account.client_id,
+      clientId: account.client_id,
+      organizationId: account.organization,
+      scopes,
+      tokenType: 'service',
+      lifetimeSeconds: lifetime,
+    })
+    request.log.info({ client_id: account.client_id, scope: scopes.join(' '), jti: signed.jti, expires_in: lifetime, auth_method: credentials.method }, 'token issued')
+    reply.code(200)
+    return { access_token: signed.token, token_type: 'Bearer', expires_in: lifetime, expires_at: signed.expiresAt, scope: scopes.join(' ') }
+  }
+}

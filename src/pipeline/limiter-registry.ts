@@ -1,0 +1,74 @@
+import { Redis } from 'ioredis'
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import type { RateLimitConfig, RateLimitStoreConfig } from '../config/types.js'
+import type { LimiterRegistry } from './shared-resources.js'
+
+/** A LimiterRegistry the gateway builds at boot and closes at shutdown. */
+export interface OwnedLimiterRegistry extends LimiterRegistry {
+  /** Resolves once the store can take requests (Redis connected); rejects when it cannot connect in time. */
+  ready (timeoutMs?: number): Promise<void>
+  /** Closes the Redis connection when the registry opened it (not one passed in). */
+  close (): Promise<void>
+}
+
+/** A Redis command slower than this is a store error (fail open or closed), not a hung request. */
+const redisCommandTimeoutMs = 1_000
+
+/**
+ * Builds the registry of named rate limiters. Limiters are keyed by limit name: every route naming the same
+ * limit shares one counter (D1), and a reload that keeps a limit's points and window keeps its limiter, so
+ * counts survive reloads; a changed setting gets a fresh limiter. With `driver: redis` every gateway instance
+ * pointed at the same Redis and `key_prefix` shares the counts (D5). Redis commands fail fast while the
+ * connection is down (no offline queue), so a store outage becomes `on_store_error` at once (D4).
+ */
+export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Redis): OwnedLimiterRegistry {
+  const limiters = new Map<string, { settings: string, limiter: RateLimiterAbstract }>()
+  let client: Redis | undefined = redis
+  const ownsClient = config.driver === 'redis' && redis === undefined
+  if (ownsClient) {
+    if (config.redis_url === undefined) throw new Error('rate_limit_store.redis_url is required when driver is redis')
+    client = new Redis(config.redis_url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: redisCommandTimeoutMs,
+      // Reconnect forever, but back off up to 2 s: requests meanwhile follow on_store_error.
+      retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
+    })
+    // Connection errors surface as command failures; the 'error' event only needs a listener so it never crashes.
+    client.on('error', () => {})
+  }
+
+  function build (name: string, limit: RateLimitConfig): RateLimiterAbstract {
+    // Redis keys read `<key_prefix>:<limit name>:<client key>`.
+    const options = { keyPrefix: `${config.key_prefix.replace(/:+$/, '')}:${name}`, points: limit.points, duration: limit.window_seconds }
+    if (config.driver === 'memory') return new RateLimiterMemory(options)
+    return new RateLimiterRedis({ ...options, storeClient: client, rejectIfRedisNotReady: true })
+  }
+
+  return {
+    onStoreError: config.on_store_error,
+    get (name, limit) {
+      const settings = `${limit.points}/${limit.window_seconds}`
+      const known = limiters.get(name)
+      if (known !== undefined && known.settings === settings) return known.limiter
+      const limiter = build(name, limit)
+      limiters.set(name, { settings, limiter })
+      return limiter
+    },
+    async ready (timeoutMs = 5_000) {
+      if (client === undefined || client.status === 'ready') return
+      const redisClient = client
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => { cleanup(); reject(new Error('the rate-limit Redis did not become ready in time')) }, timeoutMs)
+        function onReady (): void { cleanup(); resolve() }
+        function cleanup (): void { clearTimeout(timer); redisClient.off('ready', onReady) }
+        redisClient.on('ready', onReady)
+      })
+    },
+    async close () {
+      if (ownsClient && client !== undefined) {
+        client.disconnect()
+      }
+    },
+  }
+}

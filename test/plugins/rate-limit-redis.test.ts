@@ -1,0 +1,73 @@
+import t from 'tap'
+import { Redis } from 'ioredis'
+import { randomUUID } from 'node:crypto'
+import rateLimit from '../../plugins/rate-limit/index.js'
+import { buildPolicyApp, tokenEnv } from '../helpers/token-app.js'
+import { createLimiterRegistry } from '../../src/pipeline/limiter-registry.js'
+
+const redisUrl = process.env.LANEGATE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+
+async function redisAvailable (): Promise<boolean> {
+  const probe = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
+  probe.on('error', () => {})
+  try {
+    await probe.connect()
+    return (await probe.ping()) === 'PONG'
+  } catch {
+    return false
+  } finally {
+    probe.disconnect()
+  }
+}
+
+if (!(await redisAvailable())) {
+  if (process.env.LANEGATE_REQUIRE_SERVICES === '1') t.fail(`Redis is required at ${redisUrl} (LANEGATE_REQUIRE_SERVICES=1)`)
+  else t.plan(0, `Redis is not reachable at ${redisUrl}; start it with /work/shared/services/start.sh`)
+} else {
+  const prefix = `lanegate-test:${randomUUID()}:`
+  t.teardown(async () => {
+    const admin = new Redis(redisUrl)
+    const keys = await admin.keys(`${prefix}*`)
+    if (keys.length > 0) await admin.del(...keys)
+    admin.disconnect()
+  })
+
+  t.test('D5: two gateway instances over one Redis share 100 per window in total', async (tt) => {
+    const store = { driver: 'redis' as const, redis_url: redisUrl, key_prefix: prefix, on_store_error: 'closed' as const }
+    const apps = []
+    for (let i = 0; i < 2; i++) {
+      const registry = createLimiterRegistry(store)
+      tt.teardown(() => registry.close())
+      await registry.ready()
+      const { app } = buildPolicyApp({ env: await tokenEnv({ limiters: registry }), envelope: 'payments', routes: [{ url: '/pay', chain: [[rateLimit, { limit: 'payments' }]] }] })
+      tt.teardown(() => app.close())
+      apps.push(app)
+    }
+    const remaining: string[] = []
+    for (let i = 0; i < 100; i++) {
+      const res = await (apps[i % 2] as typeof apps[0]).inject({ url: '/pay', remoteAddress: '203.0.113.50' })
+      tt.equal(res.statusCode, 200)
+      remaining.push(String(res.headers['x-ratelimit-remaining']))
+    }
+    tt.same(remaining, Array.from({ length: 100 }, (_, i) => String(99 - i)))
+    const admin = new Redis(redisUrl)
+    tt.teardown(() => admin.disconnect())
+    tt.equal(await admin.get(`${prefix}payments:203.0.113.50`), '100', 'one shared counter under <key_prefix>:<limit>:<client>')
+    for (const app of apps) {
+      const res = await app.inject({ url: '/pay', remoteAddress: '203.0.113.50' })
+      tt.equal(res.statusCode, 429)
+      tt.same(res.json(), { error: 'Too many requests', retry_after: Number(res.headers['retry-after']) })
+    }
+  })
+
+  t.test('a registry given an existing client uses it and leaves it open on close', async (tt) => {
+    const client = new Redis(redisUrl)
+    tt.teardown(() => client.disconnect())
+    const registry = createLimiterRegistry({ driver: 'redis', key_prefix: prefix, on_store_error: 'closed' }, client)
+    await registry.ready()
+    const limiter = registry.get('shared-client', { key: 'ip', points: 5, window_seconds: 60 })
+    tt.equal((await limiter.consume('k')).remainingPoints, 4)
+    await registry.close()
+    tt.equal(await client.ping(), 'PONG')
+  })
+}
