@@ -161,7 +161,7 @@ function checkChain (chain: { entry: PolicyEntry, at: (string | number)[] }[], c
       before.add(name)
       continue
     }
-    for (const required of plugin.requires?.(options) ?? []) {
+    for (const required of plugin.requires?.(options, config) ?? []) {
       if (!before.has(required)) report([...at, name], `policy "${name}" must come after "${required}" in the chain`)
     }
     for (const problem of plugin.check?.(options, config, indexes) ?? []) {

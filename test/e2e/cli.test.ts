@@ -100,3 +100,29 @@ t.test('start serves the config, and SIGTERM shuts it down cleanly', async (t) =
   t.equal(await exit, 0)
   t.notOk(output.includes('demo-status-secret'))
 })
+
+t.test('user-token mints a user token the gateway accepts on user routes and refuses on service-only routes', async (t) => {
+  const { buildTestApp } = await import('../helpers/build-app.js')
+  const gw = await buildTestApp()
+  t.teardown(() => gw.close())
+  const res = await run(['user-token', '--config', repoPath('gateway.yaml'), '--sub', 'user_1', '--org', 'org_hq_demo', '--scope', 'exchange:hostfile.author exchange:fanout.preview'],
+    undefined, { LANEGATE_DATA_DIR: gw.dataDir })
+  t.equal(res.code, 0, res.stderr)
+  const token = res.stdout.trim()
+  t.match(token, /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/)
+  const author = await gw.app.inject({
+    method: 'POST', url: '/v1/hostfile/files/author', headers: { authorization: `Bearer ${token}` },
+    payload: { records: [{ record_type: 'Department', action_code: 'A', department_code: '10', description: 'Grocery' }] },
+  })
+  t.equal(author.statusCode, 200, author.body)
+  const fanout = await gw.app.inject({
+    method: 'POST', url: '/v1/fanout/preview', headers: { authorization: `Bearer ${token}` },
+    payload: { operation_type: 'x', payload: {}, store_org_ids: ['org_store_001'] },
+  })
+  t.equal(fanout.statusCode, 401)
+  t.same(fanout.json(), { error: 'invalid_token_type', message: 'This endpoint does not accept this type of token.' })
+  t.equal(fanout.headers['www-authenticate'], 'Bearer realm="lanegate", error="invalid_token", error_description="wrong token type"')
+  const unknownScope = await run(['user-token', '--config', repoPath('gateway.yaml'), '--sub', 'u', '--org', 'org_hq_demo', '--scope', 'nope:x'], undefined, { LANEGATE_DATA_DIR: gw.dataDir })
+  t.equal(unknownScope.code, 1)
+  t.match(unknownScope.stderr, /unknown scope\(s\): nope:x/)
+})
