@@ -4,7 +4,7 @@ import type { Logger } from 'pino'
 import { ConfigError } from './config/config-error.js'
 import { createErrorHandler } from './errors/error-handler.js'
 import { GatewayError } from './errors/gateway-error.js'
-import type { EnvelopeName } from './errors/envelopes.js'
+import { renderError, type EnvelopeName } from './errors/envelopes.js'
 import type { Gateway } from './gateway.js'
 import { oauthRoutes } from './oauth/routes.js'
 import { createChainRunner } from './pipeline/chain-runner.js'
@@ -21,6 +21,12 @@ const ROUTABLE_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 
 export async function buildApp (gateway: Gateway, logger: Logger): Promise<FastifyInstance> {
   const { config } = gateway.current()
   const { server } = config
+  const servicePrefixes = Object.entries(config.services).map(([, s]) => [s.prefix, s.envelope] as const)
+  /** The envelope of the service whose prefix a URL falls under (for 404s and malformed URLs), else plain. */
+  const envelopeForPath = (url: string): EnvelopeName => {
+    const path = url.split('?')[0] ?? ''
+    return servicePrefixes.find(([prefix]) => path === prefix || path.startsWith(`${prefix}/`))?.[1] ?? 'plain'
+  }
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     trustProxy: server.trusted_proxies.length > 0 ? server.trusted_proxies : false,
@@ -36,6 +42,12 @@ export async function buildApp (gateway: Gateway, logger: Logger): Promise<Fasti
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 200 },
+    // The router's own 400s (malformed percent-encoding in the URL) answer in the gateway's envelope too.
+    frameworkErrors: function malformedUrl (error, request, rawReply) {
+      const reply = rawReply as FastifyReply
+      reply.code(400).header('cache-control', 'no-store')
+      reply.send(renderError(new GatewayError('bad_request', { message: 'The request URL is malformed.', cause: error }), envelopeForPath(request.url)))
+    },
   })
 
   app.setErrorHandler(createErrorHandler('plain'))
@@ -44,11 +56,8 @@ export async function buildApp (gateway: Gateway, logger: Logger): Promise<Fasti
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
   })
 
-  const servicePrefixes = Object.entries(config.services).map(([, s]) => [s.prefix, s.envelope] as const)
   app.setNotFoundHandler(function notFound (request: FastifyRequest) {
-    const path = request.url.split('?')[0] ?? ''
-    const match = servicePrefixes.find(([prefix]) => path === prefix || path.startsWith(`${prefix}/`))
-    ;(request as { gw?: { envelope: EnvelopeName } }).gw = { envelope: match?.[1] ?? 'plain' } as never
+    ;(request as { gw?: { envelope: EnvelopeName } }).gw = { envelope: envelopeForPath(request.url) } as never
     throw new GatewayError('not_found')
   })
 

@@ -126,3 +126,10 @@ t.test('no token, secret or Basic value appears in any log line', async (t) => {
     t.notOk(all.includes(secret), `log contains no ${secret.slice(0, 12)}…`)
   }
 })
+
+t.test('a malformed percent-encoding in the URL answers 400 in the service envelope', async (t) => {
+  const res = await gw.app.inject({ method: 'GET', url: '/v1/stores/org_store_001/live/%E0%A4%A' })
+  t.equal(res.statusCode, 400)
+  t.same(res.json(), { error: 'bad_request', message: 'The request URL is malformed.' })
+  t.equal(res.headers['cache-control'], 'no-store')
+})

@@ -1,0 +1,70 @@
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http'
+
+/** RFC 9110 §7.6.1 hop-by-hop headers, plus the proxy-specific ones http-proxy-3 leaves in place (its #28). */
+const HOP_BY_HOP = new Set([
+  'connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade',
+  'proxy-authorization', 'proxy-authenticate', 'proxy-connection',
+])
+
+/** The caller's credentials and forwarding claims never reach a lane; the gateway sets its own. */
+const REQUEST_DROP = new Set([
+  'authorization', 'cookie', 'forwarded', 'x-real-ip', 'host', 'expect', 'x-request-id',
+])
+
+/**
+ * Lane response headers that are not relayed: credentials the lane hands out (a lane 401's challenge would look
+ * like the gateway rejecting the caller's token), anything naming the lane's own address (`Location` on 3xx,
+ * `Content-Location`, `Refresh`, `Alt-Svc`), and software banners. `Date` comes from the gateway itself.
+ */
+const RESPONSE_DROP = new Set([
+  'set-cookie', 'set-cookie2', 'www-authenticate', 'location', 'content-location', 'refresh', 'alt-svc',
+  'server', 'x-powered-by', 'date', 'x-request-id',
+])
+
+/** Header names a `Connection` header lists are hop-by-hop for this message too. */
+function connectionListed (headers: IncomingHttpHeaders): Set<string> {
+  const listed = new Set<string>()
+  const value = headers.connection
+  for (const part of [value ?? ''].flat().join(',').split(',')) {
+    const name = part.trim().toLowerCase()
+    if (name !== '') listed.add(name)
+  }
+  return listed
+}
+
+export interface LaneRequestHeaderInput {
+  /** The lane's `host[:port]` from its configured base_url. */
+  laneHost: string
+  clientIp: string
+  requestId: string
+  /** The gateway-issued credential for this lane, sent as Authorization. */
+  credential?: string
+}
+
+/** The headers sent to a lane: the caller's, minus hop-by-hop and credentials, plus the gateway's own. */
+export function laneRequestHeaders (incoming: IncomingHttpHeaders, input: LaneRequestHeaderInput): OutgoingHttpHeaders {
+  const listed = connectionListed(incoming)
+  const out: OutgoingHttpHeaders = {}
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value === undefined) continue
+    if (HOP_BY_HOP.has(name) || REQUEST_DROP.has(name) || listed.has(name) || name.startsWith('x-forwarded-')) continue
+    out[name] = value
+  }
+  out.host = input.laneHost
+  out['x-forwarded-for'] = input.clientIp
+  out['x-request-id'] = input.requestId
+  if (input.credential !== undefined) out.authorization = input.credential
+  return out
+}
+
+/** The lane response headers relayed to the caller (for 1xx-3xx answers; errors are rendered by the gateway). */
+export function relayedResponseHeaders (incoming: IncomingHttpHeaders): Record<string, string | string[]> {
+  const listed = connectionListed(incoming)
+  const out: Record<string, string | string[]> = {}
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value === undefined) continue
+    if (HOP_BY_HOP.has(name) || RESPONSE_DROP.has(name) || listed.has(name)) continue
+    out[name] = value
+  }
+  return out
+}

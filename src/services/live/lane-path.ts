@@ -1,0 +1,78 @@
+import { GatewayError } from '../../errors/gateway-error.js'
+
+/**
+ * Characters forwarded literally in a path segment: RFC 3986 unreserved plus the sub-delims and `:`/`@` that
+ * pchar allows, minus `;` (path parameters, the `/..;/` trick). Everything else is percent-encoded again.
+ */
+const SEGMENT_SAFE = /^[A-Za-z0-9\-._~!$&'()*+,=:@]$/
+/** Control characters, `/`, `\`, `;` and `%` must not appear in a segment once decoded. */
+const DECODED_FORBIDDEN = /[\u0000-\u001f\u007f/\\;%]/
+
+function badPath (reason: string): GatewayError {
+  return new GatewayError('bad_request', { message: `The lane path is not accepted: ${reason}.` })
+}
+
+/**
+ * Checks the part of the request path below `/<store>/live/` (raw, as the client sent it) and returns it in a
+ * canonical form safe to append to the lane's base path. The path is decoded exactly once, per segment; anything
+ * that could climb out of the store's lane prefix or mean something else to a server that decodes again is
+ * refused with 400: `.`/`..` segments (raw or encoded), encoded `/` or `\`, backslashes, NUL and control bytes,
+ * `;` path parameters, `%` surviving one decode (double encoding) and empty segments (`//`). A trailing `/` is
+ * kept.
+ */
+export function canonicalLanePath (rawRemainder: string): string {
+  if (rawRemainder === '') return ''
+  if (rawRemainder.includes('\\')) throw badPath('backslashes are not allowed')
+  const segments = rawRemainder.split('/')
+  const trailingSlash = segments.length > 1 && segments[segments.length - 1] === ''
+  if (trailingSlash) segments.pop()
+  const out: string[] = []
+  for (const raw of segments) {
+    if (raw === '') throw badPath('empty path segments are not allowed')
+    let decoded: string
+    try {
+      decoded = decodeURIComponent(raw)
+    } catch {
+      throw badPath('malformed percent-encoding')
+    }
+    if (decoded === '.' || decoded === '..') throw badPath('dot segments are not allowed')
+    if (DECODED_FORBIDDEN.test(decoded)) throw badPath('encoded separators, control characters, ";" and double encoding are not allowed')
+    out.push(encodeSegment(decoded))
+  }
+  return out.join('/') + (trailingSlash ? '/' : '')
+}
+
+function encodeSegment (decoded: string): string {
+  let encoded = ''
+  for (const char of decoded) {
+    encoded += SEGMENT_SAFE.test(char) ? char : encodeURIComponent(char)
+  }
+  return encoded
+}
+
+/**
+ * Splits the raw request URL into the remainder below `/<storeId>/live/` and the raw query. The store segment
+ * must appear verbatim: a store id the router decoded from percent-encoding (`org%5Fa`) is refused, so the
+ * store that was authorized is exactly the one in the URL that is forwarded.
+ */
+export function splitLiveUrl (rawUrl: string, storeId: string): { remainder: string, query: string } {
+  const q = rawUrl.indexOf('?')
+  const path = q === -1 ? rawUrl : rawUrl.slice(0, q)
+  const query = q === -1 ? '' : rawUrl.slice(q + 1)
+  const marker = `/${storeId}/live`
+  const at = path.indexOf(marker)
+  if (at === -1) throw badPath('the store id must not be percent-encoded')
+  const rest = path.slice(at + marker.length)
+  if (rest !== '' && !rest.startsWith('/')) throw badPath('the store id must not be percent-encoded')
+  return { remainder: rest.slice(1), query }
+}
+
+/** The lane URL a request goes to: the lane's base path, then the canonical remainder and the raw query. */
+export function laneTarget (baseUrl: string, remainder: string, query: string): URL {
+  const base = new URL(baseUrl)
+  const basePath = base.pathname.endsWith('/') ? base.pathname : `${base.pathname}/`
+  const target = new URL(base.origin)
+  target.pathname = basePath + remainder
+  target.search = query === '' ? '' : `?${query}`
+  return target
+}

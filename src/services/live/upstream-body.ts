@@ -1,0 +1,50 @@
+import type { IncomingMessage } from 'node:http'
+import type { Readable } from 'node:stream'
+import zlib from 'node:zlib'
+
+export const TRUNCATED_MARKER = ' [truncated]'
+
+/**
+ * Reads at most `limit` bytes of a failing lane's body as text, for `upstream_body`. A compressed body is
+ * decoded first (the caller gets readable text, never gzip bytes in JSON); a longer body is cut, marked with
+ * " [truncated]", and the rest is not read (the connection is dropped rather than drained). A body that breaks
+ * off keeps what arrived, also marked. Never rejects.
+ */
+export function readUpstreamBody (response: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve) => {
+    const source = decoded(response)
+    const chunks: Buffer[] = []
+    let size = 0
+    let done = false
+    const finish = (truncated: boolean): void => {
+      if (done) return
+      done = true
+      const text = Buffer.concat(chunks).subarray(0, limit).toString('utf8')
+      if (truncated) {
+        response.destroy()
+        if (source !== response) source.destroy()
+      }
+      resolve(truncated ? text + TRUNCATED_MARKER : text)
+    }
+    source.on('data', (chunk: Buffer) => {
+      chunks.push(chunk)
+      size += chunk.length
+      if (size > limit) finish(true)
+    })
+    source.on('end', () => finish(false))
+    source.on('error', () => finish(true))
+    source.on('close', () => finish(!response.complete))
+  })
+}
+
+function decoded (response: IncomingMessage): Readable {
+  const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase()
+  let decoder: zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined
+  if (encoding === 'gzip' || encoding === 'x-gzip') decoder = zlib.createGunzip()
+  else if (encoding === 'deflate') decoder = zlib.createInflate()
+  else if (encoding === 'br') decoder = zlib.createBrotliDecompress()
+  if (decoder === undefined) return response
+  response.on('error', (error) => decoder.destroy(error))
+  response.on('close', () => { if (!response.complete) decoder.destroy(new Error('lane body cut off')) })
+  return response.pipe(decoder)
+}

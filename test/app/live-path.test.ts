@@ -1,0 +1,29 @@
+import t from 'tap'
+import { canonicalLanePath, laneTarget, splitLiveUrl } from '../../src/services/live/lane-path.js'
+
+t.test('safe remainders come back canonical: one decode, then re-encoded', async (t) => {
+  t.equal(canonicalLanePath(''), '')
+  t.equal(canonicalLanePath('items/42'), 'items/42')
+  t.equal(canonicalLanePath('items/'), 'items/')
+  t.equal(canonicalLanePath('%41b%63'), 'Abc')
+  t.equal(canonicalLanePath('caf%C3%A9 x'), 'caf%C3%A9%20x')
+  t.equal(canonicalLanePath('a:b@c'), 'a:b@c')
+})
+
+t.test('every escape of the F4 corpus is a 400 bad_request', async (t) => {
+  for (const raw of ['..', '.', 'a/../b', '%2e%2e', '%2E%2E%2Fb', 'a%2F..%2Fb', '..%5Cx', 'a\\b', '..;', 'a;b', '%00', 'a%0Ab', '/host', 'a//b', '%252e', '%zz', '%E0%A4%A']) {
+    t.throws(() => canonicalLanePath(raw), { name: 'GatewayError', code: 'bad_request', status: 400 }, raw)
+  }
+})
+
+t.test('the remainder is taken from the raw URL after the verbatim store segment', async (t) => {
+  t.same(splitLiveUrl('/v1/stores/org_a/live/x/y?q=1&r', 'org_a'), { remainder: 'x/y', query: 'q=1&r' })
+  t.same(splitLiveUrl('/v1/stores/org_a/live/', 'org_a'), { remainder: '', query: '' })
+  t.throws(() => splitLiveUrl('/v1/stores/org%5Fa/live/x', 'org_a'))
+})
+
+t.test('the lane target stays below the lane base path', async (t) => {
+  t.equal(laneTarget('http://lane:9101/stores/A', 'x/y', 'q=1').href, 'http://lane:9101/stores/A/x/y?q=1')
+  t.equal(laneTarget('http://lane:9101', '', '').href, 'http://lane:9101/')
+  t.equal(laneTarget('https://lane/base/', 'a', '').href, 'https://lane/base/a')
+})

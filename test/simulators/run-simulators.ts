@@ -1,0 +1,28 @@
+import { startCsSimulator } from './cs-simulator.js'
+import { startLaneSimulator } from './lane-simulator.js'
+
+/**
+ * Standalone simulators for `npm start` demos (`npm run simulators`): lanes on 9101, 9102 and 9190 and the
+ * stream materialization service on 9200, on 127.0.0.1 (override with SIM_HOST). Ctrl-C stops them.
+ */
+async function main (): Promise<void> {
+  const host = process.env.SIM_HOST ?? '127.0.0.1'
+  const lanes = await Promise.all([
+    startLaneSimulator({ name: 'lane-9101', port: 9101, host }),
+    startLaneSimulator({ name: 'lane-9102', port: 9102, host }),
+    startLaneSimulator({ name: 'lane-9190', port: 9190, host }),
+  ])
+  const cs = await startCsSimulator({ port: 9200, host })
+  for (const lane of lanes) console.log(`lane simulator ${lane.name} on http://${host}:${lane.port}`)
+  console.log(`stream materialization simulator on http://${host}:${cs.port}`)
+  const stop = (): void => {
+    Promise.all([...lanes.map((l) => l.close()), cs.close()]).then(() => process.exit(0), () => process.exit(1))
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})
