@@ -1,7 +1,6 @@
 import t from 'tap'
 import { startLaneSimulator, type LaneSimulator } from '../simulators/lane-simulator.js'
 import { startCsSimulator, type CsSimulator } from '../simulators/cs-simulator.js'
-import { catalogue } from '../../src/errors/catalogue.js'
 import { buildTestApp, getToken, type TestApp } from '../helpers/build-app.js'
 
 // The demo gateway.yaml with its real policy chains, lanes and timeseries source on real sockets: what a
@@ -96,7 +95,7 @@ t.test('fan-out: preview then commit applies once per lane; a foreign store reje
   t.equal(lanes.l002.appliedCount(`${dispatch.dispatch_id}:org_store_002`), 1)
   const again = await fetch(`${base}/v1/fanout/dispatches/${dispatch.dispatch_id}/commit`, { method: 'POST', headers: bearer(exchange) })
   t.equal(again.status, 409)
-  t.same(await again.json(), { error: 'fanout_not_previewed', dispatch_id: dispatch.dispatch_id, status: 'committed', message: catalogue.fanout_not_previewed.message })
+  t.same(await again.json(), { error: 'fanout_not_previewed', dispatch_id: dispatch.dispatch_id, status: 'committed', message: `Dispatch ${dispatch.dispatch_id} is committed; only a previewed dispatch can be committed, once.` })
   const foreign = await fetch(`${base}/v1/fanout/dispatches/${dispatch.dispatch_id}`, { headers: bearer(other) })
   t.equal(foreign.status, 404)
 
