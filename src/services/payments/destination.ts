@@ -1,0 +1,29 @@
+import type { ConfigIndexes, ResolvedConnectedAccount } from '../../config/indexes.js'
+import { GatewayError } from '../../errors/gateway-error.js'
+import type { Principal } from '../../pipeline/request-context.js'
+
+/**
+ * Object-level authorization of the organizations and connected accounts a payments request names. The rule:
+ * the account's owner (an organization or a store organization) must be in the caller's organization tree.
+ * An organization_id outside the tree answers 403 whether or not it exists (no probing for organizations); an
+ * unknown connected_account_id answers 404, a known one outside the tree 403.
+ */
+export function accountForOrganization (indexes: ConfigIndexes, principal: Principal, organizationId: string): ResolvedConnectedAccount {
+  if (!indexes.reachable(principal.organizationId).has(organizationId)) {
+    throw new GatewayError('forbidden', { message: 'This organization is outside your organization\'s access.' })
+  }
+  const account = indexes.organizations.get(organizationId)?.connected_account ?? indexes.stores.get(organizationId)?.connectedAccount
+  if (account === undefined) {
+    throw new GatewayError('connected_account_not_found', { message: `Organization ${organizationId} has no connected account.` })
+  }
+  return { ...account, ownerId: organizationId }
+}
+
+export function connectedAccount (indexes: ConfigIndexes, principal: Principal, connectedAccountId: string): ResolvedConnectedAccount {
+  const account = indexes.connectedAccounts.get(connectedAccountId)
+  if (account === undefined) throw new GatewayError('connected_account_not_found')
+  if (!indexes.reachable(principal.organizationId).has(account.ownerId)) {
+    throw new GatewayError('forbidden', { message: 'This connected account is outside your organization\'s access.' })
+  }
+  return account
+}

@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { GatewayError } from '../../errors/gateway-error.js'
+import type { IdempotencyScope, IdempotencyStore } from '../../store/idempotency-store.js'
+import type { PaymentsSettings } from './settings.js'
+
+/** What a POST handler produced: the status and body to send (and remember for replay). */
+export interface HandlerResult {
+  statusCode: number
+  body: unknown
+}
+
+const KEY = /^[\x20-\x7E]{1,255}$/
+
+/** The request's Idempotency-Key, undefined when absent; 400 idempotency_key_invalid when malformed. */
+export function idempotencyKeyOf (request: FastifyRequest): string | undefined {
+  const raw = request.headers['idempotency-key']
+  if (raw === undefined) return undefined
+  if (typeof raw !== 'string' || !KEY.test(raw)) throw new GatewayError('idempotency_key_invalid')
+  return raw
+}
+
+/** JSON with object keys sorted at every level, so key order never changes a fingerprint. */
+export function canonicalJson (value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+    return `{${entries.join(',')}}`
+  }
+  return JSON.stringify(value) ?? 'null'
+}
+
+/**
+ * sha256 (hex) of the canonical request: method, path (with the intent id; no query) and body. Reusing a key
+ * for another intent's cancel is therefore a mismatch, never a replay of the first intent's response.
+ */
+export function requestFingerprint (request: FastifyRequest): string {
+  const path = request.url.split('?')[0]
+  return createHash('sha256').update(canonicalJson({ method: request.method, path, body: request.body ?? null })).digest('hex')
+}
+
+/**
+ * Runs a POST handler under the Idempotency-Key rules (docs/payments.md): without a key it just runs; with
+ * one, a finished request with the same fingerprint is replayed with `Idempotent-Replayed: true`, a different
+ * fingerprint is 422, a request still running is 409. Only 2xx results are remembered: when `run` throws
+ * (validation, 403/404/409, a failure) the key is released so a corrected retry runs. If remembering the result
+ * itself fails, the key stays `in_progress` until it is abandoned, rather than letting a retry run twice.
+ */
+export async function withIdempotency (request: FastifyRequest, reply: FastifyReply, store: IdempotencyStore,
+  settings: PaymentsSettings, run: () => Promise<HandlerResult>): Promise<unknown> {
+  const key = idempotencyKeyOf(request)
+  const principal = request.gw.principal
+  if (key === undefined || principal === undefined) return send(reply, await run())
+
+  const scope: IdempotencyScope = { clientId: principal.clientId, route: request.gw.routeId, key }
+  const begun = await store.begin(scope, {
+    fingerprint: requestFingerprint(request),
+    now: Date.now(),
+    ttlMs: settings.idempotency_ttl_hours * 3600_000,
+    abandonAfterMs: settings.idempotency_abandon_after_seconds * 1000,
+  })
+  switch (begun.state) {
+    case 'mismatch':
+      throw new GatewayError('idempotency_key_reused')
+    case 'in_progress':
+      throw new GatewayError('idempotency_key_in_use')
+    case 'completed':
+      reply.header('idempotent-replayed', 'true')
+      return send(reply, begun.response)
+  }
+
+  let result: HandlerResult
+  try {
+    result = await run()
+  } catch (error) {
+    await store.release(scope).catch((releaseError: unknown) => {
+      request.log.error({ err: releaseError }, 'could not release an idempotency key; it is freed when abandoned')
+    })
+    throw error
+  }
+  await store.complete(scope, result, Date.now())
+  return send(reply, result)
+}
+
+function send (reply: FastifyReply, result: HandlerResult): unknown {
+  reply.code(result.statusCode)
+  return result.body
+}

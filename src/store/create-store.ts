@@ -1,0 +1,22 @@
+import { mkdirSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import type { StorageConfig } from '../config/types.js'
+import type { Store } from './store.js'
+import { createSqliteStore } from './sqlite/create-sqlite-store.js'
+import { createPostgresStore } from './postgres/create-postgres-store.js'
+
+/**
+ * Opens the configured store and runs its migrations. SQLite: `sqlite_file` relative to `dataDir` (its folder
+ * is created). PostgreSQL: `postgres_url`, tables in the URL's default schema.
+ */
+export async function createStore (config: StorageConfig, dataDir: string): Promise<Store> {
+  if (config.driver === 'postgres') {
+    if (config.postgres_url === undefined || config.postgres_url === '') {
+      throw new Error('storage.postgres_url is required when storage.driver is postgres')
+    }
+    return createPostgresStore({ connectionString: config.postgres_url })
+  }
+  const file = resolve(dataDir, config.sqlite_file)
+  mkdirSync(dirname(file), { recursive: true })
+  return createSqliteStore(file)
+}

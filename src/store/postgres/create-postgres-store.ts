@@ -1,0 +1,55 @@
+import pg from 'pg'
+import type { Store } from '../store.js'
+import type { Migration } from '../migration.js'
+import { migratePostgres } from './migrate.js'
+import { postgresPaymentsMigrations } from './payments-migrations.js'
+import { postgresIdempotencyMigrations } from './idempotency-migrations.js'
+import { postgresDispatchMigrations } from './dispatch-migrations.js'
+import { createPostgresPaymentIntentStore } from './payment-intent-store.js'
+import { createPostgresIdempotencyStore } from './idempotency-store.js'
+import { createPostgresDispatchStore } from './dispatch-store.js'
+
+/** Every module's migrations, in the order they are applied. A new module appends its list here. */
+export const postgresMigrations: readonly Migration[] = [
+  ...postgresPaymentsMigrations,
+  ...postgresIdempotencyMigrations,
+  ...postgresDispatchMigrations,
+]
+
+export interface PostgresStoreOptions {
+  connectionString: string
+  /** Schema the tables live in (created when missing); default: the server's search_path (`public`). */
+  schema?: string
+  /** Pool size; default 10. */
+  max?: number
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
+
+/** Connects a pool, migrates the schema, and builds every sub-store over the pool. */
+export async function createPostgresStore (options: PostgresStoreOptions): Promise<Store> {
+  if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
+    throw new Error(`invalid PostgreSQL schema name "${options.schema}"`)
+  }
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    options: options.schema === undefined ? undefined : `-c search_path=${options.schema}`,
+  })
+  // An idle client losing its connection must not crash the process; the next query reports the problem.
+  pool.on('error', () => {})
+  try {
+    if (options.schema !== undefined) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`)
+    await migratePostgres(pool, postgresMigrations)
+  } catch (error) {
+    await pool.end()
+    throw error
+  }
+  return {
+    driver: 'postgres',
+    payments: createPostgresPaymentIntentStore(pool),
+    idempotency: createPostgresIdempotencyStore(pool),
+    dispatches: createPostgresDispatchStore(pool),
+    close: () => pool.end(),
+  }
+}

@@ -1,0 +1,36 @@
+import type { Migration } from '../migration.js'
+
+/** PostgreSQL tables of payment intents and their state-change events. Times are milliseconds since the epoch. */
+export const postgresPaymentsMigrations: readonly Migration[] = [
+  {
+    id: 'payments-0001-intents',
+    sql: `
+      CREATE TABLE IF NOT EXISTS payment_intents (
+        id                   TEXT PRIMARY KEY,
+        owner_org_id         TEXT NOT NULL,
+        client_id            TEXT NOT NULL,
+        amount               BIGINT NOT NULL,
+        currency             TEXT NOT NULL,
+        status               TEXT NOT NULL,
+        capture_method       TEXT NOT NULL,
+        description          TEXT,
+        metadata             JSONB NOT NULL,
+        organization_id      TEXT NOT NULL,
+        connected_account_id TEXT NOT NULL,
+        destination          TEXT NOT NULL,
+        client_secret        TEXT NOT NULL,
+        created_at           BIGINT NOT NULL,
+        canceled_at          BIGINT,
+        cancellation_reason  TEXT
+      );
+      CREATE TABLE IF NOT EXISTS payment_intent_events (
+        seq         BIGSERIAL PRIMARY KEY,
+        intent_id   TEXT NOT NULL REFERENCES payment_intents (id),
+        from_status TEXT,
+        to_status   TEXT NOT NULL,
+        at          BIGINT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS payment_intent_events_intent ON payment_intent_events (intent_id, seq);
+    `,
+  },
+]

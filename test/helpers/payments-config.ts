@@ -1,0 +1,227 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { createSqliteStore } from '../../src/store/sqlite/create-sqlite-store.js'
+import { createPostgresStore } from '../../src/store/postgres/create-postgres-store.js'
+import type { Store } from '../../src/store/store.js'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { buildIndexes } from '../../src/config/indexes.js'
+import type { GatewayConfig, OrganizationConfig, ServiceConfig } from '../../src/config/types.js'
+import type { Snapshot } from '../../src/config/snapshot.js'
+import { createErrorHandler } from '../../src/errors/error-handler.js'
+import { GatewayError } from '../../src/errors/gateway-error.js'
+import type { Principal } from '../../src/pipeline/request-context.js'
+import type { SharedResources } from '../../src/pipeline/shared-resources.js'
+import type { ServiceModule } from '../../src/services/service-module.js'
+
+/** The test database of the common brief (trust auth). */
+export const TEST_POSTGRES_URL = process.env.LANEGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+
+/** A store backend a contract suite can open fresh instances of; `open` again reaches the same data. */
+export interface StoreBackend {
+  name: 'sqlite' | 'postgres'
+  open (): Promise<Store>
+  /** Removes everything the backend created (temp folder or schema). */
+  destroy (): Promise<void>
+}
+
+export async function sqliteBackend (): Promise<StoreBackend> {
+  const dir = await mkdtemp(join(tmpdir(), 'lanegate-store-'))
+  return {
+    name: 'sqlite',
+    open: async () => createSqliteStore(join(dir, 'lanegate.db')),
+    destroy: () => rm(dir, { recursive: true, force: true }),
+  }
+}
+
+/**
+ * A PostgreSQL backend in a schema of its own (`lg_test_<random>`), dropped by `destroy`. Resolves a reason
+ * string instead when the server is unreachable; with LANEGATE_REQUIRE_SERVICES=1 it throws instead, so the
+ * suite fails rather than skips.
+ */
+export async function postgresBackend (): Promise<StoreBackend | string> {
+  const probe = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 2000 })
+  try {
+    await probe.connect()
+  } catch (error) {
+    const reason = `PostgreSQL unreachable at ${TEST_POSTGRES_URL}: ${(error as Error).message}`
+    if (process.env.LANEGATE_REQUIRE_SERVICES === '1') throw new Error(reason)
+    return reason
+  } finally {
+    await probe.end().catch(() => {})
+  }
+  const schema = `lg_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
+  return {
+    name: 'postgres',
+    open: () => createPostgresStore({ connectionString: TEST_POSTGRES_URL, schema }),
+    destroy: async () => {
+      const client = new pg.Client({ connectionString: TEST_POSTGRES_URL })
+      await client.connect()
+      try {
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+      } finally {
+        await client.end()
+      }
+    },
+  }
+}
+
+// ---- A bare app serving one service module (payments or content) the way the gateway does ----
+
+
+/** Caller headers of the bare app: the organization (absent → 401) and the client id (default `svc-<org>`). */
+export const TEST_ORG = 'x-test-organization'
+export const TEST_CLIENT = 'x-test-client'
+
+/**
+ * The organizations of the payments/content tests:
+ * - org_hq (acct_hq) with stores org_store_1 (acct_store_1) and org_store_2 (no account), and a child
+ *   organization org_child (acct_child) with store org_store_c;
+ * - org_noacct (no account anywhere);
+ * - org_other (acct_other) with store org_store_9 (acct_store_9): outside org_hq's tree.
+ */
+export const testOrganizations: OrganizationConfig[] = [
+  {
+    id: 'org_hq',
+    name: 'HQ',
+    connected_account: { id: 'acct_hq', processor_account_id: 'acct_1Hq' },
+    stores: [
+      { id: 'org_store_1', name: 'Store 1', install_active: true, connected_account: { id: 'acct_store_1', processor_account_id: 'acct_1Store1' } },
+      { id: 'org_store_2', name: 'Store 2', install_active: true },
+    ],
+  },
+  {
+    id: 'org_child',
+    name: 'Child of HQ',
+    parent: 'org_hq',
+    connected_account: { id: 'acct_child', processor_account_id: 'acct_1Child' },
+    stores: [{ id: 'org_store_c', name: 'Child store', install_active: true }],
+  },
+  { id: 'org_noacct', name: 'No account', stores: [] },
+  {
+    id: 'org_other',
+    name: 'Other HQ',
+    connected_account: { id: 'acct_other', processor_account_id: 'acct_1Other' },
+    stores: [{ id: 'org_store_9', name: 'Store 9', install_active: true, connected_account: { id: 'acct_store_9', processor_account_id: 'acct_1Store9' } }],
+  },
+]
+
+export const paymentsServiceConfig = (settings: Record<string, unknown> = {}): ServiceConfig => ({
+  prefix: '/api/v1/ecommerce',
+  envelope: 'payments',
+  policies: [],
+  routes: {},
+  processor: { name: 'stripe', publishable_key: 'pk_test_123', mode: 'test' },
+  ...settings,
+})
+
+export const contentServiceConfig = (sourceDir: string, settings: Record<string, unknown> = {}): ServiceConfig => ({
+  prefix: '/public/v1',
+  envelope: 'plain',
+  policies: [],
+  routes: {},
+  source_dir: sourceDir,
+  reload_check_ms: 0,
+  ...settings,
+})
+
+export function serviceTestConfig (name: string, service: ServiceConfig): GatewayConfig {
+  return {
+    server: {
+      host: '127.0.0.1', port: 0, trusted_proxies: [], body_limit_bytes: 1048576, max_header_bytes: 16384,
+      request_timeout_ms: 30000, headers_timeout_ms: 10000, keep_alive_timeout_ms: 5000, shutdown_grace_ms: 1000,
+      log_level: 'silent', data_dir: './data',
+    },
+    storage: { driver: 'sqlite', sqlite_file: 'lanegate.db' },
+    rate_limit_store: { driver: 'memory', key_prefix: 'lanegate', on_store_error: 'open' },
+    issuer: {
+      issuer: 'https://auth.test', audience: 'lanegate', algorithm: 'EdDSA', key_dir: 'keys', default_lifetime_seconds: 3600,
+      scope_lifetimes: {}, clock_tolerance_seconds: 5, token_rate_limit: { points: 60, window_seconds: 60 },
+      failed_auth_limit: { points: 20, window_seconds: 60 }, secret_max_age_days: 90,
+    },
+    scopes: {},
+    organizations: testOrganizations,
+    service_accounts: [],
+    user_token_issuers: [],
+    rate_limits: {},
+    services: { [name]: service },
+  }
+}
+
+export function testPrincipal (organizationId: string, clientId = `svc-${organizationId}`): Principal {
+  return {
+    tokenType: 'service', subject: clientId, clientId, organizationId, scopes: new Set(), tokenId: 'test',
+    expiresAt: Math.floor(Date.now() / 1000) + 3600, issuer: 'https://auth.test',
+  }
+}
+
+/**
+ * Serves ONE service module under its prefix with `request.gw` set per request and the gateway's error
+ * handler, but no policy chain: the principal comes from the test headers. `config` may be swapped later
+ * (hot-reload tests) through the returned `setConfig`.
+ */
+export async function buildBareServiceApp (module: ServiceModule, service: ServiceConfig, store?: Store):
+Promise<{ app: FastifyInstance, setConfig (config: GatewayConfig): void }> {
+  let config = serviceTestConfig(module.name, service)
+  let snapshot: Snapshot = { version: 1, config, indexes: buildIndexes(config), chains: new Map() }
+  const app = Fastify({ logger: false })
+  const shared = { store: store ?? { close: async () => {} }, logger: app.log } as unknown as SharedResources
+  const built = module.build({ shared, currentConfig: () => config })
+  app.setErrorHandler(createErrorHandler('plain'))
+  app.decorateRequest('gw', null as never)
+  await app.register(async function serviceRoutes (scope) {
+    for (const route of built.routes) {
+      scope.route({
+        ...route.options,
+        method: route.method,
+        url: route.url,
+        bodyLimit: route.bodyLimit,
+        onRequest: async function testContext (request) {
+          request.gw = { snapshot, service: module.name, routeId: route.id, envelope: service.envelope }
+          const org = request.headers[TEST_ORG]
+          if (typeof org !== 'string') throw new GatewayError('unauthenticated')
+          const client = request.headers[TEST_CLIENT]
+          request.gw.principal = testPrincipal(org, typeof client === 'string' ? client : undefined)
+        },
+        handler: route.handler,
+      })
+    }
+  }, { prefix: service.prefix })
+  app.addHook('onClose', async () => { await built.close?.() })
+  return {
+    app,
+    setConfig (next) {
+      config = next
+      snapshot = { version: snapshot.version + 1, config, indexes: buildIndexes(config), chains: new Map() }
+    },
+  }
+}
+
+// ---- Payments test app ----
+
+export interface PaymentsTestApp {
+  app: FastifyInstance
+  store: Store
+  setConfig (config: GatewayConfig): void
+}
+
+interface Teardown { teardown (fn: () => unknown): void }
+
+/**
+ * The payments service over a fresh SQLite store in a temp folder (closed and removed at teardown). `wrap`
+ * lets a test decorate the store (e.g. slow down `payments.create`).
+ */
+export async function buildPaymentsApp (t: Teardown, options: { settings?: Record<string, unknown>, wrap?: (store: Store) => Store } = {}): Promise<PaymentsTestApp> {
+  const { default: payments } = await import('../../src/services/payments/index.js')
+  const backend = await sqliteBackend()
+  const store = await backend.open()
+  const { app, setConfig } = await buildBareServiceApp(payments, paymentsServiceConfig(options.settings), options.wrap?.(store) ?? store)
+  t.teardown(async () => { await app.close(); await store.close(); await backend.destroy() })
+  return { app, store, setConfig }
+}
+
+/** Headers of a caller of `org` (client id `svc-<org>` unless given). */
+export function caller (org: string, extra: Record<string, string> = {}, client?: string): Record<string, string> {
+  return { [TEST_ORG]: org, ...(client === undefined ? {} : { [TEST_CLIENT]: client }), ...extra }
+}
