@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { parseSecretHash, verifySecret } from '../../src/oauth/secret-hash.js'
 import { repoPath } from '../helpers/paths.js'
+import { spawnGateway } from '../helpers/spawn-gateway.js'
 
 const BIN = repoPath('bin/lanegate.js')
 
@@ -74,19 +75,7 @@ t.test('hash-secret hashes stdin into a PHC string that verifies', async (t) => 
 t.test('start serves the config, and SIGTERM shuts it down cleanly', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'lanegate-start-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const child = spawn(process.execPath, [BIN, 'start', '--config', repoPath('gateway.yaml'), '--port', '0', '--host', '127.0.0.1'], {
-    env: { ...process.env, LANEGATE_DATA_DIR: dir, LANEGATE_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      output += d.toString()
-      const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)
-      if (m) resolve(Number(m[1]))
-    })
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${output}`)))
-  })
+  const { child, port, output, exited } = await spawnGateway({ env: { LANEGATE_DATA_DIR: dir } })
   const health = await fetch(`http://127.0.0.1:${port}/healthz`)
   t.equal(health.status, 200)
   const token = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
@@ -95,10 +84,9 @@ t.test('start serves the config, and SIGTERM shuts it down cleanly', async (t) =
     body: 'grant_type=client_credentials',
   })
   t.equal(token.status, 200)
-  const exit = new Promise<number | null>((resolve) => child.on('exit', resolve))
   child.kill('SIGTERM')
-  t.equal(await exit, 0)
-  t.notOk(output.includes('demo-status-secret'))
+  t.equal(await exited, 0)
+  t.notOk(output().includes('demo-status-secret'))
 })
 
 t.test('user-token mints a user token the gateway accepts on user routes and refuses on service-only routes', async (t) => {

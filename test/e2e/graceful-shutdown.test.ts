@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { request as httpRequest, Agent } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { startLaneSimulator } from '../simulators/lane-simulator.js'
-import { repoPath } from '../helpers/paths.js'
+import { spawnGateway } from '../helpers/spawn-gateway.js'
 
 function get (url: string, headers: Record<string, string>, agent?: Agent): Promise<{ status: number, body: string }> {
   return new Promise((resolve, reject) => {
@@ -26,21 +25,7 @@ t.test('SIGTERM lets in-flight requests finish, refuses new ones (503 or a close
     await lane.close()
     await rm(dir, { recursive: true, force: true })
   })
-  const child = spawn(process.execPath, [repoPath('bin/lanegate.js'), 'start', '--config', repoPath('gateway.yaml'), '--port', '0', '--host', '127.0.0.1'], {
-    env: { ...process.env, LANEGATE_DATA_DIR: dir, LANE_001_URL: lane.url, LANEGATE_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      output += d.toString()
-      const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)
-      if (m) resolve(Number(m[1]))
-    })
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${output}`)))
-  })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
-  const base = `http://127.0.0.1:${port}`
+  const { child, base, output, exited } = await spawnGateway({ env: { LANEGATE_DATA_DIR: dir, LANE_001_URL: lane.url } })
   const tokenRes = await fetch(`${base}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -64,5 +49,5 @@ t.test('SIGTERM lets in-flight requests finish, refuses new ones (503 or a close
   t.equal(finished.status, 200, 'the in-flight request completed')
   t.equal(await exited, 0)
   agent.destroy()
-  t.match(output, /shutting down/)
+  t.match(output(), /shutting down/)
 })

@@ -3,6 +3,7 @@ import type {
   BeginCommitResult, DeliveryState, Dispatch, DispatchStatus, DispatchStore, NewDispatch, PreviewOutcome,
 } from '../dispatch-store.js'
 import { postgresDispatchMigrations } from './dispatch-migrations.js'
+import { withTransaction } from './transaction.js'
 
 interface DispatchRow {
   dispatch_id: string
@@ -30,7 +31,7 @@ const MIGRATION_LOCK = 'lanegate:fanout-migrations'
 
 /** Runs the dispatch migrations (idempotent) under an advisory lock. */
 export async function migratePostgresDispatches (pool: Pool): Promise<void> {
-  await inTransaction(pool, async (client) => {
+  await withTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [MIGRATION_LOCK])
     for (const migration of postgresDispatchMigrations) await client.query(migration.sql)
   })
@@ -54,7 +55,7 @@ export function createPostgresDispatchStore (pool: Pool): DispatchStore {
 
   return {
     async create (d: NewDispatch) {
-      await inTransaction(pool, async (client) => {
+      await withTransaction(pool, async (client) => {
         await client.query(`INSERT INTO fanout_dispatches
           (dispatch_id, owner_org_id, client_id, operation_type, payload, status, created_at)
           VALUES ($1, $2, $3, $4, $5, $6, $7)`,
@@ -69,7 +70,7 @@ export function createPostgresDispatchStore (pool: Pool): DispatchStore {
     get: async (dispatchId) => read(pool, dispatchId),
 
     async beginCommit (dispatchId, ownerOrgId, now, leaseUntil): Promise<BeginCommitResult> {
-      return inTransaction(pool, async (client) => {
+      return withTransaction(pool, async (client) => {
         const gate = await client.query(`UPDATE fanout_dispatches SET status = 'committing', committed_at = $1, lease_until = $2
           WHERE dispatch_id = $3 AND owner_org_id = $4 AND status = 'previewed'`, [now, leaseUntil, dispatchId, ownerOrgId])
         if (gate.rowCount === 1) {
@@ -106,7 +107,7 @@ export function createPostgresDispatchStore (pool: Pool): DispatchStore {
     },
 
     async finish (dispatchId, now) {
-      return inTransaction(pool, async (client) => {
+      return withTransaction(pool, async (client) => {
         // Lock the dispatch row first so two finishers serialize and the counts they read are current.
         const locked = await client.query('SELECT 1 FROM fanout_dispatches WHERE dispatch_id = $1 AND status = \'committing\' FOR UPDATE', [dispatchId])
         if (locked.rowCount !== 1) return undefined
@@ -121,21 +122,6 @@ export function createPostgresDispatchStore (pool: Pool): DispatchStore {
         return status
       })
     },
-  }
-}
-
-async function inTransaction<T> (pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect()
-  try {
-    await client.query('BEGIN')
-    const result = await fn(client)
-    await client.query('COMMIT')
-    return result
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {})
-    throw error
-  } finally {
-    client.release()
   }
 }
 
