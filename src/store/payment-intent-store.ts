@@ -46,7 +46,13 @@ export interface PaymentIntent {
 }
 
 /** What `create` stores: everything but the fields the store owns. */
-export type NewPaymentIntent = Omit<PaymentIntent, 'status' | 'canceledAt' | 'cancellationReason'>
+export type NewPaymentIntent = Omit<PaymentIntent, 'status' | 'canceledAt' | 'cancellationReason'> & {
+  /**
+   * Digest of the Idempotency-Key scope (client, route, key). When an intent with the same reference exists,
+   * `create` returns it instead of storing a second one.
+   */
+  idempotencyRef?: string
+}
 
 /** One recorded state change (the events table, append-only). */
 export interface PaymentIntentEvent {
@@ -74,7 +80,7 @@ export type TransitionResult =
   | { outcome: 'conflict', status: PaymentIntentStatus }
 
 export interface PaymentIntentStore {
-  /** Stores a new intent in `requires_payment_method` and records the creation event, durably. */
+  /** Stores a new intent in `requires_payment_method` and records the creation event, durably (or returns the intent already stored under the same `idempotencyRef`). */
   create (intent: NewPaymentIntent): Promise<PaymentIntent>
   /** The intent when it exists and its owner is in `visibleTo`; otherwise undefined. */
   get (id: string, visibleTo: ReadonlySet<string>): Promise<PaymentIntent | undefined>

@@ -94,3 +94,25 @@ t.test('D1: 100 requests spread over the five payments routes count down one sha
   t.ok(retry >= 1 && retry <= 60, `Retry-After ${retry}`)
   t.same(over.json(), { error: 'Too many requests', retry_after: retry })
 })
+
+t.test('a crash after storing an intent but before recording its response does not make a second intent on retry', async (t) => {
+  const { default: Database } = await import('better-sqlite3')
+  const { join } = await import('node:path')
+  const local = await buildTestApp()
+  t.teardown(() => local.close())
+  const token = await getToken(local.app, 'demo-checkout')
+  const headers = { authorization: `Bearer ${token}`, 'idempotency-key': 'crash-window-1' }
+  const payload = { organization_id: 'org_hq_demo', amount: 700, currency: 'usd' }
+  const first = await local.app.inject({ method: 'POST', url: '/api/v1/ecommerce/payment-intents', headers, payload })
+  t.equal(first.statusCode, 201)
+  // Put the key back in the state a kill -9 between the two writes leaves: in progress, long abandoned.
+  const db = new Database(join(local.dataDir, 'lanegate.db'))
+  db.prepare(`UPDATE idempotency_keys SET state = 'in_progress', status_code = NULL, body = NULL, completed_at = NULL,
+    created_at = created_at - 3600000 WHERE key = 'crash-window-1'`).run()
+  db.close()
+  const retry = await local.app.inject({ method: 'POST', url: '/api/v1/ecommerce/payment-intents', headers, payload })
+  t.equal(retry.statusCode, 201)
+  t.equal(retry.json().data.id, first.json().data.id, 'the retry answers with the intent the crashed request stored')
+  const other = await local.app.inject({ method: 'POST', url: '/api/v1/ecommerce/payment-intents', headers: { ...headers, 'idempotency-key': 'crash-window-2' }, payload })
+  t.not(other.json().data.id, first.json().data.id, 'another key makes another intent')
+})

@@ -6,7 +6,7 @@ import type { Principal } from '../../pipeline/request-context.js'
 import type { PaymentIntentStatus } from '../../store/payment-intent-store.js'
 import type { Store } from '../../store/store.js'
 import { accountForOrganization, connectedAccount } from './destination.js'
-import { withIdempotency } from './idempotency.js'
+import { idempotencyRefOf, withIdempotency } from './idempotency.js'
 import { parseCancelIntent, parseCreateIntent } from './intent-body.js'
 import { ok, renderIntent } from './render-intent.js'
 import { paymentsSettingsOf } from './settings.js'
@@ -81,6 +81,7 @@ export function paymentsHandlers (store: Store) {
           destination: account.processor_account_id,
           clientSecret: `${id}_secret_${randomBytes(18).toString('base64url')}`,
           createdAt: Date.now(),
+          idempotencyRef: idempotencyRefOf(request, principal.clientId),
         })
         return { statusCode: 201, body: ok(renderIntent(intent)) }
       })

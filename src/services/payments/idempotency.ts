@@ -20,6 +20,16 @@ export function idempotencyKeyOf (request: FastifyRequest): string | undefined {
   return raw
 }
 
+/**
+ * The reference a create stores on the intent row: sha256 of (client, route, key), so the key itself is not
+ * kept beside the intent and the same key from two clients never collides. Undefined without a key.
+ */
+export function idempotencyRefOf (request: FastifyRequest, clientId: string): string | undefined {
+  const key = idempotencyKeyOf(request)
+  if (key === undefined) return undefined
+  return createHash('sha256').update(`${clientId}\0${request.gw.routeId}\0${key}`).digest('hex')
+}
+
 /** JSON with object keys sorted at every level, so key order never changes a fingerprint. */
 export function canonicalJson (value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`

@@ -16,12 +16,18 @@ export function createPostgresPaymentIntentStore (pool: Pool): PaymentIntentStor
       return withTransaction(pool, async (client) => {
         const inserted = await client.query<PaymentIntentRow>(`INSERT INTO payment_intents (id, owner_org_id, client_id,
           amount, currency, status, capture_method, description, metadata, organization_id, connected_account_id,
-          destination, client_secret, created_at)
-          VALUES ($1, $2, $3, $4, $5, 'requires_payment_method', $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`, [
+          destination, client_secret, created_at, idempotency_ref)
+          VALUES ($1, $2, $3, $4, $5, 'requires_payment_method', $6, $7, $8, $9, $10, $11, $12, $13, $14)
+          ON CONFLICT (idempotency_ref) DO NOTHING RETURNING *`, [
           intent.id, intent.ownerOrgId, intent.clientId, intent.amount, intent.currency, intent.captureMethod,
           intent.description, JSON.stringify(intent.metadata), intent.organizationId, intent.connectedAccountId,
-          intent.destination, intent.clientSecret, intent.createdAt,
+          intent.destination, intent.clientSecret, intent.createdAt, intent.idempotencyRef ?? null,
         ])
+        if (inserted.rows.length === 0) {
+          // Same idempotency reference already stored (a retry after a crash): that intent is the answer.
+          const existing = await client.query<PaymentIntentRow>('SELECT * FROM payment_intents WHERE idempotency_ref = $1', [intent.idempotencyRef])
+          return toPaymentIntent(existing.rows[0] as PaymentIntentRow)
+        }
         await client.query('INSERT INTO payment_intent_events (intent_id, from_status, to_status, at) VALUES ($1, NULL, $2, $3)',
           [intent.id, 'requires_payment_method', intent.createdAt])
         return toPaymentIntent(inserted.rows[0] as PaymentIntentRow)

@@ -12,15 +12,18 @@ import { toPaymentIntent, type PaymentIntentRow } from '../payment-intent-row.js
 export function createSqlitePaymentIntentStore (db: Database.Database): PaymentIntentStore {
   const insertIntent = db.prepare(`INSERT INTO payment_intents (id, owner_org_id, client_id, amount, currency, status,
     capture_method, description, metadata, organization_id, connected_account_id, destination, client_secret,
-    created_at) VALUES (@id, @ownerOrgId, @clientId, @amount, @currency, 'requires_payment_method', @captureMethod,
-    @description, @metadata, @organizationId, @connectedAccountId, @destination, @clientSecret, @createdAt)`)
+    created_at, idempotency_ref) VALUES (@id, @ownerOrgId, @clientId, @amount, @currency, 'requires_payment_method', @captureMethod,
+    @description, @metadata, @organizationId, @connectedAccountId, @destination, @clientSecret, @createdAt, @idempotencyRef)`)
   const insertEvent = db.prepare('INSERT INTO payment_intent_events (intent_id, from_status, to_status, at) VALUES (?, ?, ?, ?)')
   const selectIntent = db.prepare<[string], PaymentIntentRow>('SELECT * FROM payment_intents WHERE id = ?')
+  const selectByRef = db.prepare<[string], PaymentIntentRow>('SELECT * FROM payment_intents WHERE idempotency_ref = ?')
   const selectEvents = db.prepare<[string], { intent_id: string, from_status: PaymentIntentStatus | null, to_status: PaymentIntentStatus, at: number }>(
     'SELECT intent_id, from_status, to_status, at FROM payment_intent_events WHERE intent_id = ? ORDER BY seq')
 
   const create = db.transaction((intent: NewPaymentIntent): PaymentIntent => {
-    insertIntent.run({ ...intent, metadata: JSON.stringify(intent.metadata) })
+    const existing = intent.idempotencyRef === undefined ? undefined : selectByRef.get(intent.idempotencyRef)
+    if (existing !== undefined) return toPaymentIntent(existing)
+    insertIntent.run({ ...intent, metadata: JSON.stringify(intent.metadata), idempotencyRef: intent.idempotencyRef ?? null })
     insertEvent.run(intent.id, null, 'requires_payment_method', intent.createdAt)
     return toPaymentIntent(selectIntent.get(intent.id) as PaymentIntentRow)
   })

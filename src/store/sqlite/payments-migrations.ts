@@ -33,4 +33,13 @@ export const sqlitePaymentsMigrations: readonly Migration[] = [
       CREATE INDEX IF NOT EXISTS payment_intent_events_intent ON payment_intent_events (intent_id, seq);
     `,
   },
+  {
+    // A create with an Idempotency-Key carries a digest of (client, route, key) on the row itself, so a retry after
+    // a crash between storing the intent and recording the response finds the intent instead of making a second.
+    id: 'payments-0002-idempotency-ref',
+    sql: `
+      ALTER TABLE payment_intents ADD COLUMN idempotency_ref TEXT;
+      CREATE UNIQUE INDEX IF NOT EXISTS payment_intents_idempotency_ref ON payment_intents (idempotency_ref);
+    `,
+  },
 ]
