@@ -15,6 +15,7 @@ Commands:
   validate     Check a config file; lists every error with its YAML path and line
   hash-secret  Hash a client secret read from stdin, for gateway.yaml
   user-token   Mint a user token from the development user-token issuer
+  loadtest     Load-test a route of a running gateway with autocannon (gets and refreshes its own token)
   help <cmd>   Show a command's options
 
 Run 'lanegate help <command>' for details.`,
@@ -54,10 +55,15 @@ export async function main (argv: string[]): Promise<number | undefined> {
   const [command = '', ...rest] = argv
   if (command === '' || command === '--help' || command === '-h' || command === 'help') {
     const topic = command === 'help' ? rest[0] ?? '' : ''
+    if (topic === 'loadtest') {
+      const { LOADTEST_USAGE } = await import('./loadtest/options.js')
+      console.log(LOADTEST_USAGE)
+      return 0
+    }
     console.log(HELP[topic] ?? HELP[''])
     return 0
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
+  if ((rest.includes('--help') || rest.includes('-h')) && command !== 'loadtest') {
     console.log(HELP[command] ?? HELP[''])
     return 0
   }
@@ -133,6 +139,10 @@ export async function main (argv: string[]): Promise<number | undefined> {
         lifetimeSeconds: Number(values.lifetime),
       }))
       return 0
+    }
+    case 'loadtest': {
+      const { loadtestCommand } = await import('./loadtest/cli.js')
+      return loadtestCommand(rest)
     }
     default:
       console.error(`unknown command "${command}"\n\n${HELP['']}`)

@@ -1,0 +1,49 @@
+import { parseDocument } from 'yaml'
+
+/** What a benchmark gateway config changes in the demo config. */
+export interface BenchConfigOptions {
+  /** Where the gateway keeps its SQLite file and keys (a temp dir per run). */
+  dataDir: string
+  /** The bench lane's base URL, given to store org_store_001. */
+  laneUrl: string
+  /** pino level; `warn` keeps per-request logging out of the measurement. */
+  logLevel?: string
+  /**
+   * When set, the content route's per-client limit allows only this many requests per hour (the 429 scenario);
+   * otherwise every limit is effectively unlimited so the measurement is of the chain, not of refusals.
+   */
+  floodPoints?: number
+}
+
+/** "Unlimited" for a rate limit: the schema needs an integer ≥ 1, and a billion never runs out in a bench. */
+export const HUGE_LIMIT = 1_000_000_000
+
+/**
+ * Derives a benchmark config from the demo gateway.yaml text: same services, accounts and policy chains (so the
+ * chain measured is the one users run), but quiet logs, a private data dir, the bench lane for store 001 and
+ * limits that do not interfere — except the content limit in the 429 scenario.
+ */
+export function benchConfigText (demoText: string, options: BenchConfigOptions): string {
+  const doc = parseDocument(demoText)
+  if (doc.errors.length > 0) throw new Error(`gateway.yaml does not parse: ${doc.errors[0].message}`)
+  doc.setIn(['server', 'log_level'], options.logLevel ?? 'warn')
+  doc.setIn(['server', 'data_dir'], options.dataDir)
+  doc.setIn(['issuer', 'token_rate_limit', 'points'], HUGE_LIMIT)
+  doc.setIn(['issuer', 'failed_auth_limit', 'points'], HUGE_LIMIT)
+  const limits = doc.getIn(['rate_limits']) as { items?: Array<{ key: { value: string } }> } | undefined
+  for (const item of limits?.items ?? []) doc.setIn(['rate_limits', item.key.value, 'points'], HUGE_LIMIT)
+  if (options.floodPoints !== undefined) {
+    doc.setIn(['rate_limits', 'content-per-client', 'points'], options.floodPoints)
+    doc.setIn(['rate_limits', 'content-per-client', 'window_seconds'], 3600)
+  }
+  const organizations = doc.getIn(['organizations']) as { items: unknown[] }
+  organizations.items.forEach((_org, o) => {
+    const stores = doc.getIn(['organizations', o, 'stores']) as { items: unknown[] } | undefined
+    stores?.items.forEach((_store, s) => {
+      if (doc.getIn(['organizations', o, 'stores', s, 'id']) === 'org_store_001') {
+        doc.setIn(['organizations', o, 'stores', s, 'lane', 'base_url'], options.laneUrl)
+      }
+    })
+  })
+  return doc.toString({ lineWidth: 0 })
+}

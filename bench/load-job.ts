@@ -1,0 +1,50 @@
+import type { LatencySummary } from './stats.js'
+
+/** One measurement the load-generator process runs: autocannon against one URL. */
+export interface LoadJob {
+  /** Full URL, path included. */
+  url: string
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  headers?: Record<string, string>
+  body?: string
+  connections: number
+  /** Seconds to run (ignored when `amount` is set). */
+  duration: number
+  /** Stop after this many responses instead of after `duration`. */
+  amount?: number
+  /** A file of bearer tokens, one a line: each request takes the next one (memory scenario). */
+  tokensFile?: string
+  /** The system under test (its process tree's CPU is read around the run). */
+  serverPid: number
+  /** The upstream the system under test relays to, if any (reported separately). */
+  upstreamPid?: number
+  /** Per-request timeout in seconds (autocannon counts a timeout as an error). */
+  timeoutSeconds?: number
+}
+
+/** What one measurement produced. Latency comes from every response's own time, not from a histogram. */
+export interface LoadResult {
+  /** Responses received (any status). */
+  requests: number
+  durationSeconds: number
+  /** Responses per second. */
+  rps: number
+  /** Count per status code, e.g. {"200": 1234}. */
+  statusCounts: Record<string, number>
+  /** Connection errors and timeouts. */
+  errors: number
+  timeouts: number
+  /** The first error's message, to make a failure readable. */
+  firstError?: string
+  latencyMs: LatencySummary
+  /** CPU (user + system) the system under test used during the run, µs, all processes of its tree. */
+  serverCpuMicros: number
+  upstreamCpuMicros?: number
+  /** Share of one core the load generator itself used; near 1 means it, not the server, was the limit. */
+  loadgenCpu: number
+}
+
+/** Parent → load generator. */
+export type WorkerRequest = { type: 'run', id: number, job: LoadJob }
+/** Load generator → parent. */
+export type WorkerReply = { type: 'result', id: number, result: LoadResult } | { type: 'error', id: number, message: string }

@@ -1,0 +1,96 @@
+import { parseArgs } from 'node:util'
+import { RESULTS_DIR } from './paths.js'
+
+/** The scenarios of issue 6, in the order a full run takes them. */
+export const SCENARIO_IDS = ['auth-get', 'live-proxy', 'token', 'flood-429', 'latency-c1', 'memory'] as const
+export type ScenarioId = typeof SCENARIO_IDS[number]
+
+/** Everything a run is told on the command line. */
+export interface BenchOptions {
+  scenarios: ScenarioId[]
+  /** Seconds per measured run of one variant. */
+  durationSeconds: number
+  /** Seconds each variant runs, unmeasured, before the first round. */
+  warmupSeconds: number
+  rounds: number
+  /** Concurrent connections of the throughput scenarios (the latency scenario uses 1). */
+  connections: number
+  /** Memory scenario: requests sent, and distinct valid tokens they rotate through. */
+  memoryRequests: number
+  memoryTokens: number
+  /** Folder for <date>.json and <date>.md. */
+  outDir: string
+  /** Pin servers to core 0 and the load generator to core 1 (needs taskset and two cores). */
+  pin: boolean
+  /** Include the peers found on the machine (nginx, fast-gateway, Express Gateway, raw http-proxy-3). */
+  peers: boolean
+  /** Run the gateway under `node --cpu-prof` and print where its time went. */
+  profile: boolean
+  quick: boolean
+}
+
+export const USAGE = `npm run bench -- [options]
+
+  --quick                 short run: 2 s per measurement, 3 rounds, memory 50k requests / 5k tokens
+  --scenario ID[,ID]      ${SCENARIO_IDS.join(', ')} (default: all)
+  --duration S            seconds per measurement (default 5)
+  --warmup S              unmeasured seconds per variant before the rounds (default 2)
+  --rounds N              rounds in rotating order (default 5)
+  --connections N         connections for throughput scenarios (default 50)
+  --memory-requests N     memory scenario requests (default 1000000)
+  --memory-tokens N       memory scenario distinct tokens (default 100000)
+  --out DIR               where <date>.json and <date>.md go (default bench/results)
+  --no-pin                do not pin processes to cores with taskset
+  --no-peers              skip nginx / fast-gateway / Express Gateway / http-proxy-3
+  --profile               profile the gateway (node --cpu-prof) and list its hot spots
+`
+
+function positiveNumber (name: string, value: string | undefined, fallback: number, integer = true): number {
+  if (value === undefined) return fallback
+  const n = Number(value)
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) throw new Error(`--${name} must be a positive ${integer ? 'integer' : 'number'}, got "${value}"`)
+  return n
+}
+
+/** Parses the bench command line; throws an Error naming the bad option. */
+export function parseBenchArgs (argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      quick: { type: 'boolean', default: false },
+      scenario: { type: 'string', multiple: true },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      rounds: { type: 'string' },
+      connections: { type: 'string' },
+      'memory-requests': { type: 'string' },
+      'memory-tokens': { type: 'string' },
+      out: { type: 'string' },
+      'no-pin': { type: 'boolean', default: false },
+      'no-peers': { type: 'boolean', default: false },
+      profile: { type: 'boolean', default: false },
+    },
+  })
+  const quick = values.quick === true
+  const requested = (values.scenario ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '')
+  for (const id of requested) {
+    if (!(SCENARIO_IDS as readonly string[]).includes(id)) throw new Error(`unknown scenario "${id}" (known: ${SCENARIO_IDS.join(', ')})`)
+  }
+  const scenarios = requested.length === 0 ? [...SCENARIO_IDS] : SCENARIO_IDS.filter((id) => requested.includes(id))
+  const memoryTokens = positiveNumber('memory-tokens', values['memory-tokens'], quick ? 5_000 : 100_000)
+  return {
+    scenarios,
+    durationSeconds: positiveNumber('duration', values.duration, quick ? 2 : 5, false),
+    warmupSeconds: values.warmup === '0' ? 0 : positiveNumber('warmup', values.warmup, quick ? 1 : 2, false),
+    rounds: positiveNumber('rounds', values.rounds, quick ? 3 : 5),
+    connections: positiveNumber('connections', values.connections, 50),
+    memoryRequests: positiveNumber('memory-requests', values['memory-requests'], quick ? 50_000 : 1_000_000),
+    memoryTokens,
+    outDir: values.out ?? RESULTS_DIR,
+    pin: values['no-pin'] !== true,
+    peers: values['no-peers'] !== true,
+    profile: values.profile === true,
+    quick,
+  }
+}

@@ -1,0 +1,67 @@
+import type { BenchResult, ScenarioResult, VariantSummary } from './result-types.js'
+import type { Spread } from './stats.js'
+
+const MB = 1024 * 1024
+
+function fmt (n: number | null | undefined, digits = 3): string {
+  return n === null || n === undefined || !Number.isFinite(n) ? '–' : String(Number(n.toFixed(digits)))
+}
+
+function range (s: Spread | undefined, digits = 3): string {
+  if (s === undefined || s.median === null || !Number.isFinite(s.median)) return '–'
+  return s.min === s.max ? fmt(s.median, digits) : `${fmt(s.median, digits)} (${fmt(s.min, digits)}–${fmt(s.max, digits)})`
+}
+
+function statuses (v: VariantSummary): string {
+  return Object.entries(v.statusCounts).map(([s, n]) => `${s}×${n}`).join(' ')
+}
+
+function scenarioTable (scenario: ScenarioResult): string[] {
+  const lines = [`### ${scenario.id}: ${scenario.title}`, '', `Connections: ${scenario.connections}. Baseline: ${scenario.baseline ?? '–'}.`, '']
+  if (scenario.kind === 'latency') {
+    lines.push('| variant | role | p50 ms | p99 ms | added p50 ms | added p99 ms | req/s | server CPU µs/req | load gen CPU |', '|---|---|---|---|---|---|---|---|---|')
+    for (const v of scenario.variants) {
+      lines.push(`| ${v.name} | ${v.role} | ${range(v.p50Ms)} | ${range(v.p99Ms)} | ${range(v.addedP50Ms)} | ${range(v.addedP99Ms)} | ${range(v.rps, 0)} | ${range(v.serverCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} |`)
+    }
+  } else {
+    lines.push('| variant | role | req/s | ratio to baseline | p50 ms | p99 ms | server CPU µs/req | upstream CPU µs/req | load gen CPU | statuses |', '|---|---|---|---|---|---|---|---|---|---|')
+    for (const v of scenario.variants) {
+      lines.push(`| ${v.name} | ${v.role} | ${range(v.rps, 0)} | ${v.role === 'baseline' ? '1' : range(v.ratio)} | ${range(v.p50Ms)} | ${range(v.p99Ms)} | ${range(v.serverCpuUsPerRequest, 1)} | ${range(v.upstreamCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} | ${statuses(v)} |`)
+    }
+  }
+  if (scenario.memory !== undefined) {
+    const m = scenario.memory
+    lines.push('', `RSS: ${fmt(m.rssAtStart / MB, 1)} MB at start → ${fmt(m.rssAfterTokens / MB, 1)} MB after issuing ${m.tokens} tokens (${fmt(m.tokenIssueSeconds, 1)} s) → ${fmt(m.rssAfterRequests / MB, 1)} MB after ${m.requests} requests (peak ${fmt(m.peakRss / MB, 1)} MB).`)
+  }
+  for (const s of scenario.skipped) lines.push('', `Skipped ${s.variant}: ${s.reason}`)
+  lines.push('')
+  return lines
+}
+
+/** The markdown report of a run: machine, one table per scenario, targets, failures and warnings. */
+export function markdownReport (result: BenchResult): string {
+  const m = result.machine
+  const lines = [
+    `# lanegate bench — ${result.startedAt}`,
+    '',
+    `${m.cpus} × ${m.cpuModel}, Node ${m.node}, ${m.pinned ? `servers pinned to core ${m.serverCore}, load generator to core ${m.loadgenCore}` : 'NOT pinned'}. ` +
+      `Options: ${Object.entries(result.options).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`).join(', ')}.`,
+    '',
+    'Spreads are median (min–max) over rounds; ratios and added latencies are taken against the baseline of the same round. ⚠ = load generator near saturation.',
+    '',
+  ]
+  for (const scenario of result.scenarios) lines.push(...scenarioTable(scenario))
+  if (result.targets.length > 0) {
+    lines.push('### Targets', '', '| scenario | what | goal | measured | met |', '|---|---|---|---|---|')
+    for (const t of result.targets) lines.push(`| ${t.scenario} | ${t.what} | ${t.goal} | ${t.measured} | ${t.met ? 'yes' : 'no'} |`)
+    lines.push('')
+  }
+  if (result.failures.length > 0) lines.push('### FAILURES', '', ...result.failures.map((f) => `- ${f}`), '')
+  if (result.warnings.length > 0) lines.push('### Warnings', '', ...result.warnings.map((w) => `- ${w}`), '')
+  return lines.join('\n')
+}
+
+/** The file-name stamp of a run: 2026-11-22T05-40-12Z. */
+export function runStamp (date: Date): string {
+  return date.toISOString().replace(/\.\d+Z$/, 'Z').replaceAll(':', '-')
+}

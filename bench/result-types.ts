@@ -1,0 +1,89 @@
+import type { LoadResult } from './load-job.js'
+import type { Spread } from './stats.js'
+
+/** A variant's part in a scenario: the baseline it is compared with, the gateway, or a peer for reference. */
+export type VariantRole = 'baseline' | 'subject' | 'peer'
+
+/** One variant's numbers over all rounds of a scenario. Spreads are median, min and max over rounds. */
+export interface VariantSummary {
+  name: string
+  role: VariantRole
+  rps: Spread
+  /** rps ÷ the baseline's rps in the same round. */
+  ratio: Spread
+  p50Ms: Spread
+  p99Ms: Spread
+  /** Latency scenario: this variant's percentile minus the baseline's in the same round. */
+  addedP50Ms?: Spread
+  addedP99Ms?: Spread
+  /** CPU of the system under test's process tree per response (µs). */
+  serverCpuUsPerRequest: Spread
+  /** CPU of the upstream lane per response (µs), for proxies. */
+  upstreamCpuUsPerRequest?: Spread
+  /** Highest share of its core the load generator used in any round. */
+  loadgenCpuMax: number
+  /** True when that share was ≥ 0.9: this variant's rps is the generator's limit, not the server's. */
+  loadgenSaturated: boolean
+  /** Status counts summed over the measured rounds. */
+  statusCounts: Record<string, number>
+  requests: number
+}
+
+/** The memory scenario's measurements (bytes). */
+export interface MemoryMeasurement {
+  tokens: number
+  requests: number
+  rssAtStart: number
+  rssAfterTokens: number
+  rssAfterRequests: number
+  peakRss: number
+  tokenIssueSeconds: number
+  load: LoadResult
+}
+
+export interface ScenarioResult {
+  id: string
+  title: string
+  kind: 'throughput' | 'latency' | 'memory'
+  baseline?: string
+  connections: number
+  variants: VariantSummary[]
+  /** Every measured run, in the order it ran: round, variant, result. */
+  runs: Array<{ round: number, variant: string, result: LoadResult }>
+  memory?: MemoryMeasurement
+  /** Peers that were asked for but could not run here, with why. */
+  skipped: Array<{ variant: string, reason: string }>
+}
+
+/** An issue-6 target and what this run measured for it. */
+export interface TargetCheck {
+  scenario: string
+  what: string
+  goal: string
+  measured: string
+  met: boolean
+}
+
+/** The whole file written to bench/results/<date>.json. */
+export interface BenchResult {
+  harness: 'lanegate-bench'
+  schemaVersion: 1
+  startedAt: string
+  finishedAt: string
+  machine: {
+    cpus: number
+    cpuModel: string
+    node: string
+    platform: string
+    pinned: boolean
+    serverCore?: number
+    loadgenCore?: number
+  }
+  options: Record<string, unknown>
+  scenarios: ScenarioResult[]
+  targets: TargetCheck[]
+  /** Runs that broke an expectation (non-2xx where none is expected, errors, timeouts). Non-empty = failed. */
+  failures: string[]
+  /** E.g. load generator near saturation, peers skipped, not pinned. */
+  warnings: string[]
+}

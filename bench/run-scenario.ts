@@ -1,0 +1,137 @@
+import { join } from 'node:path'
+import type { LoadJob, LoadResult } from './load-job.js'
+import type { BenchOptions } from './options.js'
+import type { LoadWorker } from './processes.js'
+import { memoryOf } from './proc-stat.js'
+import type { ScenarioResult } from './result-types.js'
+import { GATEWAY_CONTENT_PATH, SCENARIO_TITLES, type PreparedVariant, type ScenarioPlan } from './scenarios.js'
+import type { ServerSet } from './servers.js'
+import { rotatedOrder } from './stats.js'
+import { LOADGEN_SATURATION, runProblems, summarizeVariants } from './summary.js'
+import { CONTENT_CLIENT, issueTokens } from './tokens.js'
+
+/** Where a scenario reports progress, failures (the run fails) and warnings (the run is flagged). */
+export interface RunLog {
+  progress (line: string): void
+  fail (message: string): void
+  warn (message: string): void
+}
+
+/** Formats a number that may have crossed IPC as null (JSON has no NaN: a run without responses). */
+function num (value: number | null, digits: number): string {
+  return value === null || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits)
+}
+
+function describe (result: LoadResult): string {
+  const cpu = result.requests === 0 ? 'n/a' : (result.serverCpuMicros / result.requests).toFixed(1)
+  return `${Math.round(result.rps)} req/s, p50 ${num(result.latencyMs.p50, 3)} ms, p99 ${num(result.latencyMs.p99, 3)} ms, ` +
+    `server ${cpu} µs/req, load generator ${(result.loadgenCpu * 100).toFixed(0)}% of a core`
+}
+
+function jobFor (plan: ScenarioPlan, variant: PreparedVariant, duration: number): LoadJob {
+  return {
+    ...variant.request,
+    connections: plan.connections,
+    duration,
+    serverPid: variant.server.pid,
+    ...(variant.upstream === undefined ? {} : { upstreamPid: variant.upstream.pid }),
+  }
+}
+
+async function measure (worker: LoadWorker, plan: ScenarioPlan, variant: PreparedVariant, duration: number, label: string, log: RunLog): Promise<LoadResult> {
+  const result = await worker.run(jobFor(plan, variant, duration))
+  log.progress(`[${plan.id}] ${label} ${variant.name}: ${describe(result)}`)
+  for (const problem of runProblems(result, variant.expect)) log.fail(`${plan.id} / ${variant.name} (${label}): ${problem}`)
+  return result
+}
+
+/**
+ * Runs a throughput or latency scenario: every variant warms up, then `rounds` rounds run every variant once in
+ * an order rotated by one each round; ratios are taken against the baseline of the same round.
+ */
+export async function runPlan (plan: ScenarioPlan, worker: LoadWorker, options: BenchOptions, log: RunLog): Promise<ScenarioResult> {
+  for (const skipped of plan.skipped) log.warn(`${plan.id}: peer ${skipped.variant} skipped: ${skipped.reason}`)
+  if (options.warmupSeconds > 0) {
+    for (const variant of plan.variants) await measure(worker, plan, variant, options.warmupSeconds, 'warm-up', log)
+  }
+  const rounds: Array<Record<string, LoadResult>> = []
+  const runs: ScenarioResult['runs'] = []
+  for (let r = 0; r < options.rounds; r++) {
+    const byVariant: Record<string, LoadResult> = {}
+    for (const i of rotatedOrder(plan.variants.length, r)) {
+      const variant = plan.variants[i]
+      const result = await measure(worker, plan, variant, options.durationSeconds, `round ${r + 1}/${options.rounds}`, log)
+      byVariant[variant.name] = result
+      runs.push({ round: r + 1, variant: variant.name, result })
+    }
+    rounds.push(byVariant)
+  }
+  const variants = summarizeVariants(plan.variants, rounds, { latency: plan.kind === 'latency' })
+  for (const v of variants) {
+    if (v.loadgenSaturated) {
+      log.warn(`${plan.id} / ${v.name}: load generator near saturation (${Math.round(v.loadgenCpuMax * 100)}% ≥ ${LOADGEN_SATURATION * 100}% of its core): its req/s is a floor, not the server's limit`)
+    }
+  }
+  return {
+    id: plan.id,
+    title: plan.title,
+    kind: plan.kind,
+    baseline: plan.variants.find((v) => v.role === 'baseline')?.name,
+    connections: plan.connections,
+    variants,
+    runs,
+    skipped: plan.skipped,
+  }
+}
+
+/**
+ * The memory scenario: a fresh gateway issues `memoryTokens` distinct tokens, then serves `memoryRequests`
+ * authenticated GETs rotating through them; RSS is read from /proc before, between and after.
+ */
+export async function runMemory (servers: ServerSet, worker: LoadWorker, options: BenchOptions, workDir: string, log: RunLog): Promise<ScenarioResult> {
+  const gateway = await servers.gateway('memory')
+  const rssAtStart = memoryOf(gateway.pid).rss
+  const tokensFile = join(workDir, 'memory-tokens.txt')
+  log.progress(`[memory] issuing ${options.memoryTokens} tokens`)
+  const tokenIssueSeconds = await issueTokens(gateway.url, CONTENT_CLIENT, options.memoryTokens, tokensFile)
+  const rssAfterTokens = memoryOf(gateway.pid).rss
+  log.progress(`[memory] ${options.memoryTokens} tokens in ${tokenIssueSeconds.toFixed(1)} s; sending ${options.memoryRequests} requests`)
+  const variant: PreparedVariant = {
+    name: 'lanegate-auth-get',
+    role: 'subject',
+    server: gateway,
+    request: { url: gateway.url + GATEWAY_CONTENT_PATH, method: 'GET' },
+    expect: [200],
+  }
+  const load = await worker.run({
+    ...variant.request,
+    connections: options.connections,
+    duration: 0,
+    amount: options.memoryRequests,
+    tokensFile,
+    serverPid: gateway.pid,
+  })
+  log.progress(`[memory] ${describe(load)}`)
+  for (const problem of runProblems(load, variant.expect)) log.fail(`memory / ${variant.name}: ${problem}`)
+  const after = memoryOf(gateway.pid)
+  const variants = summarizeVariants([variant], [{ [variant.name]: load }], { latency: false })
+  return {
+    id: 'memory',
+    title: SCENARIO_TITLES.memory,
+    kind: 'memory',
+    connections: options.connections,
+    variants,
+    runs: [{ round: 1, variant: variant.name, result: load }],
+    memory: {
+      tokens: options.memoryTokens,
+      requests: options.memoryRequests,
+      rssAtStart,
+      rssAfterTokens,
+      rssAfterRequests: after.rss,
+      peakRss: after.peak,
+      tokenIssueSeconds,
+      load,
+    },
+    skipped: [],
+  }
+}

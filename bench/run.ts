@@ -1,0 +1,134 @@
+import { execFileSync } from 'node:child_process'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseBenchArgs, USAGE, type BenchOptions } from './options.js'
+import { REPO_ROOT } from './paths.js'
+import { hasTaskset, startLoadWorker } from './processes.js'
+import { summarizeProfiles } from './profile-summary.js'
+import { markdownReport, runStamp } from './report.js'
+import type { BenchResult, ScenarioResult } from './result-types.js'
+import { runMemory, runPlan, type RunLog } from './run-scenario.js'
+import { prepareScenario } from './scenarios.js'
+import { ServerSet } from './servers.js'
+import { checkTargets } from './targets.js'
+
+/**
+ * `npm run bench`: the project's own benchmark (issue 6). Servers run pinned to core 0, the load generator (a
+ * separate process running autocannon) to core 1; each scenario warms up, runs rounds in rotating order and is
+ * reported against a baseline measured in the same run. Writes <out>/<date>.json and <date>.md; exits 1 when a
+ * run saw a status or error it must not (timings never fail the run).
+ */
+
+const SERVER_CORE = 0
+const LOADGEN_CORE = 1
+
+function pinning (options: BenchOptions, warn: (m: string) => void): boolean {
+  if (!options.pin) {
+    warn('not pinned (--no-pin): servers and load generator share the cores; ratios are less stable')
+    return false
+  }
+  if (cpus().length < 2 || !hasTaskset()) {
+    warn(`not pinned: needs 2 cores and taskset (have ${cpus().length} core(s)${hasTaskset() ? '' : ', no taskset'})`)
+    return false
+  }
+  // The orchestrator only waits; it shares the load generator's core so the server core stays quiet.
+  execFileSync('taskset', ['-a', '-cp', String(LOADGEN_CORE), String(process.pid)], { stdio: 'ignore' })
+  return true
+}
+
+/** Runs the benchmark; resolves to the exit code. */
+export async function runBench (argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  let options: BenchOptions
+  try {
+    options = parseBenchArgs(argv)
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}`)
+    return 2
+  }
+  const startedAt = new Date()
+  const failures: string[] = []
+  const warnings: string[] = []
+  const log: RunLog = {
+    progress: (line) => process.stderr.write(`${line}\n`),
+    fail: (message) => { failures.push(message); process.stderr.write(`FAIL ${message}\n`) },
+    warn: (message) => { warnings.push(message); process.stderr.write(`warning: ${message}\n`) },
+  }
+  const pinned = pinning(options, log.warn)
+  const workRoot = await mkdtemp(join(tmpdir(), 'lanegate-bench-'))
+  const profileDir = options.profile ? join(workRoot, 'profiles') : undefined
+  if (profileDir !== undefined) await mkdir(profileDir)
+  const demoText = await readFile(join(REPO_ROOT, 'gateway.yaml'), 'utf8')
+  const worker = startLoadWorker(pinned ? LOADGEN_CORE : undefined, join(workRoot, 'load-generator.log'))
+  const scenarios: ScenarioResult[] = []
+  let current: ServerSet | undefined
+  const interrupt = (): void => { void current?.stopAll().finally(() => process.exit(130)) }
+  process.once('SIGINT', interrupt)
+  try {
+    for (const id of options.scenarios) {
+      const workDir = join(workRoot, id)
+      await mkdir(workDir)
+      current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir })
+      log.progress(`== ${id}`)
+      try {
+        scenarios.push(id === 'memory'
+          ? await runMemory(current, worker, options, workDir, log)
+          : await runPlan(await prepareScenario(id, current, options), worker, options, log))
+      } catch (error) {
+        log.fail(`${id}: ${(error as Error).message} (logs in ${workDir})`)
+      } finally {
+        await current.stopAll()
+      }
+    }
+  } finally {
+    process.off('SIGINT', interrupt)
+    await worker.close()
+  }
+
+  const cpu = cpus()
+  const result: BenchResult = {
+    harness: 'lanegate-bench',
+    schemaVersion: 1,
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    machine: {
+      cpus: cpu.length,
+      cpuModel: cpu[0]?.model ?? 'unknown',
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      pinned,
+      ...(pinned ? { serverCore: SERVER_CORE, loadgenCore: LOADGEN_CORE } : {}),
+    },
+    options: Object.fromEntries(Object.entries(options).filter(([key]) => key !== 'outDir')),
+    scenarios,
+    targets: checkTargets(scenarios),
+    failures,
+    warnings,
+  }
+  const markdown = markdownReport(result)
+  await mkdir(options.outDir, { recursive: true })
+  const base = join(options.outDir, runStamp(startedAt))
+  await writeFile(`${base}.json`, JSON.stringify(result, null, 2) + '\n')
+  await writeFile(`${base}.md`, markdown + '\n')
+  process.stdout.write(`${markdown}\nWrote ${base}.json and ${base}.md\n`)
+  if (profileDir !== undefined) {
+    const summary = summarizeProfiles(profileDir)
+    await writeFile(`${base}-profile.txt`, summary)
+    process.stdout.write(`\nProfiles kept in ${profileDir}; hot spots in ${base}-profile.txt\n`)
+  }
+  if (failures.length > 0) {
+    process.stderr.write(`\nBENCH FAILED: ${failures.length} run(s) broke an expectation (logs kept in ${workRoot}):\n${failures.map((f) => `  - ${f}`).join('\n')}\n`)
+    return 1
+  }
+  if (profileDir === undefined) await rm(workRoot, { recursive: true, force: true })
+  return 0
+}
+
+runBench(process.argv.slice(2)).then((code) => { process.exitCode = code }, (error: unknown) => {
+  process.stderr.write(`BENCH FAILED: ${error instanceof Error ? error.stack : String(error)}\n`)
+  process.exitCode = 1
+})

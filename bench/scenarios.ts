@@ -1,0 +1,169 @@
+import { SignJWT } from 'jose'
+import type { LoadJob } from './load-job.js'
+import type { BenchOptions, ScenarioId } from './options.js'
+import { PEER_NAMES, peerMissing, type PeerName } from './peers.js'
+import type { VariantRole } from './result-types.js'
+import type { RunningServer, ServerSet } from './servers.js'
+import { CONTENT_CLIENT, EXCHANGE_CLIENT, fetchToken, tokenForm } from './tokens.js'
+import { EXPRESS_GATEWAY_JWT_SECRET } from './servers/express-gateway-secret.js'
+
+/** One thing measured in a scenario: a server, the request sent to it, and the statuses it may answer. */
+export interface PreparedVariant {
+  name: string
+  role: VariantRole
+  server: RunningServer
+  upstream?: RunningServer
+  request: Pick<LoadJob, 'url' | 'method' | 'headers' | 'body'>
+  /** Statuses the run may see; anything else (or any error) fails the bench. */
+  expect: readonly number[]
+}
+
+export interface ScenarioPlan {
+  id: ScenarioId
+  title: string
+  kind: 'throughput' | 'latency'
+  connections: number
+  /** The baseline first. */
+  variants: PreparedVariant[]
+  skipped: Array<{ variant: string, reason: string }>
+}
+
+/** The lane path every proxy variant asks for (the lane ignores it; proxies must carry it). */
+export const LANE_PATH = '/api/items/000123'
+/** The same resource through the gateway's live proxy. */
+export const GATEWAY_LIVE_PATH = `/v1/stores/org_store_001/live${LANE_PATH}`
+/** The authenticated in-process route (content service: auth → rate-limit → scope). */
+export const GATEWAY_CONTENT_PATH = '/public/v1/content'
+
+const OK = [200] as const
+
+export const SCENARIO_TITLES: Record<ScenarioId, string> = {
+  'auth-get': 'Authenticated in-process GET through the full policy chain vs bare fastify hello-world',
+  'live-proxy': 'Live-proxy GET to a lane through the full chain vs the lane hit directly',
+  token: 'Token issuance (POST /oauth/token) on one core vs bare fastify POST',
+  'flood-429': 'The 429 path under a flood (content limit: 100 per hour) vs bare fastify hello-world',
+  'latency-c1': 'Added latency of a proxied request at c=1 vs the lane hit directly',
+  memory: 'RSS after many requests rotating through many distinct valid tokens',
+}
+
+function bearer (token: string): Record<string, string> {
+  return { authorization: `Bearer ${token}` }
+}
+
+async function laneDirect (servers: ServerSet): Promise<PreparedVariant> {
+  const lane = await servers.lane()
+  return { name: 'lane-direct', role: 'baseline', server: lane, request: { url: lane.url + LANE_PATH, method: 'GET' }, expect: OK }
+}
+
+async function gatewayLive (servers: ServerSet): Promise<PreparedVariant> {
+  const gateway = await servers.gateway('main')
+  const lane = await servers.lane()
+  const token = await fetchToken(gateway.url, EXCHANGE_CLIENT)
+  return {
+    name: 'lanegate-live',
+    role: 'subject',
+    server: gateway,
+    upstream: lane,
+    request: { url: gateway.url + GATEWAY_LIVE_PATH, method: 'GET', headers: bearer(token) },
+    expect: OK,
+  }
+}
+
+async function expressGatewayToken (): Promise<string> {
+  return new SignJWT({ sub: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('2h')
+    .sign(new TextEncoder().encode(EXPRESS_GATEWAY_JWT_SECRET))
+}
+
+async function peerVariant (servers: ServerSet, peer: PeerName): Promise<PreparedVariant> {
+  const lane = await servers.lane()
+  const base = { name: peer, role: 'peer' as const, upstream: lane, expect: OK }
+  switch (peer) {
+    case 'nginx': {
+      const server = await servers.nginx()
+      return { ...base, server, request: { url: server.url + LANE_PATH, method: 'GET' } }
+    }
+    case 'fast-gateway': {
+      const server = await servers.fastGateway()
+      return { ...base, server, request: { url: `${server.url}/v1${LANE_PATH}`, method: 'GET' } }
+    }
+    case 'express-gateway': {
+      const server = await servers.expressGateway('proxy')
+      return { ...base, server, request: { url: server.url + LANE_PATH, method: 'GET' } }
+    }
+    case 'express-gateway-jwt': {
+      const server = await servers.expressGateway('jwt')
+      return { ...base, server, request: { url: server.url + LANE_PATH, method: 'GET', headers: bearer(await expressGatewayToken()) } }
+    }
+    case 'http-proxy-3': {
+      const server = await servers.httpProxy()
+      return { ...base, server, request: { url: server.url + LANE_PATH, method: 'GET' } }
+    }
+  }
+}
+
+/** Adds every available peer; a peer that is missing or fails to start is skipped with the reason. */
+async function addPeers (servers: ServerSet, plan: ScenarioPlan): Promise<void> {
+  for (const peer of PEER_NAMES) {
+    const missing = peerMissing(peer)
+    if (missing !== undefined) {
+      plan.skipped.push({ variant: peer, reason: missing })
+      continue
+    }
+    try {
+      plan.variants.push(await peerVariant(servers, peer))
+    } catch (error) {
+      plan.skipped.push({ variant: peer, reason: (error as Error).message })
+    }
+  }
+}
+
+/** Starts what scenario `id` needs and describes its variants (the memory scenario has its own runner). */
+export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, servers: ServerSet, options: BenchOptions): Promise<ScenarioPlan> {
+  const plan: ScenarioPlan = { id, title: SCENARIO_TITLES[id], kind: 'throughput', connections: options.connections, variants: [], skipped: [] }
+  switch (id) {
+    case 'auth-get': {
+      const hello = await servers.hello()
+      const gateway = await servers.gateway('main')
+      const token = await fetchToken(gateway.url, CONTENT_CLIENT)
+      plan.variants.push(
+        { name: 'fastify-hello', role: 'baseline', server: hello, request: { url: hello.url + '/', method: 'GET' }, expect: OK },
+        { name: 'lanegate-auth-get', role: 'subject', server: gateway, request: { url: gateway.url + GATEWAY_CONTENT_PATH, method: 'GET', headers: bearer(token) }, expect: OK },
+      )
+      break
+    }
+    case 'live-proxy':
+    case 'latency-c1': {
+      plan.variants.push(await laneDirect(servers), await gatewayLive(servers))
+      if (options.peers) await addPeers(servers, plan)
+      if (id === 'latency-c1') {
+        plan.kind = 'latency'
+        plan.connections = 1
+      }
+      break
+    }
+    case 'token': {
+      const hello = await servers.hello()
+      const gateway = await servers.gateway('main')
+      // "A known client": one issuance first, so the secret's scrypt verification is cached before the flood
+      // (otherwise every connection's first request runs its own scrypt and the warm-up sees nothing for seconds).
+      await fetchToken(gateway.url, CONTENT_CLIENT)
+      const form = { 'content-type': 'application/x-www-form-urlencoded' }
+      plan.variants.push(
+        { name: 'fastify-hello-post', role: 'baseline', server: hello, request: { url: hello.url + '/', method: 'POST', headers: form, body: tokenForm(CONTENT_CLIENT) }, expect: OK },
+        { name: 'lanegate-token', role: 'subject', server: gateway, request: { url: `${gateway.url}/oauth/token`, method: 'POST', headers: form, body: tokenForm(CONTENT_CLIENT) }, expect: OK },
+      )
+      break
+    }
+    case 'flood-429': {
+      const hello = await servers.hello()
+      const gateway = await servers.gateway('flood')
+      const token = await fetchToken(gateway.url, CONTENT_CLIENT)
+      plan.variants.push(
+        { name: 'fastify-hello', role: 'baseline', server: hello, request: { url: hello.url + '/', method: 'GET' }, expect: OK },
+        { name: 'lanegate-429', role: 'subject', server: gateway, request: { url: gateway.url + GATEWAY_CONTENT_PATH, method: 'GET', headers: bearer(token) }, expect: [200, 429] },
+      )
+      break
+    }
+  }
+  return plan
+}

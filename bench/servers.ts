@@ -1,0 +1,146 @@
+import type { ChildProcess } from 'node:child_process'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { benchConfigText } from './bench-config.js'
+import { logTail, freePort, spawnPinned, stopChild, waitForPort } from './processes.js'
+import { harnessScript } from './paths.js'
+import { nginxConfig, nginxBinary } from './peers.js'
+
+/** A server the harness started and measures. */
+export interface RunningServer {
+  name: string
+  port: number
+  /** The pid whose process tree's CPU is measured. */
+  pid: number
+  /** http://127.0.0.1:PORT (no trailing slash). */
+  url: string
+}
+
+/** Which gateway config: unlimited limits, a tight content limit (429 scenario), or a fresh one for memory. */
+export type GatewayFlavour = 'main' | 'flood' | 'memory'
+
+export interface ServerSetContext {
+  /** Temp folder for configs, data dirs and logs of this scenario. */
+  workDir: string
+  /** Core the servers are pinned to (undefined: not pinned). */
+  core?: number
+  /** The demo gateway.yaml text the bench configs derive from. */
+  demoText: string
+  /** When set, gateways run under `--cpu-prof` writing here. */
+  profileDir?: string
+}
+
+/**
+ * The servers of one scenario, started on demand and each started once: asking twice for the lane returns the
+ * same process, so "lane direct" and "through the gateway" hit the very same server.
+ */
+export class ServerSet {
+  private readonly children: ChildProcess[] = []
+  private readonly started = new Map<string, Promise<RunningServer>>()
+
+  constructor (private readonly context: ServerSetContext) {}
+
+  private once (name: string, start: () => Promise<RunningServer>): Promise<RunningServer> {
+    let server = this.started.get(name)
+    if (server === undefined) {
+      server = start()
+      this.started.set(name, server)
+    }
+    return server
+  }
+
+  /** Spawns `command args` (args may use {port}), pinned, and waits until it listens. */
+  private async spawn (name: string, command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<RunningServer> {
+    const port = await freePort()
+    const logFile = join(this.context.workDir, `${name}.log`)
+    const child = spawnPinned(command, args.map((a) => a.replaceAll('{port}', String(port))), { core: this.context.core, logFile, env })
+    this.children.push(child)
+    try {
+      await waitForPort(port, child)
+    } catch (error) {
+      throw new Error(`${name} did not start: ${(error as Error).message}\n${logTail(logFile)}`)
+    }
+    return { name, port, pid: child.pid ?? 0, url: `http://127.0.0.1:${port}` }
+  }
+
+  private node (name: string, script: string, args: string[], nodeArgs: string[] = []): Promise<RunningServer> {
+    return this.spawn(name, process.execPath, [...nodeArgs, harnessScript(script), '--port', '{port}', ...args])
+  }
+
+  /** The bench lane (fixed small JSON reply). */
+  lane (): Promise<RunningServer> {
+    return this.once('lane', () => this.node('lane', './servers/lane.js', []))
+  }
+
+  /** Bare fastify hello-world. */
+  hello (): Promise<RunningServer> {
+    return this.once('fastify-hello', () => this.node('fastify-hello', './servers/hello.js', []))
+  }
+
+  /** The gateway with a bench config derived from the demo config, store 001's lane = the bench lane. */
+  gateway (flavour: GatewayFlavour = 'main'): Promise<RunningServer> {
+    return this.once(`gateway-${flavour}`, async () => {
+      const lane = await this.lane()
+      const dataDir = join(this.context.workDir, `gateway-${flavour}-data`)
+      await mkdir(dataDir, { recursive: true })
+      const file = join(this.context.workDir, `gateway-${flavour}.yaml`)
+      await writeFile(file, benchConfigText(this.context.demoText, {
+        dataDir,
+        laneUrl: lane.url,
+        floodPoints: flavour === 'flood' ? 100 : undefined,
+      }))
+      const profile = this.context.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', this.context.profileDir]
+      return this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file], profile)
+    })
+  }
+
+  /** Raw http-proxy-3 in front of the lane. */
+  httpProxy (): Promise<RunningServer> {
+    return this.once('http-proxy-3', async () => this.node('http-proxy-3', './servers/http-proxy.js', ['--target', (await this.lane()).url]))
+  }
+
+  /** fast-gateway (from bench/peers) in front of the lane. */
+  fastGateway (): Promise<RunningServer> {
+    return this.once('fast-gateway', async () => this.node('fast-gateway', './servers/fast-gateway.js', ['--target', (await this.lane()).url]))
+  }
+
+  /** Express Gateway (from bench/peers) in front of the lane, with only the proxy policy or with jwt + rate-limit. */
+  expressGateway (policies: 'proxy' | 'jwt'): Promise<RunningServer> {
+    const name = policies === 'proxy' ? 'express-gateway' : 'express-gateway-jwt'
+    return this.once(name, async () => {
+      const dir = join(this.context.workDir, name)
+      await mkdir(dir, { recursive: true })
+      return this.node(name, './servers/express-gateway.js', ['--target', (await this.lane()).url, '--dir', dir, '--policies', policies])
+    })
+  }
+
+  /** nginx (Debian package) as a keep-alive reverse proxy in front of the lane. */
+  nginx (): Promise<RunningServer> {
+    return this.once('nginx', async () => {
+      const binary = nginxBinary()
+      if (binary === undefined) throw new Error('nginx is not installed')
+      const lane = await this.lane()
+      const dir = join(this.context.workDir, 'nginx')
+      await mkdir(join(dir, 'tmp'), { recursive: true })
+      const port = await freePort()
+      await writeFile(join(dir, 'nginx.conf'), nginxConfig({ dir, port, lanePort: lane.port }))
+      const logFile = join(this.context.workDir, 'nginx.log')
+      const child = spawnPinned(binary, ['-e', 'stderr', '-p', `${dir}/`, '-c', join(dir, 'nginx.conf')], { core: this.context.core, logFile })
+      this.children.push(child)
+      try {
+        await waitForPort(port, child)
+      } catch (error) {
+        throw new Error(`nginx did not start: ${(error as Error).message}\n${logTail(logFile)}`)
+      }
+      return { name: 'nginx', port, pid: child.pid ?? 0, url: `http://127.0.0.1:${port}` }
+    })
+  }
+
+  /**
+   * Stops every server this set started, newest first, so proxies go before the lane they relay to (no
+   * "socket hang up" noise in their logs). Gateways get SIGTERM, so `--cpu-prof` profiles are written.
+   */
+  async stopAll (): Promise<void> {
+    for (const child of [...this.children].reverse()) await stopChild(child)
+  }
+}

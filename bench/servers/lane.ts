@@ -1,0 +1,28 @@
+import { createServer } from 'node:http'
+import { parseArgs } from 'node:util'
+
+/**
+ * The benchmark's lane: a raw node:http server with a fixed small JSON reply. The same process is hit directly
+ * (the baseline) and through each proxy, so the ratio measures only what the proxy adds.
+ */
+const { values } = parseArgs({ options: { port: { type: 'string' } } })
+const BODY = Buffer.from(JSON.stringify({ lane: 'bench', status: 'ok', items: [{ sku: '000123', qty: 1 }] }))
+let connections = 0
+let requests = 0
+const server = createServer(function answer (request, response) {
+  requests++
+  request.resume()
+  request.on('end', () => {
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': BODY.length })
+    response.end(BODY)
+  })
+})
+server.on('connection', () => { connections++ })
+server.keepAliveTimeout = 60_000
+server.listen(Number(values.port), '127.0.0.1')
+process.on('SIGTERM', function stop () {
+  // How many connections the lane saw tells whether a proxy reuses its upstream sockets (see lane.log).
+  process.stdout.write(`${JSON.stringify({ lane: 'stopped', connections, requests })}\n`, () => process.exit(0))
+  server.close()
+  server.closeAllConnections()
+})

@@ -1,0 +1,39 @@
+import type { ScenarioResult, TargetCheck } from './result-types.js'
+
+/** Issue 6's targets (ratios from one run on the 2-core box). */
+export const TARGETS = {
+  authGetRatio: 0.80,
+  liveProxyRatio: 0.15,
+  tokensPerSecond: 5000,
+  addedP99Ms: 0.3,
+  rssBytes: 200 * 1024 * 1024,
+} as const
+
+const MB = 1024 * 1024
+
+/** Compares what a run measured with the targets; a scenario that did not run yields no check. */
+export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck[] {
+  const checks: TargetCheck[] = []
+  const subject = (id: string, name: string) => scenarios.find((s) => s.id === id)?.variants.find((v) => v.name === name)
+  const auth = subject('auth-get', 'lanegate-auth-get')
+  if (auth !== undefined) {
+    checks.push({ scenario: 'auth-get', what: 'authenticated in-process GET ÷ bare fastify', goal: `≥ ${TARGETS.authGetRatio}×`, measured: `${auth.ratio.median}× (${auth.ratio.min}–${auth.ratio.max})`, met: auth.ratio.median >= TARGETS.authGetRatio })
+  }
+  const live = subject('live-proxy', 'lanegate-live')
+  if (live !== undefined) {
+    checks.push({ scenario: 'live-proxy', what: 'live proxy through the full chain ÷ lane direct', goal: `≥ ${TARGETS.liveProxyRatio}×`, measured: `${live.ratio.median}× (${live.ratio.min}–${live.ratio.max})`, met: live.ratio.median >= TARGETS.liveProxyRatio })
+  }
+  const token = subject('token', 'lanegate-token')
+  if (token !== undefined) {
+    checks.push({ scenario: 'token', what: 'tokens issued per second, one core, known client', goal: `≥ ${TARGETS.tokensPerSecond}/s`, measured: `${token.rps.median}/s (${token.rps.min}–${token.rps.max})`, met: token.rps.median >= TARGETS.tokensPerSecond })
+  }
+  const latency = subject('latency-c1', 'lanegate-live')
+  if (latency?.addedP99Ms !== undefined) {
+    checks.push({ scenario: 'latency-c1', what: 'added p99 latency of a proxied request at c=1', goal: `≤ ${TARGETS.addedP99Ms} ms`, measured: `${latency.addedP99Ms.median} ms (${latency.addedP99Ms.min}–${latency.addedP99Ms.max})`, met: latency.addedP99Ms.median <= TARGETS.addedP99Ms })
+  }
+  const memory = scenarios.find((s) => s.id === 'memory')?.memory
+  if (memory !== undefined) {
+    checks.push({ scenario: 'memory', what: `RSS after ${memory.requests} requests with ${memory.tokens} distinct tokens`, goal: `≤ ${TARGETS.rssBytes / MB} MB (at 1M requests / 100k tokens)`, measured: `${(memory.rssAfterRequests / MB).toFixed(1)} MB (peak ${(memory.peakRss / MB).toFixed(1)} MB)`, met: memory.rssAfterRequests <= TARGETS.rssBytes })
+  }
+  return checks
+}

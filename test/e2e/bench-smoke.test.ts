@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process'
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import type { BenchResult } from '../../bench/result-types.js'
+
+// The harness compiled beside this test (dist/bench/run.js for dist/test/e2e/…), so any outDir works.
+const HARNESS = fileURLToPath(new URL('../../bench/run.js', import.meta.url))
+
+function runHarness (args: string[]): Promise<{ code: number | null, stdout: string, stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [HARNESS, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+// Keeps the harness from rotting: a tiny run of one scenario through the real gateway. Timings are not asserted.
+t.test('a tiny auth-get run writes a result file and a report, with only 2xx answers', async (t) => {
+  const out = await mkdtemp(join(tmpdir(), 'lanegate-bench-smoke-'))
+  t.teardown(() => rm(out, { recursive: true, force: true }))
+  const res = await runHarness(['--scenario', 'auth-get', '--duration', '0.5', '--warmup', '0', '--rounds', '2', '--connections', '4', '--no-peers', '--out', out])
+  t.equal(res.code, 0, res.stderr)
+
+  const files = (await readdir(out)).sort()
+  t.equal(files.length, 2)
+  t.match(files[0], /^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ\.json$/)
+  t.equal(files[1], files[0].replace(/\.json$/, '.md'))
+
+  const result = JSON.parse(await readFile(join(out, files[0]), 'utf8')) as BenchResult
+  t.equal(result.harness, 'lanegate-bench')
+  t.equal(result.schemaVersion, 1)
+  t.same(result.failures, [])
+  t.same(result.scenarios.map((s) => s.id), ['auth-get'])
+  const [scenario] = result.scenarios
+  t.equal(scenario.baseline, 'fastify-hello')
+  t.same(scenario.variants.map((v) => [v.name, v.role]), [['fastify-hello', 'baseline'], ['lanegate-auth-get', 'subject']])
+  t.same(scenario.runs.map((r) => r.round), [1, 1, 2, 2])
+  for (const variant of scenario.variants) {
+    t.ok(variant.requests > 0, `${variant.name} got answers`)
+    t.same(Object.keys(variant.statusCounts), ['200'], `${variant.name} answered only 200`)
+    t.equal(variant.statusCounts['200'], variant.requests)
+    for (const key of ['rps', 'ratio', 'p50Ms', 'p99Ms', 'serverCpuUsPerRequest'] as const) {
+      t.same(Object.keys(variant[key]).sort(), ['max', 'median', 'min'], `${variant.name}.${key} is a spread`)
+    }
+  }
+  t.same(result.targets.map((target) => target.scenario), ['auth-get'])
+  t.match(res.stdout, '### auth-get:')
+  const markdown = await readFile(join(out, files[1]), 'utf8')
+  t.match(markdown, '| lanegate-auth-get | subject |')
+})
+
+t.test('a bad option exits 2 with the usage', async (t) => {
+  const res = await runHarness(['--scenario', 'nope'])
+  t.equal(res.code, 2)
+  t.match(res.stderr, 'unknown scenario "nope"')
+  t.match(res.stderr, '--quick')
+})

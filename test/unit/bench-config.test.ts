@@ -1,0 +1,42 @@
+import { readFile } from 'node:fs/promises'
+import t from 'tap'
+import { parse } from 'yaml'
+import { HUGE_LIMIT, benchConfigText } from '../../bench/bench-config.js'
+import { catalog } from '../../src/catalog.js'
+import { parseConfigText } from '../../src/config/load-config.js'
+import { repoPath } from '../helpers/paths.js'
+
+const demo = await readFile(repoPath('gateway.yaml'), 'utf8')
+const LANE = 'http://127.0.0.1:45678'
+
+interface Shape {
+  server: { log_level: string, data_dir: string }
+  issuer: { token_rate_limit: { points: number }, failed_auth_limit: { points: number } }
+  rate_limits: Record<string, { points: number, window_seconds: number }>
+  organizations: Array<{ stores?: Array<{ id: string, lane?: { base_url: string } }> }>
+}
+
+t.test('the bench config quiets logs, uses its own data dir, lifts every limit and points store 001 at the bench lane', async (t) => {
+  const config = parse(benchConfigText(demo, { dataDir: '/tmp/bench-data', laneUrl: LANE })) as Shape
+  t.equal(config.server.log_level, 'warn')
+  t.equal(config.server.data_dir, '/tmp/bench-data')
+  t.equal(config.issuer.token_rate_limit.points, HUGE_LIMIT)
+  t.equal(config.issuer.failed_auth_limit.points, HUGE_LIMIT)
+  for (const [name, limit] of Object.entries(config.rate_limits)) t.equal(limit.points, HUGE_LIMIT, name)
+  const lanes = Object.fromEntries(config.organizations.flatMap((o) => o.stores ?? []).map((s) => [s.id, s.lane?.base_url]))
+  t.equal(lanes.org_store_001, LANE)
+  t.not(lanes.org_store_002, LANE)
+})
+
+t.test('the flood config limits the content route to 100 per hour and nothing else', async (t) => {
+  const config = parse(benchConfigText(demo, { dataDir: '/tmp/d', laneUrl: LANE, floodPoints: 100 })) as Shape
+  t.same(config.rate_limits['content-per-client'], { key: 'client', points: 100, window_seconds: 3600 })
+  t.equal(config.rate_limits['exchange-per-client'].points, HUGE_LIMIT)
+})
+
+t.test('the bench config passes the gateway\'s own validation', async (t) => {
+  const text = benchConfigText(demo, { dataDir: '/tmp/bench-data', laneUrl: LANE, floodPoints: 100 })
+  const loaded = parseConfigText(text, 'bench.yaml', catalog, {})
+  t.equal(loaded.config.server.log_level, 'warn')
+  t.equal(loaded.config.server.data_dir, '/tmp/bench-data')
+})

@@ -1,0 +1,40 @@
+import t from 'tap'
+import { SCENARIO_IDS, parseBenchArgs } from '../../bench/options.js'
+import { RESULTS_DIR } from '../../bench/paths.js'
+
+t.test('defaults: every scenario, 5 rounds of 5 s, 1M requests and 100k tokens for memory, pinned, with peers', async (t) => {
+  t.same(parseBenchArgs([]), {
+    scenarios: [...SCENARIO_IDS],
+    durationSeconds: 5,
+    warmupSeconds: 2,
+    rounds: 5,
+    connections: 50,
+    memoryRequests: 1_000_000,
+    memoryTokens: 100_000,
+    outDir: RESULTS_DIR,
+    pin: true,
+    peers: true,
+    profile: false,
+    quick: false,
+  })
+})
+
+t.test('--quick shortens everything; explicit options still win', async (t) => {
+  const quick = parseBenchArgs(['--quick', '--rounds', '2'])
+  t.same({ d: quick.durationSeconds, w: quick.warmupSeconds, r: quick.rounds, mr: quick.memoryRequests, mt: quick.memoryTokens, q: quick.quick },
+    { d: 2, w: 1, r: 2, mr: 50_000, mt: 5_000, q: true })
+})
+
+t.test('--scenario takes a comma list or repeats, keeps the canonical order, and rejects unknown ids', async (t) => {
+  t.same(parseBenchArgs(['--scenario', 'token,auth-get']).scenarios, ['auth-get', 'token'])
+  t.same(parseBenchArgs(['--scenario', 'memory', '--scenario', 'live-proxy']).scenarios, ['live-proxy', 'memory'])
+  t.throws(() => parseBenchArgs(['--scenario', 'nope']), /unknown scenario "nope"/)
+})
+
+t.test('numbers are checked; fractional durations and --warmup 0 are allowed', async (t) => {
+  const o = parseBenchArgs(['--duration', '0.5', '--warmup', '0', '--no-pin', '--no-peers', '--out', '/tmp/x'])
+  t.same({ d: o.durationSeconds, w: o.warmupSeconds, pin: o.pin, peers: o.peers, out: o.outDir }, { d: 0.5, w: 0, pin: false, peers: false, out: '/tmp/x' })
+  t.throws(() => parseBenchArgs(['--rounds', '1.5']), /--rounds must be a positive integer/)
+  t.throws(() => parseBenchArgs(['--connections=0']), /--connections must be a positive integer/)
+  t.throws(() => parseBenchArgs(['--bogus']), /bogus/)
+})

@@ -1,0 +1,115 @@
+import t from 'tap'
+import type { LoadResult } from '../../bench/load-job.js'
+import { hotSpots } from '../../bench/profile-summary.js'
+import { markdownReport, runStamp } from '../../bench/report.js'
+import type { BenchResult, ScenarioResult } from '../../bench/result-types.js'
+import { runProblems, summarizeVariants } from '../../bench/summary.js'
+import { checkTargets } from '../../bench/targets.js'
+
+function result (rps: number, overrides: Partial<LoadResult> = {}): LoadResult {
+  return {
+    requests: rps * 2,
+    durationSeconds: 2,
+    rps,
+    statusCounts: { 200: rps * 2 },
+    errors: 0,
+    timeouts: 0,
+    latencyMs: { p50: 1000 / rps, p90: 2000 / rps, p99: 4000 / rps, max: 10, mean: 1 },
+    serverCpuMicros: rps * 2 * 50,
+    loadgenCpu: 0.5,
+    ...overrides,
+  }
+}
+
+t.test('runProblems names unexpected statuses, errors and empty runs', async (t) => {
+  t.same(runProblems(result(100), [200]), [])
+  t.same(runProblems(result(100, { statusCounts: { 200: 150, 401: 50 } }), [200]), ['unexpected statuses 401×50 (expected only 200)'])
+  t.same(runProblems(result(100, { statusCounts: { 200: 10, 429: 190 } }), [200, 429]), [])
+  t.same(runProblems(result(100, { errors: 3, timeouts: 1, firstError: 'ECONNRESET' }), [200]), ['3 request error(s) (1 timeouts), first: ECONNRESET'])
+  t.same(runProblems(result(0, { requests: 0, statusCounts: {} }), [200]), ['no response at all'])
+})
+
+t.test('ratios are taken against the baseline of the same round, then spread', async (t) => {
+  const variants = [{ name: 'base', role: 'baseline' as const }, { name: 'gw', role: 'subject' as const }]
+  const rounds = [
+    { base: result(1000), gw: result(500) },
+    { base: result(2000), gw: result(1600) },
+    { base: result(1000), gw: result(600) },
+  ]
+  const [base, gw] = summarizeVariants(variants, rounds, { latency: false })
+  t.same(base.ratio, { median: 1, min: 1, max: 1 })
+  t.same(gw.ratio, { median: 0.6, min: 0.5, max: 0.8 })
+  t.same(gw.rps, { median: 600, min: 500, max: 1600 })
+  t.same(gw.serverCpuUsPerRequest, { median: 50, min: 50, max: 50 })
+  t.same(gw.statusCounts, { 200: 5400 })
+  t.equal(gw.requests, 5400)
+  t.equal(gw.loadgenSaturated, false)
+  t.equal(gw.addedP99Ms, undefined)
+})
+
+t.test('the latency view subtracts the baseline percentiles; a busy load generator is flagged', async (t) => {
+  const variants = [{ name: 'lane', role: 'baseline' as const }, { name: 'gw', role: 'subject' as const }]
+  const rounds = [{ lane: result(1000), gw: result(800, { loadgenCpu: 0.95 }) }]
+  const [, gw] = summarizeVariants(variants, rounds, { latency: true })
+  t.same(gw.addedP50Ms, { median: 0.25, min: 0.25, max: 0.25 })
+  t.same(gw.addedP99Ms, { median: 1, min: 1, max: 1 })
+  t.equal(gw.loadgenSaturated, true)
+  t.equal(gw.loadgenCpuMax, 0.95)
+})
+
+function scenario (id: string, kind: ScenarioResult['kind'], variants: ScenarioResult['variants']): ScenarioResult {
+  return { id, title: id, kind, baseline: variants[0]?.name, connections: 50, variants, runs: [], skipped: [] }
+}
+
+t.test('checkTargets compares each scenario that ran with its issue-6 target, and the report shows them', async (t) => {
+  const auth = summarizeVariants([{ name: 'fastify-hello', role: 'baseline' }, { name: 'lanegate-auth-get', role: 'subject' }],
+    [{ 'fastify-hello': result(1000), 'lanegate-auth-get': result(850) }], { latency: false })
+  const token = summarizeVariants([{ name: 'fastify-hello-post', role: 'baseline' }, { name: 'lanegate-token', role: 'subject' }],
+    [{ 'fastify-hello-post': result(9000), 'lanegate-token': result(4000) }], { latency: false })
+  const scenarios = [scenario('auth-get', 'throughput', auth), scenario('token', 'throughput', token)]
+  const targets = checkTargets(scenarios)
+  t.same(targets, [
+    { scenario: 'auth-get', what: 'authenticated in-process GET ÷ bare fastify', goal: '≥ 0.8×', measured: '0.85× (0.85–0.85)', met: true },
+    { scenario: 'token', what: 'tokens issued per second, one core, known client', goal: '≥ 5000/s', measured: '4000/s (4000–4000)', met: false },
+  ])
+  const report: BenchResult = {
+    harness: 'lanegate-bench',
+    schemaVersion: 1,
+    startedAt: '2026-11-22T05:40:12.000Z',
+    finishedAt: '2026-11-22T05:41:12.000Z',
+    machine: { cpus: 2, cpuModel: 'Test CPU', node: 'v20', platform: 'linux x64', pinned: true, serverCore: 0, loadgenCore: 1 },
+    options: { rounds: 1 },
+    scenarios,
+    targets,
+    failures: ['token / lanegate-token (round 1/1): unexpected statuses 500×1 (expected only 200)'],
+    warnings: [],
+  }
+  const md = markdownReport(report)
+  t.match(md, '| lanegate-auth-get | subject | 850 | 0.85 | 1.176 | 4.706 | 50 | – | 50% | 200×1700 |')
+  t.match(md, '| token | tokens issued per second, one core, known client | ≥ 5000/s | 4000/s (4000–4000) | no |')
+  t.match(md, '### FAILURES\n\n- token / lanegate-token (round 1/1): unexpected statuses 500×1')
+  t.match(md, 'servers pinned to core 0, load generator to core 1')
+})
+
+t.test('runStamp is a file-name-safe UTC time', async (t) => {
+  t.equal(runStamp(new Date('2026-11-22T05:40:12.345Z')), '2026-11-22T05-40-12Z')
+})
+
+t.test('hotSpots ranks self time of busy samples by function and by file, idle apart', async (t) => {
+  const frame = (functionName: string, url: string, lineNumber = 0) => ({ functionName, url, lineNumber })
+  const spots = hotSpots({
+    startTime: 0,
+    endTime: 1,
+    nodes: [
+      { id: 1, callFrame: frame('(idle)', ''), hitCount: 50 },
+      { id: 2, callFrame: frame('verify', 'file:///repo/src/auth/token-verifier.js', 9), hitCount: 30 },
+      { id: 3, callFrame: frame('other', 'file:///repo/src/auth/token-verifier.js', 40), hitCount: 10 },
+      { id: 4, callFrame: frame('', 'node:net'), hitCount: 10 },
+    ],
+  }, 2)
+  t.same(spots, {
+    functions: [{ where: 'verify /repo/src/auth/token-verifier.js:10', share: 0.6 }, { where: 'other /repo/src/auth/token-verifier.js:41', share: 0.2 }],
+    files: [{ where: '/repo/src/auth/token-verifier.js', share: 0.8 }, { where: 'node:net', share: 0.2 }],
+    idle: 0.5,
+  })
+})
