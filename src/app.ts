@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { Logger } from 'pino'
 import { ConfigError } from './config/config-error.js'
 import { createErrorHandler } from './errors/error-handler.js'
+import { gatewayClientErrorHandler } from './errors/client-error-handler.js'
 import { GatewayError } from './errors/gateway-error.js'
 import { renderError, type EnvelopeName } from './errors/envelopes.js'
 import type { Gateway } from './gateway.js'
@@ -40,6 +41,7 @@ export async function buildApp (gateway: Gateway, logger: Logger): Promise<Fasti
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
     },
     return503OnClosing: true,
+    clientErrorHandler: gatewayClientErrorHandler,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 200 },
     // The router's own 400s (malformed percent-encoding in the URL) answer in the gateway's envelope too.

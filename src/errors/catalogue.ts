@@ -40,6 +40,8 @@ export const catalogue = {
   not_found: { status: 404, message: 'Not found.', shape: 'text', oauth: 'invalid_request' },
   method_not_allowed: { status: 405, message: 'Method not allowed.', shape: 'text', oauth: 'invalid_request' },
   payload_too_large: { status: 413, message: 'The request body is larger than this route accepts.', shape: 'code', oauth: 'invalid_request' },
+  request_timeout: { status: 408, message: 'The request was not received in time.', shape: 'text', oauth: 'invalid_request' },
+  header_too_large: { status: 431, message: 'Request header fields too large.', shape: 'text', oauth: 'invalid_request' },
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type.', shape: 'code', oauth: 'invalid_request' },
   validation_failed: { status: 422, message: 'The request body is invalid.', shape: 'code', oauth: 'invalid_request' },
   internal_error: { status: 500, message: 'Internal server error.', shape: 'text', oauth: 'server_error' },
