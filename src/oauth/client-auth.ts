@@ -89,6 +89,8 @@ export interface ClientAuthenticatorOptions {
   /** Successful verifications remembered (LRU). */
   cacheSize?: number
   cacheTtlMs?: number
+  /** The scrypt check (tests count calls); defaults to `verifySecret`. */
+  verify?: (secret: string, hash: ParsedSecretHash) => Promise<boolean>
 }
 
 export interface ClientAuthenticator {
@@ -109,6 +111,13 @@ export function createClientAuthenticator (options: ClientAuthenticatorOptions =
   const cacheKey = randomBytes(32)
   const verified = new LRUCache<string, true>({ max: options.cacheSize ?? 10_000, ttl: options.cacheTtlMs ?? 15 * 60_000 })
   const parsed = new WeakMap<ServiceAccountSecret, ParsedSecretHash>()
+  const verify = options.verify ?? verifySecret
+  /**
+   * Verifications under way, by the same key as the cache: concurrent first requests of one client share one
+   * scrypt run (~70 ms, 32 MiB) instead of each starting their own, which starved the thread pool (50 at once
+   * answered nothing for seconds). Entries leave when the run settles; only successes go to `verified`.
+   */
+  const inFlight = new Map<string, Promise<boolean>>()
 
   function digest (clientId: string, secret: string, hash: string): string {
     return createHmac('sha256', cacheKey).update(`${clientId}\0${secret}\0${hash}`).digest('base64url')
@@ -124,17 +133,30 @@ export function createClientAuthenticator (options: ClientAuthenticatorOptions =
     return hash
   }
 
+  function verifyShared (key: string, clientSecret: string, hash: ParsedSecretHash): Promise<boolean> {
+    let pending = inFlight.get(key)
+    if (pending === undefined) {
+      pending = verify(clientSecret, hash)
+        .then((ok) => {
+          if (ok) verified.set(key, true)
+          return ok
+        })
+        .finally(() => inFlight.delete(key))
+      inFlight.set(key, pending)
+    }
+    return pending
+  }
+
   async function secretMatches (account: ServiceAccountConfig, clientSecret: string): Promise<boolean> {
     const keys = account.secrets.map((s) => digest(account.client_id, clientSecret, s.hash))
     if (keys.some((key) => verified.has(key))) return true
     if (account.secrets.length === 0) {
-      await verifySecret(clientSecret, DUMMY_SECRET_HASH)
+      await verify(clientSecret, DUMMY_SECRET_HASH)
       return false
     }
     // Every hash is checked, in parallel, without stopping at the first match: the work does not depend on
     // which secret (old or new) was presented.
-    const results = await Promise.all(account.secrets.map((s) => verifySecret(clientSecret, parsedHash(s))))
-    results.forEach((ok, i) => { if (ok) verified.set(keys[i] as string, true) })
+    const results = await Promise.all(account.secrets.map((s, i) => verifyShared(keys[i] as string, clientSecret, parsedHash(s))))
     return results.includes(true)
   }
 
@@ -142,7 +164,7 @@ export function createClientAuthenticator (options: ClientAuthenticatorOptions =
     async authenticate (credentials, indexes) {
       const account = indexes.accounts.get(credentials.clientId)
       if (account === undefined) {
-        await verifySecret(credentials.clientSecret, DUMMY_SECRET_HASH)
+        await verify(credentials.clientSecret, DUMMY_SECRET_HASH)
         throw invalidClient(credentials.method)
       }
       if (!await secretMatches(account, credentials.clientSecret)) throw invalidClient(credentials.method)

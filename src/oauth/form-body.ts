@@ -18,6 +18,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
  */
 export function isFormContentType (header: string | undefined): boolean {
   if (header === undefined) return false
+  // What every client sends: skip the split and trims.
+  if (header === FORM_MEDIA_TYPE) return true
   const [type, ...parameters] = header.split(';')
   if ((type ?? '').replace(OWS, '').toLowerCase() !== FORM_MEDIA_TYPE) return false
   for (const parameter of parameters) {
@@ -31,6 +33,8 @@ export function isFormContentType (header: string | undefined): boolean {
 }
 
 function decodeComponent (text: string): string {
+  // Most names and values (grant_type, client_id, generated secrets) have nothing to decode.
+  if (!text.includes('%') && !text.includes('+')) return text
   try {
     return decodeURIComponent(text.replaceAll('+', ' '))
   } catch {

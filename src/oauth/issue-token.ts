@@ -1,5 +1,6 @@
-import { randomBytes } from 'node:crypto'
-import { SignJWT, type CryptoKey } from 'jose'
+import type { CryptoKey } from 'jose'
+import { encodedAccessTokenHeader, signCompact } from './compact-jws.js'
+import { randomTokenId } from './random-pool.js'
 
 /** What a token is signed with: a KeyStore's `signing` or the development user issuer's key. */
 export interface SigningKey {
@@ -33,25 +34,30 @@ export interface SignedAccessToken {
  * Signs an RFC 9068 access token: header `{alg, kid, typ:'at+jwt'}`, claims `iss`, `sub`, `client_id`, `aud`,
  * `iat`, `exp`, `jti` (128 random bits), `scope` (space-separated), `scopes` (array), `organization_id` and
  * `token_type`. The verifier of either profile requires all of them.
+ *
+ * Signed synchronously with node:crypto (compact-jws.ts); the header and claims are serialised exactly as
+ * jose's `SignJWT` did before (same members, same order), so tokens are byte-for-byte the same up to the
+ * signature (test/unit/oauth-compact-jws.test.ts).
  */
 export async function signAccessToken (key: SigningKey, claims: AccessTokenClaims): Promise<SignedAccessToken> {
   const issuedAt = claims.issuedAt ?? Math.floor(Date.now() / 1000)
   const expiresAt = issuedAt + claims.lifetimeSeconds
-  const jti = randomBytes(16).toString('base64url')
-  const token = await new SignJWT({
+  if (!Number.isFinite(issuedAt) || !Number.isFinite(expiresAt)) throw new TypeError('iat and exp must be finite numbers')
+  const jti = randomTokenId()
+  // Member order is the old SignJWT order: constructor payload, then iss, sub, aud, iat, exp, jti.
+  const payload = JSON.stringify({
     client_id: claims.clientId,
     scope: claims.scopes.join(' '),
-    scopes: [...claims.scopes],
+    scopes: claims.scopes,
     organization_id: claims.organizationId,
     token_type: claims.tokenType,
+    iss: claims.issuer,
+    sub: claims.subject,
+    aud: claims.audience,
+    iat: issuedAt,
+    exp: expiresAt,
+    jti,
   })
-    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
-    .setIssuer(claims.issuer)
-    .setSubject(claims.subject)
-    .setAudience(claims.audience)
-    .setIssuedAt(issuedAt)
-    .setExpirationTime(expiresAt)
-    .setJti(jti)
-    .sign(key.privateKey)
+  const token = signCompact(key.alg, key.privateKey, encodedAccessTokenHeader(key.alg, key.kid), payload)
   return { token, jti, issuedAt, expiresAt }
 }

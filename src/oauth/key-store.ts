@@ -73,6 +73,23 @@ export async function createKeyStore (config: GatewayConfig, options: KeyStoreOp
   const interval = options.rescanIntervalMs ?? RESCAN_INTERVAL_MS
   const timer = interval > 0 ? setInterval(() => { void refresh() }, interval).unref() : undefined
 
+  // The signing key is read on every token request; it changes only when the key set changes or a pending key
+  // comes of age, so the choice is kept until then instead of sorting the keys per request.
+  let signingFor: readonly KeyFile[] | undefined
+  let signingUntil = 0
+  let signing: KeyStore['signing'] | undefined
+
+  function currentSigning (): KeyStore['signing'] {
+    const at = now()
+    if (signing === undefined || signingFor !== keys || at >= signingUntil) {
+      const key = selectSigningKey(keys, at, activationDelayMs)
+      signing = { kid: key.kid, alg: key.alg, privateKey: key.privateKey }
+      signingFor = keys
+      signingUntil = nextActivation(keys, at, activationDelayMs)
+    }
+    return signing
+  }
+
   const resolve: JWTVerifyGetKey = function resolveGatewayKey (header, token) {
     return localSet(header, token)
   }
@@ -80,14 +97,23 @@ export async function createKeyStore (config: GatewayConfig, options: KeyStoreOp
   return {
     dir,
     get signing () {
-      const key = selectSigningKey(keys, now(), activationDelayMs)
-      return { kid: key.kid, alg: key.alg, privateKey: key.privateKey }
+      return currentSigning()
     },
     jwks: () => publicJwks(keys),
     resolve,
     refresh,
     close: () => { if (timer) clearInterval(timer) },
   }
+}
+
+/** When the next key not yet active becomes active (Infinity when every key is). */
+function nextActivation (keys: readonly KeyFile[], now: number, activationDelayMs: number): number {
+  let next = Infinity
+  for (const key of keys) {
+    const activeAt = key.publishedAt + activationDelayMs
+    if (activeAt > now && activeAt < next) next = activeAt
+  }
+  return next
 }
 
 function publicJwks (keys: readonly KeyFile[]): { keys: JWK[] } {

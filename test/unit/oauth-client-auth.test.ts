@@ -2,6 +2,7 @@ import t from 'tap'
 import { buildIndexes } from '../../src/config/indexes.js'
 import { createClientAuthenticator, readCredentials } from '../../src/oauth/client-auth.js'
 import { parseFormBody } from '../../src/oauth/form-body.js'
+import { verifySecret, type ParsedSecretHash } from '../../src/oauth/secret-hash.js'
 import { basicAuth } from '../helpers/oauth-app.js'
 import { buildOauthConfig, SECRETS } from '../helpers/oauth-config.js'
 
@@ -68,4 +69,54 @@ t.test('authenticator: a secret removed from the config stops working even after
   const after = buildIndexes({ ...config, service_accounts: [{ ...rotating, secrets: rotating.secrets.slice(1) }] })
   await t.rejects(post(after, SECRETS.rotatingOld), { code: 'invalid_client' })
   t.equal((await post(after, SECRETS.rotatingNew)).client_id, 'rotating')
+})
+
+/** verifySecret with a call count and a gate, so a test decides when the scrypt runs finish. */
+function countingVerify () {
+  const calls: string[] = []
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => { release = resolve })
+  async function verify (secret: string, hash: ParsedSecretHash): Promise<boolean> {
+    calls.push(secret)
+    await gate
+    return verifySecret(secret, hash)
+  }
+  return { calls, release, verify }
+}
+
+t.test('authenticator: 20 concurrent first requests of one client run scrypt once (single-flight)', async (t) => {
+  const indexes = buildIndexes(await buildOauthConfig())
+  const counter = countingVerify()
+  const auth = createClientAuthenticator({ verify: counter.verify })
+  const requests = Array.from({ length: 20 }, () => auth.authenticate({ method: 'client_secret_post', clientId: 'content-reader', clientSecret: SECRETS.content }, indexes))
+  counter.release()
+  const accounts = await Promise.all(requests)
+  t.same(accounts.map((a) => a.client_id), Array(20).fill('content-reader'))
+  t.equal(counter.calls.length, 1, 'one scrypt run shared by all 20')
+  await auth.authenticate({ method: 'client_secret_post', clientId: 'content-reader', clientSecret: SECRETS.content }, indexes)
+  t.equal(counter.calls.length, 1, 'later requests come from the success cache')
+})
+
+t.test('authenticator: concurrent wrong secrets share a run but the failure is not cached', async (t) => {
+  const indexes = buildIndexes(await buildOauthConfig())
+  const counter = countingVerify()
+  const auth = createClientAuthenticator({ verify: counter.verify })
+  const post = (clientSecret: string) => auth.authenticate({ method: 'client_secret_post', clientId: 'content-reader', clientSecret }, indexes)
+  const wrong = [post('wrong'), post('wrong'), post('also-wrong')]
+  counter.release()
+  const results = await Promise.allSettled(wrong)
+  t.same(results.map((r) => r.status), ['rejected', 'rejected', 'rejected'])
+  t.same(counter.calls, ['wrong', 'also-wrong'], 'one run per distinct secret')
+  await t.rejects(post('wrong'), { code: 'invalid_client' })
+  t.same(counter.calls, ['wrong', 'also-wrong', 'wrong'], 'a failure is verified again, not remembered')
+})
+
+t.test('authenticator: a rotating client with two secrets checks both hashes once for concurrent requests', async (t) => {
+  const indexes = buildIndexes(await buildOauthConfig())
+  const counter = countingVerify()
+  const auth = createClientAuthenticator({ verify: counter.verify })
+  const requests = Array.from({ length: 5 }, () => auth.authenticate({ method: 'client_secret_post', clientId: 'rotating', clientSecret: SECRETS.rotatingNew }, indexes))
+  counter.release()
+  t.same((await Promise.all(requests)).map((a) => a.client_id), Array(5).fill('rotating'))
+  t.equal(counter.calls.length, 2, 'each of the two hashes verified once')
 })

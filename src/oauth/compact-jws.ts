@@ -1,0 +1,66 @@
+import { KeyObject, sign, type KeyLike, type SignKeyObjectInput } from 'node:crypto'
+import type { CryptoKey } from 'jose'
+
+/**
+ * Synchronous compact JWS signing with `node:crypto.sign`. jose signs through WebCrypto's `subtle.sign`, whose
+ * job dispatch alone was about a third of the token endpoint's CPU time (bench/results/2026-11-22T05-51-14Z):
+ * the signature itself is the same, only the plumbing differs. jose still does everything else (key import,
+ * verification, JWKS).
+ */
+
+/** The node:crypto digest and signature options of each algorithm the gateway signs with. */
+const ALGORITHMS: Record<string, { digest: string | null, dsaEncoding?: 'ieee-p1363' }> = {
+  EdDSA: { digest: null },
+  // JWS ES256 signatures are the raw r‖s pair (RFC 7518 §3.4), not DER: node's default is DER.
+  ES256: { digest: 'sha256', dsaEncoding: 'ieee-p1363' },
+  // RSASSA-PKCS1-v1_5 is node's default RSA padding.
+  RS256: { digest: 'sha256' },
+}
+
+/** The KeyObject behind each CryptoKey (no copy: node's CryptoKey wraps one; extractable or not). */
+const keyObjects = new WeakMap<CryptoKey, KeyObject>()
+
+function keyObjectOf (key: CryptoKey): KeyObject {
+  let keyObject = keyObjects.get(key)
+  if (keyObject === undefined) {
+    keyObject = KeyObject.from(key as unknown as Parameters<typeof KeyObject.from>[0])
+    keyObjects.set(key, keyObject)
+  }
+  return keyObject
+}
+
+/** Encoded protected headers by `alg kid`: a key signs many tokens with the same header. */
+const encodedHeaders = new Map<string, string>()
+const MAX_CACHED_HEADERS = 64
+
+/**
+ * The base64url protected header `{alg, kid, typ}` in that key order, as jose's `setProtectedHeader` serialises
+ * it (JSON.stringify in insertion order).
+ */
+export function encodedAccessTokenHeader (alg: string, kid: string): string {
+  const cacheKey = `${alg} ${kid}`
+  let encoded = encodedHeaders.get(cacheKey)
+  if (encoded === undefined) {
+    encoded = Buffer.from(JSON.stringify({ alg, kid, typ: 'at+jwt' })).toString('base64url')
+    // Keys rotate rarely; the bound only keeps a pathological caller from growing the map without end.
+    if (encodedHeaders.size >= MAX_CACHED_HEADERS) encodedHeaders.clear()
+    encodedHeaders.set(cacheKey, encoded)
+  }
+  return encoded
+}
+
+/**
+ * Signs `<encodedHeader>.<base64url(payloadJson)>` with `alg` and returns the compact JWS. Throws for an
+ * algorithm the gateway does not sign with.
+ */
+export function signCompact (alg: string, privateKey: CryptoKey, encodedHeader: string, payloadJson: string): string {
+  const algorithm = ALGORITHMS[alg]
+  if (algorithm === undefined) throw new TypeError(`unsupported signing algorithm ${alg}`)
+  const signingInput = `${encodedHeader}.${Buffer.from(payloadJson).toString('base64url')}`
+  const keyObject = keyObjectOf(privateKey)
+  const key: KeyLike | SignKeyObjectInput = algorithm.dsaEncoding === undefined
+    ? keyObject
+    : { key: keyObject, dsaEncoding: algorithm.dsaEncoding }
+  const signature = sign(algorithm.digest, Buffer.from(signingInput), key)
+  return `${signingInput}.${signature.toString('base64url')}`
+}
