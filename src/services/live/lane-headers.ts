@@ -21,10 +21,14 @@ const RESPONSE_DROP = new Set([
   'server', 'x-powered-by', 'date', 'x-request-id',
 ])
 
+const NOTHING_LISTED: ReadonlySet<string> = new Set()
+
 /** Header names a `Connection` header lists are hop-by-hop for this message too. */
-function connectionListed (headers: IncomingHttpHeaders): Set<string> {
-  const listed = new Set<string>()
+function connectionListed (headers: IncomingHttpHeaders): ReadonlySet<string> {
   const value = headers.connection
+  // Most messages name nothing beyond keep-alive/close: no set to build per request.
+  if (value === undefined || value === 'keep-alive' || value === 'close') return NOTHING_LISTED
+  const listed = new Set<string>()
   for (const part of [value ?? ''].flat().join(',').split(',')) {
     const name = part.trim().toLowerCase()
     if (name !== '') listed.add(name)

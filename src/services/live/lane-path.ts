@@ -69,10 +69,23 @@ export function splitLiveUrl (rawUrl: string, storeId: string): { remainder: str
 
 /** The lane URL a request goes to: the lane's base path, then the canonical remainder and the raw query. */
 export function laneTarget (baseUrl: string, remainder: string, query: string): URL {
-  const base = new URL(baseUrl)
-  const basePath = base.pathname.endsWith('/') ? base.pathname : `${base.pathname}/`
-  const target = new URL(base.origin)
+  const { origin, basePath } = parsedBase(baseUrl)
+  const target = new URL(origin)
   target.pathname = basePath + remainder
   target.search = query === '' ? '' : `?${query}`
   return target
+}
+
+/** Lane base URLs come from the config, so there are few: each is parsed once (one URL parse per request less). */
+const parsedBases = new Map<string, { origin: string, basePath: string }>()
+
+function parsedBase (baseUrl: string): { origin: string, basePath: string } {
+  let parsed = parsedBases.get(baseUrl)
+  if (parsed === undefined) {
+    const base = new URL(baseUrl)
+    parsed = { origin: base.origin, basePath: base.pathname.endsWith('/') ? base.pathname : `${base.pathname}/` }
+    if (parsedBases.size >= 1024) parsedBases.clear()
+    parsedBases.set(baseUrl, parsed)
+  }
+  return parsed
 }

@@ -62,9 +62,15 @@ export class LaneRelay {
       this.states.set(req, state)
       state.timer = setTimeout(() => this.fail(req, timeout()), lane.response_timeout_ms)
 
-      const body = new ByteLimit(input.maxBodyBytes)
-      body.on('error', () => this.fail(req, new GatewayError('payload_too_large')))
-      req.pipe(body)
+      // A request that declares no body (no Content-Length above 0, no Transfer-Encoding: node's parser then
+      // reads none) is piped as it is; only a body is counted against the limit.
+      let body: IncomingMessage | ByteLimit = req
+      if (hasBody(req)) {
+        const limited = new ByteLimit(input.maxBodyBytes)
+        limited.on('error', () => this.fail(req, new GatewayError('payload_too_large')))
+        req.pipe(limited)
+        body = limited
+      }
       // http-proxy copies `req.headers` into the upstream request; handing it the filtered set is the only way
       // to remove headers before they are written (its proxyReq event may come after the first body chunk).
       ;(req as { headers: unknown }).headers = input.headers
@@ -127,6 +133,11 @@ export class LaneRelay {
     this.proxy.removeAllListeners()
     this.proxy.on('error', () => {})
   }
+}
+
+function hasBody (req: IncomingMessage): boolean {
+  const length = req.headers['content-length']
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
 }
 
 function timeout (): GatewayError {
