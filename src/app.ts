@@ -53,6 +53,9 @@ export async function buildApp (gateway: Gateway, logger: Logger): Promise<Fasti
   })
 
   app.setErrorHandler(createErrorHandler('plain'))
+  // Kept async on purpose: a synchronous (done-callback) hook writes a response while llhttp is still inside the
+  // request's headers, so a smuggling shape (`Transfer-Encoding: xchunked`) got a 404 written before its 400
+  // (test/e2e/client-errors). The microtask lets the parser report the framing error first.
   app.addHook('onSend', async function standardHeaders (request, reply) {
     reply.header('x-request-id', request.id)
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')

@@ -4,6 +4,7 @@ import type { ServiceAccountConfig } from '../config/types.js'
 import type { Principal } from '../pipeline/request-context.js'
 import type { TokenProfile } from './token-profiles.js'
 import { invalidToken } from './bearer-challenge.js'
+import { internScopes, internString } from './claim-interning.js'
 
 /**
  * Turns a signature-verified payload into a Principal, checking what jose does not: the claim types the gateway
@@ -18,12 +19,13 @@ export function principalFromClaims (payload: JWTPayload, profile: TokenProfile)
   if (typeof claims.exp !== 'number') return reject('exp is not a number')
   if (claims.organization_id === '') return reject('organization_id is empty')
   if (profile.tokenType === 'service' && claims.sub !== claims.client_id) return reject('sub differs from client_id')
+  // Only what Principal needs, with repeated values shared: the verifier caches this object for the token's life.
   return {
     tokenType: profile.tokenType,
-    subject: claims.sub as string,
-    clientId: claims.client_id as string,
-    organizationId: claims.organization_id as string,
-    scopes: new Set((claims.scope as string).split(' ').filter((s) => s !== '')),
+    subject: internString(claims.sub as string),
+    clientId: internString(claims.client_id as string),
+    organizationId: internString(claims.organization_id as string),
+    scopes: internScopes(claims.scope as string),
     tokenId: claims.jti as string,
     expiresAt: claims.exp,
     issuer: profile.issuer,
@@ -49,11 +51,23 @@ export function applyServiceAccount (principal: Principal, indexes: ConfigIndexe
   }
   const allowed = allowedScopes(account)
   for (const scope of principal.scopes) {
-    if (!allowed.has(scope)) {
-      return { ...principal, scopes: new Set([...principal.scopes].filter((s) => allowed.has(s))) }
-    }
+    if (!allowed.has(scope)) return narrowed(principal, account, allowed)
   }
   return principal
+}
+
+/**
+ * The principal with only the scopes the account still has, built once per (cached principal, account version)
+ * rather than on every request: accounts are immutable within a snapshot, and a reload brings new objects.
+ */
+const narrowedPrincipals = new WeakMap<Principal, { account: ServiceAccountConfig, principal: Principal }>()
+
+function narrowed (principal: Principal, account: ServiceAccountConfig, allowed: ReadonlySet<string>): Principal {
+  const known = narrowedPrincipals.get(principal)
+  if (known !== undefined && known.account === account) return known.principal
+  const result: Principal = { ...principal, scopes: new Set([...principal.scopes].filter((s) => allowed.has(s))) }
+  narrowedPrincipals.set(principal, { account, principal: result })
+  return result
 }
 
 /** Each account's scopes as a set, built once per config snapshot (accounts are immutable within one). */

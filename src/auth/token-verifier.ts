@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose'
 import { LRUCache } from 'lru-cache'
@@ -21,6 +22,8 @@ export interface TokenVerifierDeps {
 
 /** Longer tokens are refused before any parsing; real ones are well under 2 KB. */
 const maxTokenLength = 8192
+/** RFC 6750 §2.1 `b64token`: checked before a token is first verified (a cached token passed it already). */
+const b64token = /^[A-Za-z0-9\-._~+/]+=*$/
 /** A cached verification is dropped after this long even if the token lives longer. */
 const maxCacheTtlMs = 10 * 60_000
 /** The claims every bearer token must carry (RFC 9068 §2.2). */
@@ -33,9 +36,20 @@ interface CachedVerification {
 }
 
 /**
- * Creates the bearer-token verifier shared by every snapshot. Successful verifications are cached by token string
- * (never failures, so a bad token cannot poison the cache); on every hit `exp` is checked again and, for service
- * tokens, the request's snapshot decides whether the account is still active. The token itself is never logged.
+ * The cache key of a token: its SHA-256 (43 characters) instead of the token itself (650+ characters, and as
+ * the auth step hands it over, a slice that keeps the whole `Authorization` header alive). Equal digests mean
+ * equal tokens (SHA-256 is collision resistant), so a hit is exactly the token that was verified, which keying
+ * by the signature part alone would not give: `<any header>.<any payload>.<a known signature>` would hit.
+ */
+function cacheKey (token: string): string {
+  return hash('sha256', token, 'base64url')
+}
+
+/**
+ * Creates the bearer-token verifier shared by every snapshot. Successful verifications are cached by the token's
+ * digest (never failures, so a bad token cannot poison the cache); on every hit `exp` is checked again and, for
+ * service tokens, the request's snapshot decides whether the account is still active. The token itself is never
+ * logged.
  */
 export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
   const profilesFor = createProfileSource(deps)
@@ -43,7 +57,7 @@ export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
   const lastKeyWarning = new Map<string, number>()
 
   async function verifyUncached (token: string, config: GatewayConfig, profiles: ReadonlyMap<string, TokenProfile>): Promise<CachedVerification> {
-    if (token.length > maxTokenLength) throw invalidToken('The access token is malformed')
+    if (!b64token.test(token)) throw invalidToken('The access token is malformed')
     let issuer: unknown
     try {
       decodeProtectedHeader(token)
@@ -83,20 +97,22 @@ export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
 
   return {
     async verify (token: string, config: GatewayConfig, indexes: ConfigIndexes): Promise<Principal> {
+      if (token.length > maxTokenLength) throw invalidToken('The access token is malformed')
       const profiles = profilesFor(config)
       const nowSeconds = Date.now() / 1000
-      let entry = cache.get(token)
+      const key = cacheKey(token)
+      let entry = cache.get(key)
       if (entry !== undefined && profiles.get(entry.principal.issuer)?.fingerprint !== entry.fingerprint) {
         // The issuer's rules changed with a reload: verify again under the new ones.
-        cache.delete(token)
+        cache.delete(key)
         entry = undefined
       }
       if (entry === undefined) {
         entry = await verifyUncached(token, config, profiles)
         const ttl = Math.min((entry.principal.expiresAt + config.issuer.clock_tolerance_seconds - nowSeconds) * 1000, maxCacheTtlMs)
-        if (ttl >= 1) cache.set(token, entry, { ttl: Math.floor(ttl) })
+        if (ttl >= 1) cache.set(key, entry, { ttl: Math.floor(ttl) })
       } else if (entry.principal.expiresAt <= nowSeconds - config.issuer.clock_tolerance_seconds) {
-        cache.delete(token)
+        cache.delete(key)
         throw invalidToken('The access token expired')
       }
       return entry.principal.tokenType === 'service' ? applyServiceAccount(entry.principal, indexes) : entry.principal

@@ -3,7 +3,8 @@ import { GatewayError } from '../../errors/gateway-error.js'
 import type { ContentCache } from './content-cache.js'
 import { renderItem, type ContentItem } from './content-item.js'
 import { noneMatch, strongEtag } from './etag.js'
-import { parseListQuery } from './list-query.js'
+import { parseListQuery, type ListQuery } from './list-query.js'
+import { createPageCache, type RenderedPage } from './page-cache.js'
 import { contentSettingsOf } from './settings.js'
 
 /** Newest first; the id breaks ties so pages are stable. */
@@ -13,33 +14,41 @@ function byPublishedDesc (a: ContentItem, b: ContentItem): number {
   return at !== bt ? bt - at : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 }
 
+/** Renders one page of `kind` items an organization reaches (the slow path; the page cache keeps the result). */
+function renderPage (items: readonly ContentItem[], kind: ContentItem['kind'], reachable: ReadonlySet<string>, query: ListQuery): RenderedPage {
+  const matching = items
+    .filter((item) => item.kind === kind && item.status === 'published' && reachable.has(item.organization_id) &&
+      (query.type === undefined || item.type === query.type))
+    .sort(byPublishedDesc)
+  const start = (query.page - 1) * query.perPage
+  const body = JSON.stringify({
+    data: matching.slice(start, start + query.perPage).map(renderItem),
+    meta: { page: query.page, per_page: query.perPage, total: matching.length, total_pages: Math.ceil(matching.length / query.perPage) },
+  })
+  return { body, etag: strongEtag(body) }
+}
+
 /**
  * A list route over one kind of item: the caller's organization tree only, published only, optional `type`
  * filter, paginated. The body carries a strong ETag; a matching If-None-Match answers 304 without a body.
+ * Rendered pages are kept per (folder version, config snapshot, organization, query): see page-cache.ts.
  */
 export function createListHandler (cache: ContentCache, kind: ContentItem['kind']) {
-  return async function listContent (request: FastifyRequest, reply: FastifyReply) {
+  const pages = createPageCache()
+  return async function listContent (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const principal = request.gw.principal
     if (principal === undefined) throw new GatewayError('unauthenticated')
-    const settings = contentSettingsOf(request.gw.snapshot.config)
+    const { snapshot } = request.gw
+    const settings = contentSettingsOf(snapshot.config)
     const query = parseListQuery(request.query, settings)
-    const reachable = request.gw.snapshot.indexes.reachable(principal.organizationId)
+    const items = cache.items(settings.source_dir, settings.reload_check_ms)
+    const organizationId = principal.organizationId
+    const page = pages.page(items, snapshot.indexes, organizationId, query,
+      () => renderPage(items, kind, snapshot.indexes.reachable(organizationId), query))
 
-    const matching = cache.items(settings.source_dir, settings.reload_check_ms)
-      .filter((item) => item.kind === kind && item.status === 'published' && reachable.has(item.organization_id) &&
-        (query.type === undefined || item.type === query.type))
-      .sort(byPublishedDesc)
-    const start = (query.page - 1) * query.perPage
-    const body = JSON.stringify({
-      data: matching.slice(start, start + query.perPage).map(renderItem),
-      meta: { page: query.page, per_page: query.perPage, total: matching.length, total_pages: Math.ceil(matching.length / query.perPage) },
-    })
-
-    const etag = strongEtag(body)
     // The list depends on the caller's organization: shared caches must not serve it to someone else.
-    reply.header('etag', etag).header('cache-control', 'private, no-cache').header('vary', 'Authorization')
-    const ifNoneMatch = request.headers['if-none-match']
-    if (noneMatch(ifNoneMatch, etag)) return reply.code(304).send()
-    return reply.type('application/json; charset=utf-8').send(body)
+    reply.header('etag', page.etag).header('cache-control', 'private, no-cache').header('vary', 'Authorization')
+    if (noneMatch(request.headers['if-none-match'], page.etag)) return reply.code(304).send()
+    return reply.type('application/json; charset=utf-8').send(page.body)
   }
 }

@@ -29,9 +29,20 @@ export const contentSettingsSchema: Record<string, Record<string, unknown>> = {
   },
 }
 
-/** The content settings of a config with defaults filled in and `source_dir` made absolute. */
+/** Settings per config snapshot: a snapshot never changes, and resolving them per request showed in profiles. */
+const settingsByConfig = new WeakMap<GatewayConfig, ContentSettings>()
+
+/**
+ * The content settings of a config with defaults filled in and `source_dir` made absolute (against the working
+ * directory when the snapshot was first asked: the gateway never changes its working directory).
+ */
 export function contentSettingsOf (config: GatewayConfig): ContentSettings {
-  return contentSettingsFrom(config.services.content)
+  let settings = settingsByConfig.get(config)
+  if (settings === undefined) {
+    settings = contentSettingsFrom(config.services.content)
+    settingsByConfig.set(config, settings)
+  }
+  return settings
 }
 
 export function contentSettingsFrom (service: ServiceConfig | undefined): ContentSettings {

@@ -1,0 +1,31 @@
+/**
+ * Shared copies of the claim values many tokens repeat (client ids, organization ids, scope strings), so that
+ * the token verifier's cache of up to 100,000 principals holds one copy of each instead of one per token.
+ * Bounded: once full, new values are used as they are (correct, just not shared), so a flood of distinct values
+ * cannot grow these tables.
+ */
+
+const maxEntries = 10_000
+
+const strings = new Map<string, string>()
+const scopeSets = new Map<string, ReadonlySet<string>>()
+
+/** The shared copy of `value` (the first one seen). */
+export function internString (value: string): string {
+  const known = strings.get(value)
+  if (known !== undefined) return known
+  if (strings.size < maxEntries) strings.set(value, value)
+  return value
+}
+
+/**
+ * The scopes of a space-separated `scope` claim as a set shared by every token with the same claim. Callers must
+ * never mutate it (Principal.scopes is a ReadonlySet; applyServiceAccount builds a new set when it narrows).
+ */
+export function internScopes (scope: string): ReadonlySet<string> {
+  const known = scopeSets.get(scope)
+  if (known !== undefined) return known
+  const set: ReadonlySet<string> = new Set(scope.split(' ').filter((s) => s !== '').map(internString))
+  if (scopeSets.size < maxEntries) scopeSets.set(scope, set)
+  return set
+}

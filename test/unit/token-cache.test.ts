@@ -1,0 +1,72 @@
+import t from 'tap'
+import { createTokenVerifier } from '../../src/auth/token-verifier.js'
+import { silentLogger } from '../helpers/token-app.js'
+import { snapshotOf, testConfig } from '../helpers/token-config.js'
+import { generateTestKey, keyStoreOf, mint, serviceClaims } from '../helpers/token-mint.js'
+
+const key = await generateTestKey('k1')
+const config = testConfig({ keys: [] })
+const snapshot = snapshotOf(config)
+
+function newVerifier () {
+  return createTokenVerifier({ keys: keyStoreOf(key), logger: silentLogger })
+}
+
+t.test('a cached token\'s signature under another header and payload is not a hit: it is verified, and fails', async (t) => {
+  const verifier = newVerifier()
+  const token = await mint(key, serviceClaims())
+  t.equal((await verifier.verify(token, config, snapshot.indexes)).clientId, 'svc_pay')
+  const [, , signature] = token.split('.') as [string, string, string]
+  const other = await mint(key, serviceClaims('svc_other', 'org_other', 'commerce:payment-intents.read'))
+  const [head, payload] = other.split('.') as [string, string]
+  await t.rejects(verifier.verify(`${head}.${payload}.${signature}`, config, snapshot.indexes), { code: 'unauthenticated' })
+  t.equal((await verifier.verify(token, config, snapshot.indexes)).clientId, 'svc_pay')
+})
+
+t.test('a cached token of an account revoked by a reload is rejected on its next use', async (t) => {
+  const verifier = newVerifier()
+  const token = await mint(key, serviceClaims())
+  await verifier.verify(token, config, snapshot.indexes)
+  const revoked = structuredClone(config)
+  ;(revoked.service_accounts.find((a) => a.client_id === 'svc_pay') as { status: string }).status = 'revoked'
+  await t.rejects(verifier.verify(token, revoked, snapshotOf(revoked).indexes), { code: 'unauthenticated' })
+})
+
+t.test('tokens with the same scope claim share one scope set; the principal keeps only what it needs', async (t) => {
+  const verifier = newVerifier()
+  const first = await verifier.verify(await mint(key, serviceClaims()), config, snapshot.indexes)
+  const second = await verifier.verify(await mint(key, serviceClaims()), config, snapshot.indexes)
+  t.not(first, second)
+  t.equal(first.scopes, second.scopes)
+  t.same(Object.keys(first).sort(), ['clientId', 'expiresAt', 'issuer', 'organizationId', 'scopes', 'subject', 'tokenId', 'tokenType'])
+})
+
+t.test('a narrowed principal is built once per account version, and the cached one is returned as is otherwise', async (t) => {
+  const verifier = newVerifier()
+  const token = await mint(key, serviceClaims())
+  const whole = await verifier.verify(token, config, snapshot.indexes)
+  t.equal(await verifier.verify(token, config, snapshot.indexes), whole)
+
+  const narrowedConfig = structuredClone(config)
+  ;(narrowedConfig.service_accounts.find((a) => a.client_id === 'svc_pay') as { scopes: string[] }).scopes = ['commerce:payment-intents.read']
+  const narrowedIndexes = snapshotOf(narrowedConfig).indexes
+  const narrowed = await verifier.verify(token, narrowedConfig, narrowedIndexes)
+  t.same([...narrowed.scopes], ['commerce:payment-intents.read'])
+  t.equal(await verifier.verify(token, narrowedConfig, narrowedIndexes), narrowed)
+  t.same([...whole.scopes].sort(), ['commerce:payment-intents.create', 'commerce:payment-intents.read'])
+
+  const again = structuredClone(narrowedConfig)
+  ;(again.service_accounts.find((a) => a.client_id === 'svc_pay') as { scopes: string[] }).scopes = ['commerce:payment-intents.create']
+  const renarrowed = await verifier.verify(token, again, snapshotOf(again).indexes)
+  t.same([...renarrowed.scopes], ['commerce:payment-intents.create'])
+})
+
+t.test('a malformed token is refused before verification, cached or not', async (t) => {
+  const verifier = newVerifier()
+  const token = await mint(key, serviceClaims())
+  await verifier.verify(token, config, snapshot.indexes)
+  await t.rejects(verifier.verify(`${token}!`, config, snapshot.indexes), {
+    code: 'unauthenticated',
+    headers: { 'WWW-Authenticate': 'Bearer realm="lanegate", error="invalid_token", error_description="The access token is malformed"' },
+  })
+})
