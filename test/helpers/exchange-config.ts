@@ -13,6 +13,7 @@ import { GatewayError } from '../../src/errors/gateway-error.js'
 import type { Principal } from '../../src/pipeline/request-context.js'
 import type { SharedResources } from '../../src/pipeline/shared-resources.js'
 import type { RouteDefinition, ServiceModule } from '../../src/services/service-module.js'
+import { baseTestConfig } from './base-config.js'
 
 /**
  * The organizations the data-exchange tests use:
@@ -54,26 +55,7 @@ export function exchangeOrganizations (lanes: ExchangeLanes = {}, laneOverrides:
 
 /** A whole GatewayConfig with the given organizations and service blocks (the rest as the schema defaults). */
 export function exchangeConfig (organizations: OrganizationConfig[], services: Record<string, ServiceConfig>): GatewayConfig {
-  return {
-    server: {
-      host: '127.0.0.1', port: 0, trusted_proxies: [], body_limit_bytes: 1048576, max_header_bytes: 16384,
-      request_timeout_ms: 30000, headers_timeout_ms: 10000, keep_alive_timeout_ms: 5000, shutdown_grace_ms: 1000,
-      log_level: 'silent', data_dir: './data',
-    },
-    storage: { driver: 'sqlite', sqlite_file: 'lanegate.db' },
-    rate_limit_store: { driver: 'memory', key_prefix: 'lanegate', on_store_error: 'open' },
-    issuer: {
-      issuer: 'https://auth.test', audience: 'lanegate', algorithm: 'EdDSA', key_dir: 'keys', default_lifetime_seconds: 3600,
-      scope_lifetimes: {}, clock_tolerance_seconds: 5, token_rate_limit: { points: 60, window_seconds: 60 },
-      failed_auth_limit: { points: 20, window_seconds: 60 }, secret_max_age_days: 90,
-    },
-    scopes: {},
-    organizations,
-    service_accounts: [],
-    user_token_issuers: [],
-    rate_limits: {},
-    services,
-  }
+  return baseTestConfig({ organizations, services })
 }
 
 export function service (prefix: string, settings: Record<string, unknown> = {}): ServiceConfig {
