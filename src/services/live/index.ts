@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { PassThrough } from 'node:stream'
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http'
 import { GatewayError } from '../../errors/gateway-error.js'
 import type { RouteDefinition, ServiceModule } from '../service-module.js'
 import { LaneAgents } from './lane-agents.js'
 import { laneRequestHeaders, relayedResponseHeaders } from './lane-headers.js'
 import { canonicalLanePath, laneTarget, splitLiveUrl } from './lane-path.js'
-import { LaneRelay, type RelayResponse } from './lane-relay.js'
+import { requestLane, type RelayResponse } from './lane-request.js'
 import { resolveLaneStore } from './lane-store.js'
 import { liveSettings, liveSettingsSchema } from './settings.js'
 import { readUpstreamBody } from './upstream-body.js'
@@ -25,8 +25,7 @@ export const liveService: ServiceModule = {
   settingsSchema: liveSettingsSchema,
   build () {
     const agents = new LaneAgents()
-    const relay = new LaneRelay()
-    const handler = liveHandler(agents, relay)
+    const handler = liveHandler(agents)
     const routes: RouteDefinition[] = [
       {
         id: 'read',
@@ -48,14 +47,13 @@ export const liveService: ServiceModule = {
     return {
       routes,
       close: async function closeLive () {
-        relay.close()
         agents.close()
       },
     }
   },
 }
 
-function liveHandler (agents: LaneAgents, relay: LaneRelay) {
+function liveHandler (agents: LaneAgents) {
   return async function relayToLane (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const storeId = (request.params as { store_org_id: string }).store_org_id
     if (!STORE_ID.test(storeId)) throw new GatewayError('store_not_found', { fields: { store_org_id: storeId } })
@@ -74,7 +72,7 @@ function liveHandler (agents: LaneAgents, relay: LaneRelay) {
       requestId: String(request.id),
       credential: store.lane.credential,
     })
-    const answer = await relay.relay({
+    const answer = await requestLane({
       req: request.raw,
       res: reply.raw,
       lane: store.lane,
@@ -98,44 +96,89 @@ function liveHandler (agents: LaneAgents, relay: LaneRelay) {
         fields: { upstream_status: status, upstream_body: body },
       }).withStatus(status)
     }
-    return relayResponse(answer, status, reply)
+    const response = answer.response
+    // Nothing goes to the caller before the first body byte (or the end): a lane that breaks off before that
+    // is still answered with a proper 502 by the error handler.
+    const first = await firstChunk(response)
+    relayResponse(request, reply, answer, status, first)
+    return reply
   }
 }
 
-/**
- * Streams a lane's 1xx-3xx answer to the caller. If the lane breaks off before the first body byte went out,
- * the caller gets a 502 upstream_error instead; after that, the caller's connection is destroyed, so a cut
- * response never looks complete (F7). If the caller goes away, the lane request is aborted (F8).
- */
-function relayResponse (answer: RelayResponse, status: number, reply: FastifyReply): FastifyReply {
-  const { response, upstream } = answer
-  const headers = relayedResponseHeaders(response.headers)
-  reply.code(status)
-  for (const [name, value] of Object.entries(headers)) reply.header(name, value)
-
-  const body = new PassThrough()
-  const brokeOff = (): void => {
-    if (response.complete) return
-    if (!reply.raw.headersSent) {
-      for (const name of Object.keys(headers)) reply.removeHeader(name)
-      body.destroy(new GatewayError('upstream_error', {
+/** What the lane sent first: a body chunk, or `null` for an empty body; rejects if the lane broke off first. */
+function firstChunk (response: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      response.pause()
+      done()
+      resolve(chunk)
+    }
+    const onEnd = (): void => {
+      done()
+      resolve(null)
+    }
+    const onBreak = (): void => {
+      done()
+      response.destroy()
+      reject(new GatewayError('upstream_error', {
         message: 'The lane software closed the connection while answering.',
         fields: { upstream_status: 0, upstream_body: '' },
       }))
-    } else {
-      body.destroy(new Error('lane response cut off'))
     }
+    const done = (): void => {
+      response.off('data', onData)
+      response.off('end', onEnd)
+      response.off('error', onBreak)
+      response.off('close', onBreak)
+    }
+    response.on('data', onData)
+    response.on('end', onEnd)
+    response.on('error', onBreak)
+    response.on('close', onBreak)
+  })
+}
+
+/**
+ * Streams a lane's 1xx-3xx answer to the caller on the raw response (`reply.hijack()`: no serializer, no onSend
+ * hook, so the gateway's standard headers are written here: the policy chain's headers (rate limits), the
+ * lane's filtered headers, `x-request-id`, and `cache-control: no-store` unless the lane sent its own). If the
+ * lane breaks off mid-body, the caller's connection is destroyed, so a cut response never looks complete (F7).
+ * If the caller goes away, the lane request is aborted (F8).
+ */
+function relayResponse (request: FastifyRequest, reply: FastifyReply, answer: RelayResponse, status: number,
+  first: Buffer | null): void {
+  const { response, upstream } = answer
+  const headers: OutgoingHttpHeaders = {}
+  const own = reply.getHeaders()
+  for (const name in own) if (own[name] !== undefined) headers[name] = own[name]
+  Object.assign(headers, relayedResponseHeaders(response.headers))
+  headers['x-request-id'] = String(request.id)
+  if (headers['cache-control'] === undefined) headers['cache-control'] = 'no-store'
+
+  reply.hijack()
+  const res = reply.raw
+  const abortLane = (): void => {
+    if (response.complete) return
+    response.destroy()
+    upstream?.destroy()
+  }
+  if (res.destroyed) {
+    abortLane()
+    return
+  }
+  res.writeHead(status, headers)
+  if (first === null) {
+    res.end()
+    return
+  }
+  const brokeOff = (): void => {
+    if (!response.complete) res.destroy()
   }
   response.on('error', brokeOff)
   response.on('close', brokeOff)
-  body.on('close', function abortLane () {
-    if (!response.complete) {
-      response.destroy()
-      upstream?.destroy()
-    }
-  })
-  response.pipe(body)
-  return reply.send(body)
+  res.on('close', abortLane)
+  res.write(first)
+  response.pipe(res)
 }
 
 export default liveService
