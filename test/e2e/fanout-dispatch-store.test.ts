@@ -3,7 +3,11 @@ import Database from 'better-sqlite3'
 import pg from 'pg'
 import type { DispatchStore, NewDispatch } from '../../src/store/dispatch-store.js'
 import { createSqliteDispatchStore } from '../../src/store/sqlite/dispatch-store.js'
-import { createPostgresDispatchStore, migratePostgresDispatches } from '../../src/store/postgres/dispatch-store.js'
+import { createPostgresDispatchStore } from '../../src/store/postgres/dispatch-store.js'
+import { migratePostgres } from '../../src/store/postgres/migrate.js'
+import { postgresMigrations } from '../../src/store/postgres/create-postgres-store.js'
+import { migrateSqlite } from '../../src/store/sqlite/migrate.js'
+import { sqliteMigrations } from '../../src/store/sqlite/create-sqlite-store.js'
 
 /**
  * One contract suite run against both DispatchStore implementations (SQLite in memory, PostgreSQL in a schema of
@@ -18,6 +22,7 @@ const drivers: Driver[] = [
     name: 'sqlite',
     open: async () => {
       const db = new Database(':memory:')
+      migrateSqlite(db, sqliteMigrations)
       return { store: createSqliteDispatchStore(db), close: async () => { db.close() } }
     },
   },
@@ -30,7 +35,7 @@ const drivers: Driver[] = [
       await admin.query(`CREATE SCHEMA ${schema}`)
       await admin.end()
       const pool = new pg.Pool({ connectionString: PG_URL, max: 10, options: `-c search_path=${schema}` })
-      await migratePostgresDispatches(pool)
+      await migratePostgres(pool, postgresMigrations)
       return {
         store: createPostgresDispatchStore(pool),
         close: async () => {

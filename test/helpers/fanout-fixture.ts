@@ -5,6 +5,8 @@ import { fanoutService } from '../../src/services/fanout/index.js'
 import type { FanoutSettings } from '../../src/services/fanout/settings.js'
 import type { DispatchStore } from '../../src/store/dispatch-store.js'
 import { createSqliteDispatchStore } from '../../src/store/sqlite/dispatch-store.js'
+import { migrateSqlite } from '../../src/store/sqlite/migrate.js'
+import { sqliteMigrations } from '../../src/store/sqlite/create-sqlite-store.js'
 import { buildServiceApp, TEST_ORG_HEADER } from './fanout-app.js'
 import { startStubLane, type LaneMode, type StubLane } from './fanout-lane.js'
 
@@ -69,6 +71,7 @@ export async function fanoutFixture (t: { teardown (fn: () => unknown): void }, 
     { id: 'org_other', name: 'Other', stores: [{ id: 'org_x1', name: 'x1', install_active: true, lane: laneOf('org_x1') }] },
   ]
   const db = new Database(':memory:')
+  migrateSqlite(db, sqliteMigrations)
   const dispatches = createSqliteDispatchStore(db)
   const app = await buildServiceApp(fanoutService, {
     organizations,

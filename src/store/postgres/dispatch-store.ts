@@ -2,7 +2,6 @@ import type { Pool, PoolClient } from 'pg'
 import type {
   BeginCommitResult, DeliveryState, Dispatch, DispatchStatus, DispatchStore, NewDispatch, PreviewOutcome,
 } from '../dispatch-store.js'
-import { postgresDispatchMigrations } from './dispatch-migrations.js'
 import { withTransaction } from './transaction.js'
 
 interface DispatchRow {
@@ -27,21 +26,11 @@ interface StoreRow {
   updated_at: Date | null
 }
 
-const MIGRATION_LOCK = 'lanegate:fanout-migrations'
-
-/** Runs the dispatch migrations (idempotent) under an advisory lock. */
-export async function migratePostgresDispatches (pool: Pool): Promise<void> {
-  await withTransaction(pool, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [MIGRATION_LOCK])
-    for (const migration of postgresDispatchMigrations) await client.query(migration.sql)
-  })
-}
-
 /**
  * DispatchStore over a pg Pool (several gateway instances may share the database). The commit gate is one
  * conditional UPDATE (row lock: concurrent commits queue on the row and all but one match zero rows); expired
  * leases are claimed with `FOR UPDATE SKIP LOCKED` so two instances never resume the same dispatch at once.
- * Call `migratePostgresDispatches` before use.
+ * Its tables come from `postgresDispatchMigrations`, applied by the store's migration runner (`createPostgresStore`).
  */
 export function createPostgresDispatchStore (pool: Pool): DispatchStore {
   async function read (db: Pool | PoolClient, dispatchId: string): Promise<Dispatch | undefined> {

@@ -2,7 +2,6 @@ import type Database from 'better-sqlite3'
 import type {
   BeginCommitResult, DeliveryState, Dispatch, DispatchStatus, DispatchStore, NewDispatch, PreviewOutcome,
 } from '../dispatch-store.js'
-import { sqliteDispatchMigrations } from './dispatch-migrations.js'
 
 interface DispatchRow {
   dispatch_id: string
@@ -26,17 +25,12 @@ interface StoreRow {
   updated_at: string | null
 }
 
-/** Runs the dispatch migrations (idempotent) on an open database. */
-export function migrateSqliteDispatches (db: Database.Database): void {
-  for (const migration of sqliteDispatchMigrations) db.exec(migration.sql)
-}
-
 /**
  * DispatchStore over better-sqlite3. Every method runs synchronously inside one SQLite transaction, so the
- * conditional updates are serialized by SQLite itself: one process, one writer, no interleaving.
+ * conditional updates are serialized by SQLite itself: one process, one writer, no interleaving. Its tables come
+ * from `sqliteDispatchMigrations`, applied by the store's migration runner (`createSqliteStore`).
  */
 export function createSqliteDispatchStore (db: Database.Database): DispatchStore {
-  migrateSqliteDispatches(db)
 
   const insertDispatch = db.prepare(`INSERT INTO fanout_dispatches
     (dispatch_id, owner_org_id, client_id, operation_type, payload, status, created_at)
