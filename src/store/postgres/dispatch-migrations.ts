@@ -1,8 +1,8 @@
 import type { Migration } from '../migration.js'
 
 /**
- * PostgreSQL tables of fan-out dispatches. Idempotent statements (`IF NOT EXISTS`); `migratePostgresDispatches`
- * runs them under an advisory lock so instances starting together do not race on the catalog.
+ * PostgreSQL tables of fan-out dispatches, applied once by the store's migration runner (`migratePostgres`, under
+ * an advisory lock so instances starting together do not race on the catalog).
  * `fanout_dispatch_stores` rows with `delivery_status = 'pending'` are the outbox.
  */
 export const postgresDispatchMigrations: readonly Migration[] = [

@@ -1,9 +1,8 @@
 import type { Migration } from '../migration.js'
 
 /**
- * SQLite tables of fan-out dispatches. Each statement is idempotent (`IF NOT EXISTS`), so running the list on
- * every start is safe whether or not a migration runner has recorded it. `fanout_dispatch_stores` rows with
- * `delivery_status = 'pending'` are the outbox.
+ * SQLite tables of fan-out dispatches, applied once by the store's migration runner (`migrateSqlite`).
+ * `fanout_dispatch_stores` rows with `delivery_status = 'pending'` are the outbox.
  */
 export const sqliteDispatchMigrations: readonly Migration[] = [
   {
