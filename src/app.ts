@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type HTTPMethods } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { ConfigError } from './config/config-error.js'
 import { createErrorHandler } from './errors/error-handler.js'
@@ -9,10 +9,9 @@ import { renderError, type EnvelopeName } from './errors/envelopes.js'
 import type { Gateway } from './gateway.js'
 import { oauthRoutes } from './oauth/routes.js'
 import { createChainRunner } from './pipeline/chain-runner.js'
-import type { RouteDefinition } from './services/service-module.js'
+import { mountServiceRoutes } from './services/mount-service.js'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
-const ROUTABLE_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
 /**
  * Builds the gateway's fastify app from the boot snapshot. It never listens (server.ts does), so tests build it
@@ -90,60 +89,14 @@ export async function buildApp (gateway: Gateway, logger: Logger): Promise<Fasti
       })))
     }
     await app.register(async function serviceScope (scope) {
-      registerServiceRoutes(scope, gateway, module.name, settings.envelope, built.routes)
+      mountServiceRoutes(scope, {
+        service: module.name,
+        envelope: settings.envelope,
+        routes: built.routes,
+        contextHook: (route) => createChainRunner(gateway, module.name, route.id, settings.envelope),
+        snapshot: gateway.current,
+      })
     }, { prefix: settings.prefix })
   }
   return app
-}
-
-function registerServiceRoutes (app: FastifyInstance, gateway: Gateway, service: string, envelope: EnvelopeName,
-  routes: readonly RouteDefinition[]): void {
-  const raw = routes.filter((r) => r.rawBody === true)
-  const parsed = routes.filter((r) => r.rawBody !== true)
-  for (const route of parsed) addRoute(app, gateway, service, envelope, route)
-  if (raw.length > 0) {
-    // Streamed routes (the live proxy) leave the body in request.raw: no parser may consume it.
-    app.register(async function rawBodyScope (scope) {
-      scope.removeAllContentTypeParsers()
-      scope.addContentTypeParser('*', function keepStream (_request, _payload, done) { done(null) })
-      for (const route of raw) addRoute(scope, gateway, service, envelope, route)
-    })
-  }
-
-  // Known paths answer 405 (with Allow) for the methods they do not serve, in the service's envelope.
-  const methodsByUrl = new Map<string, Set<string>>()
-  for (const route of routes) {
-    const methods = methodsByUrl.get(route.url) ?? new Set<string>()
-    for (const m of [route.method].flat()) methods.add(m)
-    if (methods.has('GET')) methods.add('HEAD')
-    methodsByUrl.set(route.url, methods)
-  }
-  for (const [url, methods] of methodsByUrl) {
-    const others = ROUTABLE_METHODS.filter((m) => !methods.has(m))
-    if (others.length === 0) continue
-    const allow = [...methods].join(', ')
-    app.route({
-      method: others,
-      url,
-      onRequest: function methodNotAllowedContext (request, _reply, done) {
-        request.gw = { snapshot: gateway.current(), service, routeId: '(405)', envelope }
-        done()
-      },
-      handler: async function methodNotAllowed (_request: FastifyRequest, _reply: FastifyReply) {
-        throw new GatewayError('method_not_allowed', { headers: { allow } })
-      },
-    })
-  }
-}
-
-function addRoute (app: FastifyInstance, gateway: Gateway, service: string, envelope: EnvelopeName, route: RouteDefinition): void {
-  app.route({
-    ...route.options,
-    method: route.method,
-    url: route.url,
-    bodyLimit: route.bodyLimit,
-    config: { service, routeId: route.id },
-    onRequest: createChainRunner(gateway, service, route.id, envelope),
-    handler: route.handler,
-  })
 }

@@ -12,8 +12,9 @@ import { createErrorHandler } from '../../src/errors/error-handler.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
 import type { Principal } from '../../src/pipeline/request-context.js'
 import type { SharedResources } from '../../src/pipeline/shared-resources.js'
-import type { RouteDefinition, ServiceModule } from '../../src/services/service-module.js'
+import type { ServiceModule } from '../../src/services/service-module.js'
 import { baseTestConfig } from './base-config.js'
+import { mountServiceRoutes } from '../../src/services/mount-service.js'
 
 /**
  * The organizations the data-exchange tests use:
@@ -93,27 +94,18 @@ export async function buildExchangeApp (config: GatewayConfig, modules: ServiceM
     if (settings === undefined) throw new Error(`no services.${module.name} in the test config`)
     const built = module.build({ shared, currentConfig: () => config })
     app.addHook('onClose', async () => { await built.close?.() })
-    const addRoute = (scope: FastifyInstance, route: RouteDefinition): void => {
-      scope.route({
-        ...route.options,
-        method: route.method,
-        url: route.url,
-        bodyLimit: route.bodyLimit,
-        onRequest: async function testContext (request) {
+    await app.register(async function serviceScope (scope) {
+      mountServiceRoutes(scope, {
+        service: module.name,
+        envelope: settings.envelope,
+        routes: built.routes,
+        snapshot: () => snapshot,
+        contextHook: (route) => async function testContext (request) {
           request.gw = { snapshot, service: module.name, routeId: route.id, envelope: settings.envelope }
           const org = request.headers[ORG_HEADER]
           if (typeof org !== 'string') throw new GatewayError('unauthenticated')
           request.gw.principal = principalFor(org)
         },
-        handler: route.handler,
-      })
-    }
-    await app.register(async function serviceScope (scope) {
-      for (const route of built.routes.filter((r) => r.rawBody !== true)) addRoute(scope, route)
-      await scope.register(async function rawBodyScope (raw) {
-        raw.removeAllContentTypeParsers()
-        raw.addContentTypeParser('*', function keepStream (_request, _payload, done) { done(null) })
-        for (const route of built.routes.filter((r) => r.rawBody === true)) addRoute(raw, route)
       })
     }, { prefix: settings.prefix })
   }

@@ -9,6 +9,8 @@ import type { Principal } from '../../src/pipeline/request-context.js'
 import type { SharedResources } from '../../src/pipeline/shared-resources.js'
 import type { ServiceModule } from '../../src/services/service-module.js'
 import type { Store } from '../../src/store/store.js'
+import { mountServiceRoutes } from '../../src/services/mount-service.js'
+import { baseTestConfig } from './base-config.js'
 
 /**
  * A bare fastify app serving ONE service module the way the gateway does (routes under the prefix, `request.gw`
@@ -26,41 +28,7 @@ export interface ServiceAppOptions {
 export const TEST_ORG_HEADER = 'x-test-organization'
 
 export function testConfig (name: string, options: ServiceAppOptions): GatewayConfig {
-  return {
-    server: {
-      host: '127.0.0.1',
-      port: 0,
-      trusted_proxies: [],
-      body_limit_bytes: 1048576,
-      max_header_bytes: 16384,
-      request_timeout_ms: 30000,
-      headers_timeout_ms: 10000,
-      keep_alive_timeout_ms: 5000,
-      shutdown_grace_ms: 1000,
-      log_level: 'silent',
-      data_dir: './data',
-    },
-    storage: { driver: 'sqlite', sqlite_file: 'lanegate.db' },
-    rate_limit_store: { driver: 'memory', key_prefix: 'lanegate', on_store_error: 'open' },
-    issuer: {
-      issuer: 'https://auth.test',
-      audience: 'lanegate',
-      algorithm: 'EdDSA',
-      key_dir: 'keys',
-      default_lifetime_seconds: 3600,
-      scope_lifetimes: {},
-      clock_tolerance_seconds: 5,
-      token_rate_limit: { points: 60, window_seconds: 60 },
-      failed_auth_limit: { points: 20, window_seconds: 60 },
-      secret_max_age_days: 90,
-    },
-    scopes: {},
-    organizations: options.organizations,
-    service_accounts: [],
-    user_token_issuers: [],
-    rate_limits: {},
-    services: { [name]: options.service },
-  }
+  return baseTestConfig({ organizations: options.organizations, services: { [name]: options.service } })
 }
 
 /** Builds the app; returns it with the built service's close function run on app close. */
@@ -75,21 +43,18 @@ export async function buildServiceApp (module: ServiceModule, options: ServiceAp
   app.setErrorHandler(createErrorHandler('plain'))
   app.decorateRequest('gw', null as never)
   await app.register(async function serviceRoutes (scope) {
-    for (const route of built.routes) {
-      scope.route({
-        method: route.method,
-        url: route.url,
-        bodyLimit: route.bodyLimit,
-        ...route.options,
-        onRequest: async function testContext (request) {
-          request.gw = { snapshot, service: module.name, routeId: route.id, envelope: options.service.envelope }
-          const org = request.headers[TEST_ORG_HEADER]
-          if (typeof org !== 'string') throw new GatewayError('unauthenticated')
-          request.gw.principal = testPrincipal(org)
-        },
-        handler: route.handler,
-      })
-    }
+    mountServiceRoutes(scope, {
+      service: module.name,
+      envelope: options.service.envelope,
+      routes: built.routes,
+      snapshot: () => snapshot,
+      contextHook: (route) => async function testContext (request) {
+        request.gw = { snapshot, service: module.name, routeId: route.id, envelope: options.service.envelope }
+        const org = request.headers[TEST_ORG_HEADER]
+        if (typeof org !== 'string') throw new GatewayError('unauthenticated')
+        request.gw.principal = testPrincipal(org)
+      },
+    })
   }, { prefix: options.service.prefix })
   app.addHook('onClose', async () => { await built.close?.() })
   return app

@@ -15,6 +15,7 @@ import type { Principal } from '../../src/pipeline/request-context.js'
 import type { SharedResources } from '../../src/pipeline/shared-resources.js'
 import type { ServiceModule } from '../../src/services/service-module.js'
 import { baseTestConfig } from './base-config.js'
+import { mountServiceRoutes } from '../../src/services/mount-service.js'
 
 /** The test database of the common brief (trust auth). */
 export const TEST_POSTGRES_URL = process.env.LANEGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -153,22 +154,19 @@ Promise<{ app: FastifyInstance, setConfig (config: GatewayConfig): void }> {
   app.setErrorHandler(createErrorHandler('plain'))
   app.decorateRequest('gw', null as never)
   await app.register(async function serviceRoutes (scope) {
-    for (const route of built.routes) {
-      scope.route({
-        ...route.options,
-        method: route.method,
-        url: route.url,
-        bodyLimit: route.bodyLimit,
-        onRequest: async function testContext (request) {
-          request.gw = { snapshot, service: module.name, routeId: route.id, envelope: service.envelope }
-          const org = request.headers[TEST_ORG]
-          if (typeof org !== 'string') throw new GatewayError('unauthenticated')
-          const client = request.headers[TEST_CLIENT]
-          request.gw.principal = testPrincipal(org, typeof client === 'string' ? client : undefined)
-        },
-        handler: route.handler,
-      })
-    }
+    mountServiceRoutes(scope, {
+      service: module.name,
+      envelope: service.envelope,
+      routes: built.routes,
+      snapshot: () => snapshot,
+      contextHook: (route) => async function testContext (request) {
+        request.gw = { snapshot, service: module.name, routeId: route.id, envelope: service.envelope }
+        const org = request.headers[TEST_ORG]
+        if (typeof org !== 'string') throw new GatewayError('unauthenticated')
+        const client = request.headers[TEST_CLIENT]
+        request.gw.principal = testPrincipal(org, typeof client === 'string' ? client : undefined)
+      },
+    })
   }, { prefix: service.prefix })
   app.addHook('onClose', async () => { await built.close?.() })
   return {

@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, onRequestHookHandler } from 'fastify'
+import type { Snapshot } from '../config/snapshot.js'
+import type { EnvelopeName } from '../errors/envelopes.js'
+import { GatewayError } from '../errors/gateway-error.js'
+import type { RouteDefinition } from './service-module.js'
+
+const ROUTABLE_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+
+export interface MountOptions {
+  service: string
+  envelope: EnvelopeName
+  routes: readonly RouteDefinition[]
+  /** The hook that sets `request.gw` and runs what stands before the handler (the gateway: the policy chain). */
+  contextHook: (route: RouteDefinition) => onRequestHookHandler
+  /** The snapshot the 405 answers are rendered with. */
+  snapshot: () => Snapshot
+}
+
+/**
+ * Registers a service's routes in `app` (already under the service's prefix): parsed-body routes, streamed
+ * routes (`rawBody`) in a scope that leaves the body in `request.raw`, and 405 with `Allow` for the methods a
+ * known path does not serve. The gateway mounts every service with it; tests mount one service with their own
+ * `contextHook` in place of the policy chain, so they exercise the same registration.
+ */
+export function mountServiceRoutes (app: FastifyInstance, options: MountOptions): void {
+  const { service, envelope, routes } = options
+  const addRoute = (scope: FastifyInstance, route: RouteDefinition): void => {
+    scope.route({
+      ...route.options,
+      method: route.method,
+      url: route.url,
+      bodyLimit: route.bodyLimit,
+      config: { service, routeId: route.id },
+      onRequest: options.contextHook(route),
+      handler: route.handler,
+    })
+  }
+  for (const route of routes.filter((r) => r.rawBody !== true)) addRoute(app, route)
+  const raw = routes.filter((r) => r.rawBody === true)
+  if (raw.length > 0) {
+    // Streamed routes (the live proxy) leave the body in request.raw: no parser may consume it.
+    app.register(async function rawBodyScope (scope) {
+      scope.removeAllContentTypeParsers()
+      scope.addContentTypeParser('*', function keepStream (_request, _payload, done) { done(null) })
+      for (const route of raw) addRoute(scope, route)
+    })
+  }
+
+  const methodsByUrl = new Map<string, Set<string>>()
+  for (const route of routes) {
+    const methods = methodsByUrl.get(route.url) ?? new Set<string>()
+    for (const m of [route.method].flat()) methods.add(m)
+    if (methods.has('GET')) methods.add('HEAD')
+    methodsByUrl.set(route.url, methods)
+  }
+  for (const [url, methods] of methodsByUrl) {
+    const others = ROUTABLE_METHODS.filter((m) => !methods.has(m))
+    if (others.length === 0) continue
+    const allow = [...methods].join(', ')
+    app.route({
+      method: others,
+      url,
+      onRequest: function methodNotAllowedContext (request, _reply, done) {
+        request.gw = { snapshot: options.snapshot(), service, routeId: '(405)', envelope }
+        done()
+      },
+      handler: async function methodNotAllowed (_request: FastifyRequest, _reply: FastifyReply) {
+        throw new GatewayError('method_not_allowed', { headers: { allow } })
+      },
+    })
+  }
+}
