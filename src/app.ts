@@ -10,6 +10,7 @@ import type { Gateway } from './gateway.js'
 import { oauthRoutes } from './oauth/routes.js'
 import { createChainRunner } from './pipeline/chain-runner.js'
 import { mountServiceRoutes } from './services/mount-service.js'
+import { deferredRequestLoggerFactory } from './request-logger.js'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
@@ -39,6 +40,10 @@ export async function buildApp (gateway: Gateway, logger: Logger): Promise<Fasti
       const given = req.headers['x-request-id']
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
     },
+    childLoggerFactory: deferredRequestLoggerFactory,
+    // fastify's "incoming request" / "request completed" lines are info-level: below that level (the level is
+    // fixed at boot) skip the work of preparing them on every request.
+    disableRequestLogging: !logger.isLevelEnabled('info'),
     return503OnClosing: true,
     clientErrorHandler: gatewayClientErrorHandler,
     forceCloseConnections: 'idle',
@@ -52,15 +57,20 @@ export async function buildApp (gateway: Gateway, logger: Logger): Promise<Fasti
   })
 
   app.setErrorHandler(createErrorHandler('plain'))
-  // Kept async on purpose: a synchronous (done-callback) hook writes a response while llhttp is still inside the
-  // request's headers, so a smuggling shape (`Transfer-Encoding: xchunked`) got a 404 written before its 400
-  // (test/e2e/client-errors). The microtask lets the parser report the framing error first.
-  app.addHook('onSend', async function standardHeaders (request, reply) {
+  // Set when the request starts rather than in an onSend hook, which cost every response a promise. A handler
+  // that allows caching (content) overwrites cache-control; the error handler sets no-store again.
+  app.addHook('onRequest', function standardHeaders (request, reply, done) {
     reply.header('x-request-id', request.id)
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
+    reply.header('cache-control', 'no-store')
+    // A route whose chain and handler run synchronously (a cached token) would write its answer while llhttp is
+    // still inside the request's head; a framing error that llhttp reports after the head (`Transfer-Encoding:
+    // xchunked`) must win over that answer (test/e2e/client-errors). Only a request with a Transfer-Encoding can
+    // fail that way, so only it waits a microtask, which lets the parser report first.
+    if (request.headers['transfer-encoding'] !== undefined) queueMicrotask(done)
+    else done()
   })
 
-  app.setNotFoundHandler(function notFound (request: FastifyRequest) {
+  app.setNotFoundHandler(async function notFound (request: FastifyRequest) {
     ;(request as { gw?: { envelope: EnvelopeName } }).gw = { envelope: envelopeForPath(request.url) } as never
     throw new GatewayError('not_found')
   })

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { RateLimiterRes } from 'rate-limiter-flexible'
 import type { GatewayConfig } from '../../src/config/types.js'
 import type { PolicyPlugin } from '../../src/pipeline/policy.js'
 import { requirePrincipal } from '../../src/auth/require-principal.js'
 import { clientIpKey } from '../../src/pipeline/client-ip.js'
+import type { CountOutcome } from '../../src/pipeline/request-counter.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
 import { rateLimitSchema, type RateLimitOptions } from './schema.js'
 
@@ -31,7 +31,7 @@ const rateLimit: PolicyPlugin<RateLimitOptions> = {
   create (options, context) {
     const limit = context.config.rate_limits[options.limit]
     if (limit === undefined) throw new Error(`unknown rate limit "${options.limit}"`)
-    const limiter = context.shared.limiters.get(options.limit, limit)
+    const counter = context.shared.limiters.counter(options.limit, limit)
     const failOpen = context.shared.limiters.onStoreError === 'open'
     const points = String(limit.points)
     const keyOf = limit.key === 'ip'
@@ -40,29 +40,41 @@ const rateLimit: PolicyPlugin<RateLimitOptions> = {
         ? (request: FastifyRequest) => requirePrincipal(request).clientId
         : (request: FastifyRequest) => requirePrincipal(request).organizationId
 
-    return async function rateLimitStep (request: FastifyRequest, reply: FastifyReply): Promise<void> {
-      const key = keyOf(request)
-      let result: RateLimiterRes
-      try {
-        result = await limiter.consume(key)
-      } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) {
-          const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))
-          reply.header('X-RateLimit-Limit', points)
-          reply.header('X-RateLimit-Remaining', '0')
-          throw new GatewayError('too_many_requests', {
-            fields: { retry_after: retryAfter },
-            headers: { 'Retry-After': String(retryAfter) },
-          })
-        }
-        if (failOpen) {
-          request.log.warn({ err: rejection, limit: options.limit }, 'rate-limit store failed; request let through unlimited')
-          return
-        }
-        throw new GatewayError('service_unavailable', { cause: rejection })
-      }
+    function applyOutcome (reply: FastifyReply, outcome: CountOutcome): void {
       reply.header('X-RateLimit-Limit', points)
-      reply.header('X-RateLimit-Remaining', String(result.remainingPoints))
+      if (outcome.allowed) {
+        reply.header('X-RateLimit-Remaining', String(outcome.remaining))
+        return
+      }
+      const retryAfter = Math.max(1, Math.ceil(outcome.msBeforeReset / 1000))
+      reply.header('X-RateLimit-Remaining', '0')
+      throw new GatewayError('too_many_requests', {
+        fields: { retry_after: retryAfter },
+        headers: { 'Retry-After': String(retryAfter) },
+      })
+    }
+
+    function storeFailed (request: FastifyRequest, error: unknown): void {
+      if (failOpen) {
+        request.log.warn({ err: error, limit: options.limit }, 'rate-limit store failed; request let through unlimited')
+        return
+      }
+      throw new GatewayError('service_unavailable', { cause: error })
+    }
+
+    // Synchronous with the memory store (no promise per request); a promise with Redis.
+    return function rateLimitStep (request: FastifyRequest, reply: FastifyReply): void | Promise<void> {
+      let counted: CountOutcome | Promise<CountOutcome>
+      try {
+        counted = counter.count(keyOf(request))
+      } catch (error) {
+        return storeFailed(request, error)
+      }
+      if (!(counted instanceof Promise)) return applyOutcome(reply, counted)
+      return counted.then(
+        function countedInStore (outcome) { applyOutcome(reply, outcome) },
+        function storeRejected (error: unknown) { storeFailed(request, error) },
+      )
     }
   },
 }

@@ -4,7 +4,7 @@ import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } fro
 import { LRUCache } from 'lru-cache'
 import type { ConfigIndexes } from '../config/indexes.js'
 import type { GatewayConfig } from '../config/types.js'
-import type { KeyStore, TokenVerifier } from '../pipeline/shared-resources.js'
+import type { KeyStore, TokenSlot, TokenVerifier } from '../pipeline/shared-resources.js'
 import type { Principal } from '../pipeline/request-context.js'
 import { invalidToken } from './bearer-challenge.js'
 import { applyServiceAccount, principalFromClaims } from './token-claims.js'
@@ -35,6 +35,12 @@ interface CachedVerification {
   readonly fingerprint: string
 }
 
+interface CacheEntry extends CachedVerification {
+  /** Epoch ms after which the token is verified again (its expiry, at most maxCacheTtlMs after it was cached). */
+  readonly cachedUntilMs: number
+}
+
+
 /**
  * The cache key of a token: its SHA-256 (43 characters) instead of the token itself (650+ characters, and as
  * the auth step hands it over, a slice that keeps the whole `Authorization` header alive). Equal digests mean
@@ -53,7 +59,7 @@ function cacheKey (token: string): string {
  */
 export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
   const profilesFor = createProfileSource(deps)
-  const cache = new LRUCache<string, CachedVerification>({ max: deps.cacheSize ?? 100_000 })
+  const cache = new LRUCache<string, CacheEntry>({ max: deps.cacheSize ?? 100_000 })
   const lastKeyWarning = new Map<string, number>()
 
   async function verifyUncached (token: string, config: GatewayConfig, profiles: ReadonlyMap<string, TokenProfile>): Promise<CachedVerification> {
@@ -95,27 +101,70 @@ export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
     deps.logger.warn({ err: error, issuer }, 'could not load the keys of a token issuer')
   }
 
+  function remember (slot: TokenSlot | undefined, token: string, entry: CacheEntry): void {
+    if (slot === undefined) return
+    slot.token = token
+    slot.entry = entry
+  }
+
+  function forget (slot: TokenSlot | undefined, key: string): void {
+    if (slot !== undefined) slot.token = slot.entry = undefined
+    cache.delete(key)
+  }
+
+  function withAccount (principal: Principal, indexes: ConfigIndexes): Principal {
+    return principal.tokenType === 'service' ? applyServiceAccount(principal, indexes) : principal
+  }
+
+  async function verifyAndCache (token: string, key: string, config: GatewayConfig, indexes: ConfigIndexes, profiles: ReadonlyMap<string, TokenProfile>, slot: TokenSlot | undefined): Promise<Principal> {
+    const verified = await verifyUncached(token, config, profiles)
+    const now = Date.now()
+    const ttl = Math.min((verified.principal.expiresAt + config.issuer.clock_tolerance_seconds) * 1000 - now, maxCacheTtlMs)
+    if (ttl >= 1) {
+      const entry: CacheEntry = { ...verified, cachedUntilMs: now + Math.floor(ttl) }
+      cache.set(key, entry, { ttl: Math.floor(ttl) })
+      remember(slot, token, entry)
+    }
+    return withAccount(verified.principal, indexes)
+  }
+
+  /**
+   * A cached token's principal comes back synchronously (no promise on the hot path); a token that is not cached,
+   * whose cache time ran out, or that was cached under an issuer's rules a reload changed, is verified (a promise).
+   * `slot` (one per connection) remembers the last token by its exact text: a client sends the same token on
+   * every request of a keep-alive connection, and then the digest is not computed at all.
+   */
+  function verifyFast (token: string, config: GatewayConfig, indexes: ConfigIndexes, slot?: TokenSlot): Principal | Promise<Principal> {
+    if (token.length > maxTokenLength) throw invalidToken('The access token is malformed')
+    const profiles = profilesFor(config)
+    let entry = slot !== undefined && slot.token === token ? slot.entry as CacheEntry : undefined
+    let key: string | undefined
+    if (entry === undefined) {
+      key = cacheKey(token)
+      entry = cache.get(key)
+      if (entry === undefined) return verifyAndCache(token, key, config, indexes, profiles, slot)
+      remember(slot, token, entry)
+    }
+    const now = Date.now()
+    if (profiles.get(entry.principal.issuer)?.fingerprint !== entry.fingerprint || now >= entry.cachedUntilMs) {
+      // The issuer's rules changed with a reload, or the cache time ran out (at the latest when the token expires,
+      // which the verification then reports): verify again.
+      key ??= cacheKey(token)
+      forget(slot, key)
+      return verifyAndCache(token, key, config, indexes, profiles, slot)
+    }
+    // Checked against the request's config: a reload may have lowered the clock tolerance.
+    if (entry.principal.expiresAt <= now / 1000 - config.issuer.clock_tolerance_seconds) {
+      forget(slot, key ?? cacheKey(token))
+      throw invalidToken('The access token expired')
+    }
+    return withAccount(entry.principal, indexes)
+  }
+
   return {
-    async verify (token: string, config: GatewayConfig, indexes: ConfigIndexes): Promise<Principal> {
-      if (token.length > maxTokenLength) throw invalidToken('The access token is malformed')
-      const profiles = profilesFor(config)
-      const nowSeconds = Date.now() / 1000
-      const key = cacheKey(token)
-      let entry = cache.get(key)
-      if (entry !== undefined && profiles.get(entry.principal.issuer)?.fingerprint !== entry.fingerprint) {
-        // The issuer's rules changed with a reload: verify again under the new ones.
-        cache.delete(key)
-        entry = undefined
-      }
-      if (entry === undefined) {
-        entry = await verifyUncached(token, config, profiles)
-        const ttl = Math.min((entry.principal.expiresAt + config.issuer.clock_tolerance_seconds - nowSeconds) * 1000, maxCacheTtlMs)
-        if (ttl >= 1) cache.set(key, entry, { ttl: Math.floor(ttl) })
-      } else if (entry.principal.expiresAt <= nowSeconds - config.issuer.clock_tolerance_seconds) {
-        cache.delete(key)
-        throw invalidToken('The access token expired')
-      }
-      return entry.principal.tokenType === 'service' ? applyServiceAccount(entry.principal, indexes) : entry.principal
+    verifyFast,
+    async verify (token, config, indexes) {
+      return await verifyFast(token, config, indexes)
     },
   }
 }

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis'
+import { MemoryWindowCounter, StoreCounter, type RequestCounter } from './request-counter.js'
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { RateLimitConfig, RateLimitStoreConfig } from '../config/types.js'
 import type { LimiterRegistry } from './shared-resources.js'
@@ -45,8 +46,20 @@ export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Red
     return new RateLimiterRedis({ ...options, storeClient: client, rejectIfRedisNotReady: true })
   }
 
+  const counters = new Map<string, { settings: string, counter: RequestCounter }>()
+
   return {
     onStoreError: config.on_store_error,
+    counter (name, limit) {
+      const settings = `${limit.points}/${limit.window_seconds}`
+      const known = counters.get(name)
+      if (known !== undefined && known.settings === settings) return known.counter
+      const counter = config.driver === 'memory'
+        ? new MemoryWindowCounter(limit.points, limit.window_seconds)
+        : new StoreCounter(build(name, limit))
+      counters.set(name, { settings, counter })
+      return counter
+    },
     get (name, limit) {
       const settings = `${limit.points}/${limit.window_seconds}`
       const known = limiters.get(name)

@@ -4,6 +4,7 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { GatewayConfig, RateLimitConfig } from '../config/types.js'
 import type { ConfigIndexes } from '../config/indexes.js'
 import type { Principal } from './request-context.js'
+import type { RequestCounter } from './request-counter.js'
 import type { Store } from '../store/store.js'
 
 /** The gateway's own signing keys and the JWKS it publishes. */
@@ -23,11 +24,33 @@ export interface TokenVerifier {
    * the request's snapshot: a service account revoked or deleted there fails even on a cached token.
    */
   verify (token: string, config: GatewayConfig, indexes: ConfigIndexes): Promise<Principal>
+  /**
+   * The same answer, but a cached token's principal comes back synchronously (no promise on the hot path); a
+   * token that must be verified first comes back as a promise. May throw synchronously. `slot` is the caller's
+   * memo for one connection (see TokenSlot).
+   */
+  verifyFast (token: string, config: GatewayConfig, indexes: ConfigIndexes, slot?: TokenSlot): Principal | Promise<Principal>
+}
+
+/**
+ * What the verifier remembers of one connection: the last token by its exact text and its cache entry, so the
+ * next request with the same token skips the cache key's digest. Opaque to the caller, who keeps one per socket;
+ * it holds at most one token, and a hit is still checked for expiry, issuer rules and account status.
+ */
+export interface TokenSlot {
+  token?: string
+  entry?: unknown
 }
 
 /** Rate limiters by name; the same name and settings give the same limiter across reloads, so counts survive. */
 export interface LimiterRegistry {
+  /** A rate-limiter-flexible limiter (the token endpoint's limits, which also read and penalise counts). */
   get (name: string, config: RateLimitConfig): RateLimiterAbstract
+  /**
+   * The counter of a route limit (`rate_limits` in gateway.yaml): synchronous in memory, a promise with Redis.
+   * Its names are apart from `get`'s: the same name may be used by both without sharing counts.
+   */
+  counter (name: string, config: RateLimitConfig): RequestCounter
   /** Whether a limiter store error lets requests through (`open`) or answers 503 (`closed`). */
   readonly onStoreError: 'open' | 'closed'
 }

@@ -3,8 +3,11 @@ import type { SharedResources } from '../pipeline/shared-resources.js'
 import type { GatewayConfig, ServiceConfig } from '../config/types.js'
 import type { ConfigIndexes } from '../config/indexes.js'
 
-/** What a handler returns: the body to send (fastify serializes it), or the reply itself when it sent already. */
-export type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>
+/**
+ * What a handler returns: the body to send (fastify serializes it), or the reply itself when it sent already. A
+ * handler that answers from memory may be synchronous and return the reply it sent (no promise per request).
+ */
+export type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | FastifyReply
 
 /** One route a service serves; the YAML `routes:` map names it by `id` and gives its policies. */
 export interface RouteDefinition {

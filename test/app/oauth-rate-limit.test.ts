@@ -97,7 +97,7 @@ function failingRegistry (onStoreError: 'open' | 'closed'): LimiterRegistry {
   const failing = new RateLimiterMemory({ points: 1, duration: 60 }) as RateLimiterAbstract
   const down = async () => { throw new Error('connect ECONNREFUSED 127.0.0.1:6379') }
   Object.assign(failing, { consume: down, get: down, penalty: down })
-  return { onStoreError, get: () => failing }
+  return { onStoreError, get: () => failing, counter: () => ({ points: 1, count: down }) }
 }
 
 t.test('D4: limiter store down with on_store_error open → tokens are still issued', async (t) => {

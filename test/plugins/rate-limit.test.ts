@@ -1,5 +1,6 @@
 import t from 'tap'
 import type { RateLimiterAbstract } from 'rate-limiter-flexible'
+import type { CountOutcome, RequestCounter } from '../../src/pipeline/request-counter.js'
 import auth from '../../plugins/auth/index.js'
 import rateLimit from '../../plugins/rate-limit/index.js'
 import { buildPolicyApp, tokenEnv, type TokenEnv } from '../helpers/token-app.js'
@@ -154,10 +155,23 @@ t.test('the registry keeps a limiter (and its counts) across reloads until its s
   tt.not(registry.get('other', { key: 'ip', points: 50, window_seconds: 60 }), changed)
 })
 
+t.test('the registry keeps a route counter (and its counts) across reloads until its settings change', async (tt) => {
+  const registry = createLimiterRegistry({ driver: 'memory', key_prefix: 'r:', on_store_error: 'open' })
+  const first = registry.counter('payments', { key: 'ip', points: 100, window_seconds: 60 })
+  tt.same(first.count('k'), { allowed: true, remaining: 99, msBeforeReset: 60_000 })
+  const again = registry.counter('payments', { key: 'ip', points: 100, window_seconds: 60 })
+  tt.equal(again, first)
+  tt.equal((again.count('k') as CountOutcome).remaining, 98)
+  const changed = registry.counter('payments', { key: 'ip', points: 50, window_seconds: 60 })
+  tt.not(changed, first)
+  tt.equal((changed.count('k') as CountOutcome).remaining, 49)
+})
+
 /** A registry whose store always fails, as a down Redis does. */
 function failingRegistry (onStoreError: 'open' | 'closed'): LimiterRegistry {
   const limiter = { consume: async () => { throw new Error('store down') } } as unknown as RateLimiterAbstract
-  return { get: () => limiter, onStoreError }
+  const counter: RequestCounter = { points: 100, count: async () => { throw new Error('store down') } }
+  return { get: () => limiter, counter: () => counter, onStoreError }
 }
 
 t.test('D4: fail-open lets the request through without rate-limit headers', async (tt) => {

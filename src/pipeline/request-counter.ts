@@ -1,0 +1,84 @@
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+
+/** One request counted against a limit. */
+export interface CountOutcome {
+  /** False once the window's points are used up (this request is the one refused). */
+  readonly allowed: boolean
+  /** Points left in the window after this request (0 when refused). */
+  readonly remaining: number
+  /** Milliseconds until the window resets. */
+  readonly msBeforeReset: number
+}
+
+/**
+ * Counts requests against one named limit. The memory counter answers synchronously, so a route whose limits are
+ * all in memory runs its chain without a promise; a shared store (Redis) answers with a promise. Either may
+ * throw or reject when the store fails, which the caller maps to `on_store_error`.
+ */
+export interface RequestCounter {
+  readonly points: number
+  count (key: string): CountOutcome | Promise<CountOutcome>
+}
+
+/**
+ * A fixed window per key, in this process, with the same semantics as rate-limiter-flexible's RateLimiterMemory
+ * (the window opens at a key's first request and lasts `windowSeconds`), but synchronous: that library's memory
+ * limiter answers every request with a promise and arms a timer per key. Expired keys are swept at most once per
+ * window, so memory stays bounded by the keys seen in about two windows.
+ */
+export class MemoryWindowCounter implements RequestCounter {
+  readonly points: number
+  readonly #windowMs: number
+  readonly #windows = new Map<string, { used: number, resetAt: number }>()
+  #nextSweepAt: number
+
+  constructor (points: number, windowSeconds: number, private readonly now: () => number = Date.now) {
+    this.points = points
+    this.#windowMs = windowSeconds * 1000
+    this.#nextSweepAt = now() + this.#windowMs
+  }
+
+  count (key: string): CountOutcome {
+    const now = this.now()
+    if (now >= this.#nextSweepAt) this.#sweep(now)
+    let window = this.#windows.get(key)
+    if (window === undefined || window.resetAt <= now) {
+      window = { used: 0, resetAt: now + this.#windowMs }
+      this.#windows.set(key, window)
+    }
+    window.used++
+    const allowed = window.used <= this.points
+    return { allowed, remaining: allowed ? this.points - window.used : 0, msBeforeReset: window.resetAt - now }
+  }
+
+  /** Keys currently holding a window (for tests and the memory bound). */
+  get size (): number {
+    return this.#windows.size
+  }
+
+  #sweep (now: number): void {
+    for (const [key, window] of this.#windows) {
+      if (window.resetAt <= now) this.#windows.delete(key)
+    }
+    this.#nextSweepAt = now + this.#windowMs
+  }
+}
+
+/** A shared-store limiter (Redis) as a RequestCounter: its 429 rejection becomes `allowed: false`. */
+export class StoreCounter implements RequestCounter {
+  readonly points: number
+
+  constructor (private readonly limiter: RateLimiterAbstract) {
+    this.points = limiter.points
+  }
+
+  count (key: string): Promise<CountOutcome> {
+    return this.limiter.consume(key).then(
+      (res) => ({ allowed: true, remaining: res.remainingPoints, msBeforeReset: res.msBeforeNext }),
+      (rejection: unknown) => {
+        if (rejection instanceof RateLimiterRes) return { allowed: false, remaining: 0, msBeforeReset: rejection.msBeforeNext }
+        throw rejection
+      },
+    )
+  }
+}
