@@ -1,5 +1,5 @@
 import t from 'tap'
-import { canonicalLanePath, laneTarget, splitLiveUrl } from '../../src/services/live/lane-path.js'
+import { canonicalLanePath, lanePath, splitLiveUrl } from '../../src/services/live/lane-path.js'
 
 t.test('safe remainders come back canonical: one decode, then re-encoded', async (t) => {
   t.equal(canonicalLanePath(''), '')
@@ -23,7 +23,9 @@ t.test('the remainder is taken from the raw URL after the verbatim store segment
 })
 
 t.test('the lane target stays below the lane base path', async (t) => {
-  t.equal(laneTarget('http://lane:9101/stores/A', 'x/y', 'q=1').href, 'http://lane:9101/stores/A/x/y?q=1')
-  t.equal(laneTarget('http://lane:9101', '', '').href, 'http://lane:9101/')
-  t.equal(laneTarget('https://lane/base/', 'a', '').href, 'https://lane/base/a')
+  t.equal(lanePath('http://lane:9101/stores/A', 'x/y', 'q=1'), '/stores/A/x/y?q=1')
+  t.equal(lanePath('http://lane:9101', '', ''), '/')
+  t.equal(lanePath('https://lane/base/', 'a', ''), '/base/a')
+  t.equal(lanePath('http://lane:9101', 'a', 'q=%C3%A9&r=a%20b'), '/a?q=%C3%A9&r=a%20b', 'a plain query is forwarded as it came')
+  t.equal(lanePath('http://lane:9101', 'a', 'q=\u00e9 x'), '/a?q=%C3%A9%20x', 'anything else is encoded as a URL would')
 })

@@ -100,7 +100,10 @@ t.test('a caller that goes away aborts the lane request and its socket closes (F
   req.end()
   t.ok(await eventually(() => laneA.requests.length === 1 && laneA.openSockets() === 1), 'the lane got the request')
   req.destroy()
-  t.ok(await eventually(() => laneA.openSockets() === 0), 'the lane connection was closed')
+  // The pool may open a fresh idle connection afterwards; what matters is that the abandoned request's own
+  // connection is closed (the lane sees the request aborted) and nothing beyond the pool's cap stays open.
+  t.ok(await eventually(() => laneA.requests[0]?.connectionClosed === true), 'the lane request\'s connection was closed')
+  t.ok(laneA.openSockets() <= 1, 'no connection leaked')
   laneA.setMode('ok')
   const res = await send(base, { path: '/v1/stores/org_store_a/live/items', headers: hq })
   t.equal(res.status, 200, 'the gateway still relays')

@@ -11,6 +11,8 @@ export interface RecordedRequest {
   body: string
   /** The sender went away before the body ended. */
   aborted: boolean
+  /** The connection this request came on has closed. */
+  connectionClosed: boolean
 }
 
 /**
@@ -79,8 +81,10 @@ export async function startLaneSimulator (options: LaneSimulatorOptions): Promis
       rawHeaderNames: req.rawHeaders.filter((_, i) => i % 2 === 0),
       body: '',
       aborted: false,
+      connectionClosed: false,
     }
     requests.push(record)
+    req.socket.once('close', () => { record.connectionClosed = true })
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('aborted', () => { record.aborted = true })
@@ -104,6 +108,11 @@ export async function startLaneSimulator (options: LaneSimulatorOptions): Promis
     if (fanout !== null && req.method === 'POST') {
       if (!applyMode(res)) return
       fanoutBehaviour(fanout[1] as string, fanout[2] as 'preview' | 'apply', req, res, record)
+      return
+    }
+    if (url.pathname.endsWith('/bulk')) {
+      if (!applyMode(res)) return
+      bulkBody(res, Number(url.searchParams.get('bytes') ?? 1024))
       return
     }
     if (url.pathname.endsWith('/stream')) {
@@ -260,6 +269,32 @@ function json (res: http.ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body)
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
   res.end(text)
+}
+
+/** The bytes of `/bulk?bytes=N`: a repeating pattern, so a test can check every byte arrived in order. */
+export function bulkPattern (bytes: number): Buffer {
+  const out = Buffer.alloc(bytes)
+  for (let i = 0; i < bytes; i++) out[i] = 97 + (i % 26)
+  return out
+}
+
+/** A large body written as fast as the socket takes it, honouring backpressure. */
+function bulkBody (res: http.ServerResponse, bytes: number): void {
+  const body = bulkPattern(bytes)
+  res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(bytes) })
+  let offset = 0
+  const pump = (): void => {
+    while (offset < body.length) {
+      const chunk = body.subarray(offset, offset + 65536)
+      offset += chunk.length
+      if (!res.write(chunk)) {
+        res.once('drain', pump)
+        return
+      }
+    }
+    res.end()
+  }
+  pump()
 }
 
 function streamChunks (res: http.ServerResponse, chunks: number, interval: number): void {

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http'
+import type { IncomingHttpHeaders } from 'node:http'
 
 /** RFC 9110 §7.6.1 hop-by-hop headers, plus the proxy-specific ones http-proxy-3 leaves in place (its #28). */
 const HOP_BY_HOP = new Set([
@@ -46,9 +46,9 @@ export interface LaneRequestHeaderInput {
 }
 
 /** The headers sent to a lane: the caller's, minus hop-by-hop and credentials, plus the gateway's own. */
-export function laneRequestHeaders (incoming: IncomingHttpHeaders, input: LaneRequestHeaderInput): OutgoingHttpHeaders {
+export function laneRequestHeaders (incoming: IncomingHttpHeaders, input: LaneRequestHeaderInput): Record<string, string | string[]> {
   const listed = connectionListed(incoming)
-  const out: OutgoingHttpHeaders = {}
+  const out: Record<string, string | string[]> = {}
   for (const [name, value] of Object.entries(incoming)) {
     if (value === undefined) continue
     if (HOP_BY_HOP.has(name) || REQUEST_DROP.has(name) || listed.has(name) || name.startsWith('x-forwarded-')) continue

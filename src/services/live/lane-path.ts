@@ -67,23 +67,35 @@ export function splitLiveUrl (rawUrl: string, storeId: string): { remainder: str
   return { remainder: rest.slice(1), query }
 }
 
-/** The lane URL a request goes to: the lane's base path, then the canonical remainder and the raw query. */
-export function laneTarget (baseUrl: string, remainder: string, query: string): URL {
-  const { origin, basePath } = parsedBase(baseUrl)
-  const target = new URL(origin)
-  target.pathname = basePath + remainder
-  target.search = query === '' ? '' : `?${query}`
-  return target
+/** A raw query that can be forwarded as it came: printable ASCII only (no space, no control or 8-bit bytes). */
+const PLAIN_QUERY = /^[\x21-\x7e]*$/
+
+/**
+ * The path and query a request is sent to on its lane: the lane's base path, then the canonical remainder and
+ * the raw query (re-encoded the way a URL would encode it, should it hold anything beyond printable ASCII).
+ */
+export function lanePath (baseUrl: string, remainder: string, query: string): string {
+  const path = parsedBase(baseUrl).basePath + remainder
+  if (query === '') return path
+  if (PLAIN_QUERY.test(query)) return `${path}?${query}`
+  const encoded = new URL('http://lane.invalid/')
+  encoded.search = `?${query}`
+  return path + encoded.search
+}
+
+/** The lane's `host[:port]`, sent as its Host header. */
+export function laneHost (baseUrl: string): string {
+  return parsedBase(baseUrl).host
 }
 
 /** Lane base URLs come from the config, so there are few: each is parsed once (one URL parse per request less). */
-const parsedBases = new Map<string, { origin: string, basePath: string }>()
+const parsedBases = new Map<string, { host: string, basePath: string }>()
 
-function parsedBase (baseUrl: string): { origin: string, basePath: string } {
+function parsedBase (baseUrl: string): { host: string, basePath: string } {
   let parsed = parsedBases.get(baseUrl)
   if (parsed === undefined) {
     const base = new URL(baseUrl)
-    parsed = { origin: base.origin, basePath: base.pathname.endsWith('/') ? base.pathname : `${base.pathname}/` }
+    parsed = { host: base.host, basePath: base.pathname.endsWith('/') ? base.pathname : `${base.pathname}/` }
     if (parsedBases.size >= 1024) parsedBases.clear()
     parsedBases.set(baseUrl, parsed)
   }

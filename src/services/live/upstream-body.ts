@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http'
 import type { Readable } from 'node:stream'
 import zlib from 'node:zlib'
 
@@ -7,12 +6,13 @@ export const TRUNCATED_MARKER = ' [truncated]'
 /**
  * Reads at most `limit` bytes of a failing lane's body as text, for `upstream_body`. A compressed body is
  * decoded first (the caller gets readable text, never gzip bytes in JSON); a longer body is cut, marked with
- * " [truncated]", and the rest is not read (the connection is dropped rather than drained). A body that breaks
- * off keeps what arrived, also marked. Never rejects.
+ * " [truncated]", and the rest is not read: `body` is destroyed, which the relay takes as the signal to drop the
+ * lane request rather than drain it. A body that breaks off (errors) keeps what arrived, also marked. Never
+ * rejects.
  */
-export function readUpstreamBody (response: IncomingMessage, limit: number): Promise<string> {
+export function readUpstreamBody (body: Readable, contentEncoding: string | string[] | undefined, limit: number): Promise<string> {
   return new Promise((resolve) => {
-    const source = decoded(response)
+    const source = decoded(body, contentEncoding)
     const chunks: Buffer[] = []
     let size = 0
     let done = false
@@ -21,8 +21,8 @@ export function readUpstreamBody (response: IncomingMessage, limit: number): Pro
       done = true
       const text = Buffer.concat(chunks).subarray(0, limit).toString('utf8')
       if (truncated) {
-        response.destroy()
-        if (source !== response) source.destroy()
+        body.destroy()
+        if (source !== body) source.destroy()
       }
       resolve(truncated ? text + TRUNCATED_MARKER : text)
     }
@@ -33,18 +33,17 @@ export function readUpstreamBody (response: IncomingMessage, limit: number): Pro
     })
     source.on('end', () => finish(false))
     source.on('error', () => finish(true))
-    source.on('close', () => finish(!response.complete))
+    source.on('close', () => finish(true))
   })
 }
 
-function decoded (response: IncomingMessage): Readable {
-  const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase()
+function decoded (body: Readable, contentEncoding: string | string[] | undefined): Readable {
+  const encoding = String(contentEncoding ?? '').trim().toLowerCase()
   let decoder: zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined
   if (encoding === 'gzip' || encoding === 'x-gzip') decoder = zlib.createGunzip()
   else if (encoding === 'deflate') decoder = zlib.createInflate()
   else if (encoding === 'br') decoder = zlib.createBrotliDecompress()
-  if (decoder === undefined) return response
-  response.on('error', (error) => decoder.destroy(error))
-  response.on('close', () => { if (!response.complete) decoder.destroy(new Error('lane body cut off')) })
-  return response.pipe(decoder)
+  if (decoder === undefined) return body
+  body.on('error', (error) => decoder.destroy(error))
+  return body.pipe(decoder)
 }
