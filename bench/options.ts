@@ -18,6 +18,9 @@ export interface BenchOptions {
   /** Memory scenario: requests sent, and distinct valid tokens they rotate through. */
   memoryRequests: number
   memoryTokens: number
+  /** Memory scenario: minutes to keep serving after its requests, RSS sampled every soakSampleSeconds (0: no soak). */
+  soakMinutes: number
+  soakSampleSeconds: number
   /** Folder for <date>.json and <date>.md. */
   outDir: string
   /** Pin servers to core 0 and the load generator to core 1 (needs taskset and two cores). */
@@ -39,6 +42,7 @@ export const USAGE = `npm run bench -- [options]
   --connections N         connections for throughput scenarios (default 50)
   --memory-requests N     memory scenario requests (default 1000000)
   --memory-tokens N       memory scenario distinct tokens (default 100000)
+  --soak-minutes N        memory scenario: keep serving N more minutes, RSS sampled every 30 s (default 0)
   --out DIR               where <date>.json and <date>.md go (default bench/results)
   --no-pin                do not pin processes to cores with taskset
   --no-peers              skip nginx / fast-gateway / Express Gateway / http-proxy-3
@@ -66,6 +70,7 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
       connections: { type: 'string' },
       'memory-requests': { type: 'string' },
       'memory-tokens': { type: 'string' },
+      'soak-minutes': { type: 'string' },
       out: { type: 'string' },
       'no-pin': { type: 'boolean', default: false },
       'no-peers': { type: 'boolean', default: false },
@@ -87,6 +92,8 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
     connections: positiveNumber('connections', values.connections, 50),
     memoryRequests: positiveNumber('memory-requests', values['memory-requests'], quick ? 50_000 : 1_000_000),
     memoryTokens,
+    soakMinutes: values['soak-minutes'] === '0' ? 0 : positiveNumber('soak-minutes', values['soak-minutes'], 0, false),
+    soakSampleSeconds: 30,
     outDir: values.out ?? RESULTS_DIR,
     pin: values['no-pin'] !== true,
     peers: values['no-peers'] !== true,

@@ -32,6 +32,10 @@ function scenarioTable (scenario: ScenarioResult): string[] {
   if (scenario.memory !== undefined) {
     const m = scenario.memory
     lines.push('', `RSS: ${fmt(m.rssAtStart / MB, 1)} MB at start → ${fmt(m.rssAfterTokens / MB, 1)} MB after issuing ${m.tokens} tokens (${fmt(m.tokenIssueSeconds, 1)} s) → ${fmt(m.rssAfterRequests / MB, 1)} MB after ${m.requests} requests (peak ${fmt(m.peakRss / MB, 1)} MB).`)
+    if (m.soak !== undefined) {
+      lines.push('', `Soak (${fmt(m.soak.minutes, 0)} min more, ${m.soak.requests} requests, ${m.soak.failures} failures), RSS MB by second: ` +
+        m.soak.samples.map((sample) => `${sample.seconds} s ${fmt(sample.rss / MB, 1)}`).join(' · ') + '.')
+    }
   }
   for (const s of scenario.skipped) lines.push('', `Skipped ${s.variant}: ${s.reason}`)
   lines.push('')

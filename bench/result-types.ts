@@ -39,6 +39,17 @@ export interface MemoryMeasurement {
   peakRss: number
   tokenIssueSeconds: number
   load: LoadResult
+  /** The soak after those requests (`--soak-minutes`): RSS sampled while the same traffic goes on. */
+  soak?: SoakMeasurement
+}
+
+/** RSS over a soak: the first sample is taken when the soak starts (right after the memory requests). */
+export interface SoakMeasurement {
+  minutes: number
+  samples: Array<{ seconds: number, rss: number }>
+  requests: number
+  /** Responses that were not 200, and connection errors or timeouts, over the whole soak. */
+  failures: number
 }
 
 export interface ScenarioResult {

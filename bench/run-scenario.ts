@@ -3,7 +3,7 @@ import type { LoadJob, LoadResult } from './load-job.js'
 import type { BenchOptions } from './options.js'
 import type { LoadWorker } from './processes.js'
 import { memoryOf } from './proc-stat.js'
-import type { ScenarioResult } from './result-types.js'
+import type { ScenarioResult, SoakMeasurement } from './result-types.js'
 import { GATEWAY_CONTENT_PATH, SCENARIO_TITLES, type PreparedVariant, type ScenarioPlan } from './scenarios.js'
 import type { ServerSet } from './servers.js'
 import { rotatedOrder } from './stats.js'
@@ -114,6 +114,7 @@ export async function runMemory (servers: ServerSet, worker: LoadWorker, options
   log.progress(`[memory] ${describe(load)}`)
   for (const problem of runProblems(load, variant.expect)) log.fail(`memory / ${variant.name}: ${problem}`)
   const after = memoryOf(gateway.pid)
+  const soak = options.soakMinutes > 0 ? await runSoak(worker, options, variant, tokensFile, log) : undefined
   const variants = summarizeVariants([variant], [{ [variant.name]: load }], { latency: false })
   return {
     id: 'memory',
@@ -131,7 +132,36 @@ export async function runMemory (servers: ServerSet, worker: LoadWorker, options
       peakRss: after.peak,
       tokenIssueSeconds,
       load,
+      ...(soak === undefined ? {} : { soak }),
     },
     skipped: [],
   }
+}
+
+/**
+ * Keeps the memory scenario's traffic going for `soakMinutes`, in runs of `soakSampleSeconds`, and reads the
+ * gateway's RSS after each: a leak shows as a rising line, a bounded cache as a flat one.
+ */
+async function runSoak (worker: LoadWorker, options: BenchOptions, variant: PreparedVariant, tokensFile: string, log: RunLog): Promise<SoakMeasurement> {
+  const started = Date.now()
+  const samples = [{ seconds: 0, rss: memoryOf(variant.server.pid).rss }]
+  let requests = 0
+  let failures = 0
+  log.progress(`[memory] soak: ${options.soakMinutes} min, RSS every ${options.soakSampleSeconds} s`)
+  while (Date.now() - started < options.soakMinutes * 60_000) {
+    const load = await worker.run({
+      ...variant.request,
+      connections: options.connections,
+      duration: options.soakSampleSeconds,
+      tokensFile,
+      serverPid: variant.server.pid,
+    })
+    requests += load.requests
+    failures += load.errors + load.timeouts + load.requests - (load.statusCounts['200'] ?? 0)
+    const sample = { seconds: Math.round((Date.now() - started) / 1000), rss: memoryOf(variant.server.pid).rss }
+    samples.push(sample)
+    log.progress(`[memory] soak ${sample.seconds} s: RSS ${(sample.rss / 1024 / 1024).toFixed(1)} MB, ${load.rps.toFixed(0)} req/s`)
+  }
+  if (failures > 0) log.fail(`memory / soak: ${failures} responses were not 200 (or failed)`)
+  return { minutes: options.soakMinutes, samples, requests, failures }
 }

@@ -128,6 +128,8 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
       plan.variants.push(
         { name: 'fastify-hello', role: 'baseline', server: hello, request: { url: hello.url + '/', method: 'GET' }, expect: OK },
         { name: 'lanegate-auth-get', role: 'subject', server: gateway, request: { url: gateway.url + GATEWAY_CONTENT_PATH, method: 'GET', headers: bearer(token) }, expect: OK },
+        // Not a target: bare fastify answering the same request with the same headers and body (see hello.ts).
+        { name: 'fastify-same-response', role: 'peer', server: hello, request: { url: hello.url + '/content', method: 'GET', headers: bearer(token) }, expect: OK },
       )
       break
     }

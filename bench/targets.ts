@@ -7,6 +7,8 @@ export const TARGETS = {
   tokensPerSecond: 5000,
   addedP99Ms: 0.3,
   rssBytes: 200 * 1024 * 1024,
+  /** "Flat across a soak": the last sample at most this much above the first. */
+  soakGrowth: 0.10,
 } as const
 
 const MB = 1024 * 1024
@@ -34,6 +36,19 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   const memory = scenarios.find((s) => s.id === 'memory')?.memory
   if (memory !== undefined) {
     checks.push({ scenario: 'memory', what: `RSS after ${memory.requests} requests with ${memory.tokens} distinct tokens`, goal: `≤ ${TARGETS.rssBytes / MB} MB (at 1M requests / 100k tokens)`, measured: `${(memory.rssAfterRequests / MB).toFixed(1)} MB (peak ${(memory.peakRss / MB).toFixed(1)} MB)`, met: memory.rssAfterRequests <= TARGETS.rssBytes })
+    const soak = memory.soak
+    if (soak !== undefined && soak.samples.length > 1) {
+      const first = soak.samples[0]?.rss ?? 0
+      const last = soak.samples[soak.samples.length - 1]?.rss ?? 0
+      const highest = Math.max(...soak.samples.map((sample) => sample.rss))
+      checks.push({
+        scenario: 'memory',
+        what: `RSS flat across a ${soak.minutes}-minute soak`,
+        goal: `last ≤ first + ${TARGETS.soakGrowth * 100}%, all ≤ ${TARGETS.rssBytes / MB} MB`,
+        measured: `${(first / MB).toFixed(1)} → ${(last / MB).toFixed(1)} MB (highest ${(highest / MB).toFixed(1)} MB)`,
+        met: last <= first * (1 + TARGETS.soakGrowth) && highest <= TARGETS.rssBytes,
+      })
+    }
   }
   return checks
 }

@@ -13,6 +13,27 @@ app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string
 app.get('/', async function hello () {
   return { hello: 'world' }
 })
+// The like-for-like reference of auth-get: the same status, headers and body the gateway's content route answers
+// (a copy of the demo content page), with no auth, limits or routing work, so a report can tell what the
+// gateway's own work costs from what a bigger response costs.
+const contentPage = JSON.stringify({
+  data: [
+    { id: 'demo-promo-001', type: 'promotion', title: 'Store 001 weekend promotion', body: 'Coffee beans 20% off at store 001 this weekend.', organization_id: 'org_store_001', published_at: '2026-11-05T09:00:00Z' },
+    { id: 'demo-welcome', type: 'article', title: 'Welcome to the demo HQ', body: 'This item is visible to every caller of org_hq_demo\'s tree.', organization_id: 'org_hq_demo', published_at: '2026-11-01T09:00:00Z' },
+  ],
+  meta: { page: 1, per_page: 20, total: 2, total_pages: 1 },
+})
+app.get('/content', async function sameResponse (request, reply) {
+  return reply
+    .header('x-request-id', request.id)
+    .header('cache-control', 'private, no-cache')
+    .header('x-ratelimit-limit', '1000000000')
+    .header('x-ratelimit-remaining', '999999999')
+    .header('etag', '"a4d0uNrRbU5Ckslj4iXY4GQoH9mB_60T"')
+    .header('vary', 'Authorization')
+    .type('application/json; charset=utf-8')
+    .send(contentPage)
+})
 app.post('/', async function helloPost () {
   return { hello: 'world' }
 })

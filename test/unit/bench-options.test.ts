@@ -11,6 +11,8 @@ t.test('defaults: every scenario, 5 rounds of 5 s, 1M requests and 100k tokens f
     connections: 50,
     memoryRequests: 1_000_000,
     memoryTokens: 100_000,
+    soakMinutes: 0,
+    soakSampleSeconds: 30,
     outDir: RESULTS_DIR,
     pin: true,
     peers: true,
@@ -37,4 +39,10 @@ t.test('numbers are checked; fractional durations and --warmup 0 are allowed', a
   t.throws(() => parseBenchArgs(['--rounds', '1.5']), /--rounds must be a positive integer/)
   t.throws(() => parseBenchArgs(['--connections=0']), /--connections must be a positive integer/)
   t.throws(() => parseBenchArgs(['--bogus']), /bogus/)
+})
+
+t.test('--soak-minutes adds a soak to the memory scenario; 0 means none', async (t) => {
+  t.equal(parseBenchArgs(['--soak-minutes', '10']).soakMinutes, 10)
+  t.equal(parseBenchArgs(['--soak-minutes', '0']).soakMinutes, 0)
+  t.throws(() => parseBenchArgs(['--soak-minutes=ten']), /--soak-minutes must be a positive number/)
 })

@@ -91,6 +91,34 @@ t.test('checkTargets compares each scenario that ran with its issue-6 target, an
   t.match(md, 'servers pinned to core 0, load generator to core 1')
 })
 
+t.test('a soak is flat when its last RSS sample is within 10 % of its first and none passes 200 MB', async (t) => {
+  const MB = 1024 * 1024
+  const memoryScenario = (rss: number[]): ScenarioResult => ({
+    ...scenario('memory', 'memory', []),
+    memory: {
+      tokens: 100_000,
+      requests: 1_000_000,
+      rssAtStart: 100 * MB,
+      rssAfterTokens: 150 * MB,
+      rssAfterRequests: rss[0] ?? 0,
+      peakRss: Math.max(...rss),
+      tokenIssueSeconds: 20,
+      load: result(10_000),
+      soak: { minutes: 10, samples: rss.map((bytes, i) => ({ seconds: i * 30, rss: bytes })), requests: 600_000, failures: 0 },
+    },
+  })
+  const flat = checkTargets([memoryScenario([180 * MB, 185 * MB, 183 * MB])])
+  t.same(flat[1], { scenario: 'memory', what: 'RSS flat across a 10-minute soak', goal: 'last ≤ first + 10%, all ≤ 200 MB', measured: '180.0 → 183.0 MB (highest 185.0 MB)', met: true })
+  t.equal(checkTargets([memoryScenario([150 * MB, 160 * MB, 170 * MB])])[1]?.met, false, 'growing by 13 %')
+  t.equal(checkTargets([memoryScenario([190 * MB, 205 * MB, 190 * MB])])[1]?.met, false, 'over 200 MB on the way')
+  const md = markdownReport({
+    harness: 'lanegate-bench', schemaVersion: 1, startedAt: 'x', finishedAt: 'y',
+    machine: { cpus: 2, cpuModel: 'Test CPU', node: 'v20', platform: 'linux x64', pinned: true, serverCore: 0, loadgenCore: 1 },
+    options: {}, scenarios: [memoryScenario([180 * MB, 185 * MB])], targets: flat, failures: [], warnings: [],
+  })
+  t.match(md, 'Soak (10 min more, 600000 requests, 0 failures), RSS MB by second: 0 s 180 · 30 s 185.')
+})
+
 t.test('runStamp is a file-name-safe UTC time', async (t) => {
   t.equal(runStamp(new Date('2026-11-22T05:40:12.345Z')), '2026-11-22T05-40-12Z')
 })
