@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis'
+import { createRequire } from 'node:module'
+import type { Redis } from 'ioredis'
 import { MemoryWindowCounter, StoreCounter, type RequestCounter } from './request-counter.js'
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { RateLimitConfig, RateLimitStoreConfig } from '../config/types.js'
@@ -10,6 +11,16 @@ export interface OwnedLimiterRegistry extends LimiterRegistry {
   ready (timeoutMs?: number): Promise<void>
   /** Closes the Redis connection when the registry opened it (not one passed in). */
   close (): Promise<void>
+}
+
+const require = createRequire(import.meta.url)
+
+/**
+ * The ioredis client class, loaded on first use: with the memory driver ioredis is never loaded (about 25 MB of
+ * resident memory saved). A synchronous require, so building a registry stays synchronous.
+ */
+function redisClientClass (): typeof Redis {
+  return (require('ioredis') as typeof import('ioredis')).Redis
 }
 
 /** A Redis command slower than this is a store error (fail open or closed), not a hung request. */
@@ -28,7 +39,8 @@ export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Red
   const ownsClient = config.driver === 'redis' && redis === undefined
   if (ownsClient) {
     if (config.redis_url === undefined) throw new Error('rate_limit_store.redis_url is required when driver is redis')
-    client = new Redis(config.redis_url, {
+    const RedisClient = redisClientClass()
+    client = new RedisClient(config.redis_url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       commandTimeout: redisCommandTimeoutMs,

@@ -3,7 +3,6 @@ import { dirname, resolve } from 'node:path'
 import type { StorageConfig } from '../config/types.js'
 import type { Store } from './store.js'
 import { createSqliteStore } from './sqlite/create-sqlite-store.js'
-import { createPostgresStore } from './postgres/create-postgres-store.js'
 
 /**
  * Opens the configured store and runs its migrations. SQLite: `sqlite_file` relative to `dataDir` (its folder
@@ -14,6 +13,7 @@ export async function createStore (config: StorageConfig, dataDir: string): Prom
     if (config.postgres_url === undefined || config.postgres_url === '') {
       throw new Error('storage.postgres_url is required when storage.driver is postgres')
     }
+    const { createPostgresStore } = await import('./postgres/create-postgres-store.js')
     return createPostgresStore({ connectionString: config.postgres_url })
   }
   const file = resolve(dataDir, config.sqlite_file)
