@@ -1,5 +1,5 @@
 import t from 'tap'
-import { createTokenVerifier } from '../../src/auth/token-verifier.js'
+import { cacheLifetimeMs, createTokenVerifier } from '../../src/auth/token-verifier.js'
 import { silentLogger } from '../helpers/token-app.js'
 import { snapshotOf, testConfig } from '../helpers/token-config.js'
 import { generateTestKey, keyStoreOf, mint, serviceClaims } from '../helpers/token-mint.js'
@@ -69,4 +69,17 @@ t.test('a malformed token is refused before verification, cached or not', async 
     code: 'unauthenticated',
     headers: { 'WWW-Authenticate': 'Bearer realm="lanegate", error="invalid_token", error_description="The access token is malformed"' },
   })
+})
+
+t.test('cache lifetimes of long-lived tokens spread over the last 20 % of ten minutes; short-lived tokens keep theirs', async (t) => {
+  const hour = 3_600_000
+  t.equal(cacheLifetimeMs(hour, 0), 600_000, 'at most ten minutes')
+  t.equal(cacheLifetimeMs(hour, 0.5), 540_000)
+  t.equal(cacheLifetimeMs(hour, 0.999_999), 480_000, 'at least eight minutes')
+  t.equal(cacheLifetimeMs(90_000, 0.999_999), 90_000, 'a token expiring sooner is cached until it expires')
+  t.equal(cacheLifetimeMs(0.5, 0), 0, 'an expiring token is not cached')
+  // Many first-seen tokens at once do not all come due in the same second.
+  const dueSeconds = new Set(Array.from({ length: 1000 }, () => Math.floor(cacheLifetimeMs(hour) / 1000)))
+  t.ok(dueSeconds.size > 60, `1,000 lifetimes fall in ${dueSeconds.size} distinct seconds`)
+  t.ok([...dueSeconds].every((second) => second >= 480 && second <= 600))
 })
