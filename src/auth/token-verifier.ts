@@ -1,12 +1,13 @@
 import { hash } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose'
+import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWK } from 'jose'
 import { LRUCache } from 'lru-cache'
 import type { ConfigIndexes } from '../config/indexes.js'
 import type { GatewayConfig } from '../config/types.js'
 import type { KeyStore, TokenSlot, TokenVerifier } from '../pipeline/shared-resources.js'
 import type { Principal } from '../pipeline/request-context.js'
 import { invalidToken } from './bearer-challenge.js'
+import { internString } from './claim-interning.js'
 import { applyServiceAccount, principalFromClaims } from './token-claims.js'
 import { createProfileSource, type DevUserIssuerLoader, type TokenProfile } from './token-profiles.js'
 
@@ -46,11 +47,24 @@ interface CachedVerification {
   readonly principal: Principal
   /** The profile fingerprint the token was verified under. */
   readonly fingerprint: string
+  /**
+   * The gateway's own tokens only: the `kid` and public key (publicKeyId) whose signature check passed, read from
+   * the published key set before and after the check. Undefined for user tokens.
+   */
+  readonly signedBy?: { readonly kid: string, readonly key: string }
 }
 
 interface CacheEntry extends CachedVerification {
-  /** Epoch ms after which the token is verified again (its expiry, at most maxCacheTtlMs after it was cached). */
-  readonly cachedUntilMs: number
+  /**
+   * Epoch ms after which the token is checked again (its expiry, at most maxCacheTtlMs after it was cached).
+   * Mutable: a renewal (see verifyFast) moves it on.
+   */
+  cachedUntilMs: number
+}
+
+/** A published public key as one comparable string (its kid, type, curve and public parameters). */
+function publicKeyId (jwk: JWK): string {
+  return JSON.stringify([jwk.kid, jwk.kty, jwk.crv, jwk.alg, jwk.x, jwk.y, jwk.n, jwk.e])
 }
 
 
@@ -72,14 +86,23 @@ function cacheKey (token: string): string {
  */
 export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
   const profilesFor = createProfileSource(deps)
+  // No LRU ttl: an entry whose cache time ran out is still needed to renew it (verifyFast); `max` bounds the size.
   const cache = new LRUCache<string, CacheEntry>({ max: deps.cacheSize ?? 100_000 })
   const lastKeyWarning = new Map<string, number>()
+
+  /** The published public key of the gateway's own key set under `kid`, as publicKeyId, or undefined. */
+  function ownPublishedKey (kid: unknown): string | undefined {
+    if (typeof kid !== 'string') return undefined
+    const jwk = deps.keys.jwks().keys.find((candidate) => candidate.kid === kid)
+    return jwk === undefined ? undefined : internString(publicKeyId(jwk))
+  }
 
   async function verifyUncached (token: string, config: GatewayConfig, profiles: ReadonlyMap<string, TokenProfile>): Promise<CachedVerification> {
     if (!b64token.test(token)) throw invalidToken('The access token is malformed')
     let issuer: unknown
+    let kid: unknown
     try {
-      decodeProtectedHeader(token)
+      kid = decodeProtectedHeader(token).kid
       issuer = decodeJwt(token).iss
     } catch (error) {
       throw invalidToken('The access token is malformed', error)
@@ -87,6 +110,9 @@ export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
     const profile = typeof issuer === 'string' ? profiles.get(issuer) : undefined
     if (profile === undefined) throw invalidToken('The access token is invalid', new Error('untrusted issuer'))
 
+    // Which published key the signature is checked with, read before and after the (asynchronous) check: only
+    // when both agree is the key recorded, so a key-directory rescan in between never records the wrong key.
+    const keyBefore = profile.tokenType === 'service' ? ownPublishedKey(kid) : undefined
     let payload
     try {
       ({ payload } = await jwtVerify(token, profile.getKey, {
@@ -103,7 +129,11 @@ export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
       // Anything else, including a key set that cannot be fetched, is the caller's 401 and not a 500 (C2).
       throw invalidToken('The access token is invalid', error)
     }
-    return { principal: principalFromClaims(payload, profile), fingerprint: profile.fingerprint }
+    const principal = principalFromClaims(payload, profile)
+    const signedBy = keyBefore !== undefined && ownPublishedKey(kid) === keyBefore
+      ? { kid: internString(kid as string), key: keyBefore }
+      : undefined
+    return signedBy === undefined ? { principal, fingerprint: profile.fingerprint } : { principal, fingerprint: profile.fingerprint, signedBy }
   }
 
   /** Key-source failures are the operator's problem: warn, at most once a minute per issuer. */
@@ -135,10 +165,22 @@ export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
     const ttl = cacheLifetimeMs((verified.principal.expiresAt + config.issuer.clock_tolerance_seconds) * 1000 - now)
     if (ttl >= 1) {
       const entry: CacheEntry = { ...verified, cachedUntilMs: now + ttl }
-      cache.set(key, entry, { ttl })
+      cache.set(key, entry)
       remember(slot, token, entry)
     }
     return withAccount(verified.principal, indexes)
+  }
+
+  /**
+   * Whether a cached verification whose cache time ran out can be renewed without checking its signature again:
+   * only the gateway's own tokens, and only while the key that verified the signature is still published with the
+   * same public key. Checking again would then give the same answer (same token bytes, same key; the issuer's rules
+   * are the same, or the fingerprint would differ; expiry is checked on every use), so the renewal is that check
+   * without the signature arithmetic and its promise. A key retired by a key-directory rescan is no longer
+   * published: its tokens are verified in full, and fail.
+   */
+  function renewable (entry: CacheEntry): boolean {
+    return entry.signedBy !== undefined && ownPublishedKey(entry.signedBy.kid) === entry.signedBy.key
   }
 
   /**
@@ -159,17 +201,21 @@ export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
       remember(slot, token, entry)
     }
     const now = Date.now()
-    if (profiles.get(entry.principal.issuer)?.fingerprint !== entry.fingerprint || now >= entry.cachedUntilMs) {
-      // The issuer's rules changed with a reload, or the cache time ran out (at the latest when the token expires,
-      // which the verification then reports): verify again.
+    // Checked against the request's config: a reload may have lowered the clock tolerance.
+    const untilExpiryMs = (entry.principal.expiresAt + config.issuer.clock_tolerance_seconds) * 1000 - now
+    if (untilExpiryMs <= 0) {
+      forget(slot, key ?? cacheKey(token))
+      throw invalidToken('The access token expired')
+    }
+    const sameRules = profiles.get(entry.principal.issuer)?.fingerprint === entry.fingerprint
+    if (sameRules && now >= entry.cachedUntilMs && renewable(entry)) {
+      entry.cachedUntilMs = now + cacheLifetimeMs(untilExpiryMs)
+    } else if (!sameRules || now >= entry.cachedUntilMs) {
+      // The issuer's rules changed with a reload, or the cache time ran out and the token cannot be renewed: verify
+      // again.
       key ??= cacheKey(token)
       forget(slot, key)
       return verifyAndCache(token, key, config, indexes, profiles, slot)
-    }
-    // Checked against the request's config: a reload may have lowered the clock tolerance.
-    if (entry.principal.expiresAt <= now / 1000 - config.issuer.clock_tolerance_seconds) {
-      forget(slot, key ?? cacheKey(token))
-      throw invalidToken('The access token expired')
     }
     return withAccount(entry.principal, indexes)
   }

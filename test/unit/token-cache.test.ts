@@ -1,4 +1,5 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
+import { createLocalJWKSet } from 'jose'
 import { cacheLifetimeMs, createTokenVerifier } from '../../src/auth/token-verifier.js'
 import { silentLogger } from '../helpers/token-app.js'
 import { snapshotOf, testConfig } from '../helpers/token-config.js'
@@ -82,4 +83,57 @@ t.test('cache lifetimes of long-lived tokens spread over the last 20 % of ten mi
   const dueSeconds = new Set(Array.from({ length: 1000 }, () => Math.floor(cacheLifetimeMs(hour) / 1000)))
   t.ok(dueSeconds.size > 60, `1,000 lifetimes fall in ${dueSeconds.size} distinct seconds`)
   t.ok([...dueSeconds].every((second) => second >= 480 && second <= 600))
+})
+
+/** A key store whose published keys the test can change, counting the signature checks' key lookups. */
+function retirableKeyStore () {
+  const base = keyStoreOf(key)
+  let published = base.jwks().keys
+  let resolveKey = createLocalJWKSet({ keys: published })
+  const store = {
+    lookups: 0,
+    keys: {
+      ...base,
+      jwks: () => ({ keys: published }),
+      resolve: (...args: Parameters<typeof base.resolve>) => { store.lookups++; return resolveKey(...args) },
+    },
+    retire () {
+      published = []
+      resolveKey = createLocalJWKSet({ keys: published })
+    },
+  }
+  return store
+}
+
+/** Moves Date.now past the longest cache time for the rest of the test (the one-hour token still lives). */
+function pastCacheTime (t: Test): void {
+  const realNow = Date.now
+  const start = realNow()
+  t.teardown(() => { Date.now = realNow })
+  Date.now = () => start + 10 * 60_000 + 1_000
+}
+
+t.test('a gateway token whose cache time ran out is renewed without a signature check while its key is published', async (t) => {
+  const store = retirableKeyStore()
+  const verifier = createTokenVerifier({ keys: store.keys, logger: silentLogger })
+  const token = await mint(key, serviceClaims())
+  const first = await verifier.verify(token, config, snapshot.indexes)
+  t.equal(store.lookups, 1, 'verified once')
+  pastCacheTime(t)
+  const renewed = verifier.verifyFast(token, config, snapshot.indexes)
+  t.notOk(renewed instanceof Promise, 'renewed synchronously')
+  t.equal(renewed, first, 'the cached principal')
+  t.equal(store.lookups, 1, 'no second signature check')
+})
+
+t.test('a gateway token whose cache time ran out after its key was retired is verified again, and fails', async (t) => {
+  const store = retirableKeyStore()
+  const verifier = createTokenVerifier({ keys: store.keys, logger: silentLogger })
+  const token = await mint(key, serviceClaims())
+  await verifier.verify(token, config, snapshot.indexes)
+  store.retire()
+  t.equal((await verifier.verify(token, config, snapshot.indexes)).clientId, 'svc_pay', 'still cached before its cache time runs out')
+  pastCacheTime(t)
+  await t.rejects(verifier.verify(token, config, snapshot.indexes), { code: 'unauthenticated' })
+  t.equal(store.lookups, 2, 'its signature was checked again')
 })
