@@ -27,6 +27,22 @@ function redisClientClass (): typeof Redis {
 const redisCommandTimeoutMs = 1_000
 
 /**
+ * Keeps what `make` builds per name for as long as the name's points and window stay the same: a reload that
+ * keeps a limit keeps its counts; a changed setting starts afresh.
+ */
+function keptBySettings<T> (make: (name: string, limit: RateLimitConfig) => T): (name: string, limit: RateLimitConfig) => T {
+  const kept = new Map<string, { settings: string, value: T }>()
+  return function keptFor (name, limit) {
+    const settings = `${limit.points}/${limit.window_seconds}`
+    const known = kept.get(name)
+    if (known !== undefined && known.settings === settings) return known.value
+    const value = make(name, limit)
+    kept.set(name, { settings, value })
+    return value
+  }
+}
+
+/**
  * Builds the registry of named rate limiters. Limiters are keyed by limit name: every route naming the same
  * limit shares one counter (D1), and a reload that keeps a limit's points and window keeps its limiter, so
  * counts survive reloads; a changed setting gets a fresh limiter. With `driver: redis` every gateway instance
@@ -34,7 +50,6 @@ const redisCommandTimeoutMs = 1_000
  * connection is down (no offline queue), so a store outage becomes `on_store_error` at once (D4).
  */
 export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Redis): OwnedLimiterRegistry {
-  const limiters = new Map<string, { settings: string, limiter: RateLimiterAbstract }>()
   let client: Redis | undefined = redis
   const ownsClient = config.driver === 'redis' && redis === undefined
   if (ownsClient) {
@@ -51,35 +66,28 @@ export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Red
     client.on('error', () => {})
   }
 
-  function build (name: string, limit: RateLimitConfig): RateLimiterAbstract {
-    // Redis keys read `<key_prefix>:<limit name>:<client key>`.
-    const options = { keyPrefix: `${config.key_prefix.replace(/:+$/, '')}:${name}`, points: limit.points, duration: limit.window_seconds }
+  const prefix = config.key_prefix.replace(/:+$/, '')
+
+  /**
+   * A rate-limiter-flexible limiter whose Redis keys start with `keyPrefix`. Route limits use
+   * `<key_prefix>:<limit name>` (documented, shared by every instance); the token endpoint's own limiters use
+   * `<key_prefix>#<name>`: a `#` where every route key has its `:`, so no name in gateway.yaml can reach their counts.
+   */
+  function build (keyPrefix: string, limit: RateLimitConfig): RateLimiterAbstract {
+    const options = { keyPrefix, points: limit.points, duration: limit.window_seconds }
     if (config.driver === 'memory') return new RateLimiterMemory(options)
     return new RateLimiterRedis({ ...options, storeClient: client, rejectIfRedisNotReady: true })
   }
 
-  const counters = new Map<string, { settings: string, counter: RequestCounter }>()
+  const counters = keptBySettings((name, limit): RequestCounter => config.driver === 'memory'
+    ? new MemoryWindowCounter(limit.points, limit.window_seconds)
+    : new StoreCounter(build(`${prefix}:${name}`, limit)))
+  const limiters = keptBySettings((name, limit) => build(`${prefix}#${name}`, limit))
 
   return {
     onStoreError: config.on_store_error,
-    counter (name, limit) {
-      const settings = `${limit.points}/${limit.window_seconds}`
-      const known = counters.get(name)
-      if (known !== undefined && known.settings === settings) return known.counter
-      const counter = config.driver === 'memory'
-        ? new MemoryWindowCounter(limit.points, limit.window_seconds)
-        : new StoreCounter(build(name, limit))
-      counters.set(name, { settings, counter })
-      return counter
-    },
-    get (name, limit) {
-      const settings = `${limit.points}/${limit.window_seconds}`
-      const known = limiters.get(name)
-      if (known !== undefined && known.settings === settings) return known.limiter
-      const limiter = build(name, limit)
-      limiters.set(name, { settings, limiter })
-      return limiter
-    },
+    counter: counters,
+    get: limiters,
     async ready (timeoutMs = 5_000) {
       if (client === undefined || client.status === 'ready') return
       const redisClient = client

@@ -16,7 +16,6 @@ export interface CountOutcome {
  * throw or reject when the store fails, which the caller maps to `on_store_error`.
  */
 export interface RequestCounter {
-  readonly points: number
   count (key: string): CountOutcome | Promise<CountOutcome>
 }
 
@@ -66,11 +65,7 @@ export class MemoryWindowCounter implements RequestCounter {
 
 /** A shared-store limiter (Redis) as a RequestCounter: its 429 rejection becomes `allowed: false`. */
 export class StoreCounter implements RequestCounter {
-  readonly points: number
-
-  constructor (private readonly limiter: RateLimiterAbstract) {
-    this.points = limiter.points
-  }
+  constructor (private readonly limiter: RateLimiterAbstract) {}
 
   count (key: string): Promise<CountOutcome> {
     return this.limiter.consume(key).then(

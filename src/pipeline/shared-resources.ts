@@ -48,7 +48,7 @@ export interface LimiterRegistry {
   get (name: string, config: RateLimitConfig): RateLimiterAbstract
   /**
    * The counter of a route limit (`rate_limits` in gateway.yaml): synchronous in memory, a promise with Redis.
-   * Its names are apart from `get`'s: the same name may be used by both without sharing counts.
+   * Its names are apart from `get`'s, in memory and in Redis: the same name used by both shares no counts.
    */
   counter (name: string, config: RateLimitConfig): RequestCounter
   /** Whether a limiter store error lets requests through (`open`) or answers 503 (`closed`). */

@@ -27,7 +27,8 @@ if (!(await redisAvailable())) {
   const prefix = `lanegate-test:${randomUUID()}:`
   t.teardown(async () => {
     const admin = new Redis(redisUrl)
-    const keys = await admin.keys(`${prefix}*`)
+    // The token endpoint's limiters sit at `<key_prefix>#…`, route limits at `<key_prefix>:…`: drop both.
+    const keys = await admin.keys(`${prefix.slice(0, -1)}*`)
     if (keys.length > 0) await admin.del(...keys)
     admin.disconnect()
   })
@@ -69,5 +70,21 @@ if (!(await redisAvailable())) {
     tt.equal((await limiter.consume('k')).remainingPoints, 4)
     await registry.close()
     tt.equal(await client.ping(), 'PONG')
+  })
+
+  t.test('a route limit and a token-endpoint limiter of the same name share no counts in Redis', async (tt) => {
+    const registry = createLimiterRegistry({ driver: 'redis', redis_url: redisUrl, key_prefix: prefix, on_store_error: 'closed' })
+    tt.teardown(() => registry.close())
+    await registry.ready()
+    const limit = { key: 'client' as const, points: 5, window_seconds: 60 }
+    const route = registry.counter('oauth-token-client', limit)
+    const counted = await route.count('svc_a')
+    tt.same([counted.allowed, counted.remaining], [true, 4])
+    tt.ok(counted.msBeforeReset > 55_000 && counted.msBeforeReset <= 60_000, 'a fresh 60-second window')
+    tt.equal((await registry.get('oauth-token-client', limit).consume('svc_a')).remainingPoints, 4, 'its own count')
+    const admin = new Redis(redisUrl)
+    tt.teardown(() => admin.disconnect())
+    tt.equal(await admin.get(`${prefix}oauth-token-client:svc_a`), '1', 'the route limit under <key_prefix>:<limit>:<key>')
+    tt.equal(await admin.get(`${prefix.slice(0, -1)}#oauth-token-client:svc_a`), '1', 'the token endpoint\'s apart')
   })
 }

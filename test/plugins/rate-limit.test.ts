@@ -170,7 +170,7 @@ t.test('the registry keeps a route counter (and its counts) across reloads until
 /** A registry whose store always fails, as a down Redis does. */
 function failingRegistry (onStoreError: 'open' | 'closed'): LimiterRegistry {
   const limiter = { consume: async () => { throw new Error('store down') } } as unknown as RateLimiterAbstract
-  const counter: RequestCounter = { points: 100, count: async () => { throw new Error('store down') } }
+  const counter: RequestCounter = { count: async () => { throw new Error('store down') } }
   return { get: () => limiter, counter: () => counter, onStoreError }
 }
 
