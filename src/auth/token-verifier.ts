@@ -51,7 +51,7 @@ interface CachedVerification {
    * The gateway's own tokens only: the `kid` and public key (publicKeyId) whose signature check passed, read from
    * the published key set before and after the check. Undefined for user tokens.
    */
-  readonly signedBy?: { readonly kid: string, readonly key: string }
+  readonly signedBy: { readonly kid: string, readonly key: string } | undefined
 }
 
 interface CacheEntry extends CachedVerification {
@@ -133,7 +133,7 @@ export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
     const signedBy = keyBefore !== undefined && ownPublishedKey(kid) === keyBefore
       ? { kid: internString(kid as string), key: keyBefore }
       : undefined
-    return signedBy === undefined ? { principal, fingerprint: profile.fingerprint } : { principal, fingerprint: profile.fingerprint, signedBy }
+    return { principal, fingerprint: profile.fingerprint, signedBy }
   }
 
   /** Key-source failures are the operator's problem: warn, at most once a minute per issuer. */
