@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { ConfigError } from './config/config-error.js'
 import { createErrorHandler } from './errors/error-handler.js'
@@ -43,7 +43,8 @@ export async function buildApp (gateway: Gateway, logger: Logger): Promise<Fasti
     childLoggerFactory: deferredRequestLoggerFactory,
     // fastify's "incoming request" / "request completed" lines are info-level: below that level (the level is
     // fixed at boot) skip the work of preparing them on every request.
-    disableRequestLogging: !logger.isLevelEnabled('info'),
+    // (fastify 5.12 deprecates the top-level disableRequestLogging for this.)
+    logController: new LogController({ disableRequestLogging: !logger.isLevelEnabled('info') }),
     return503OnClosing: true,
     clientErrorHandler: gatewayClientErrorHandler,
     forceCloseConnections: 'idle',

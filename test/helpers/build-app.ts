@@ -18,6 +18,8 @@ export interface TestAppOptions {
   env?: Record<string, string>
   /** Edits to the parsed config before boot. */
   patch?: (config: GatewayConfig) => void
+  /** Log level of the captured logger; default debug. */
+  logLevel?: string
 }
 
 export interface TestApp extends Booted {
@@ -40,7 +42,7 @@ export async function buildTestApp (options: TestAppOptions = {}): Promise<TestA
     file: options.file,
     text: yaml,
     env: { ...process.env, LANEGATE_DATA_DIR: dataDir, ...options.env },
-    logger: createLogger('debug', sink),
+    logger: createLogger(options.logLevel ?? 'debug', sink),
     adjust: (loaded: LoadedConfig) => {
       loaded.config.server.data_dir = dataDir
       options.patch?.(loaded.config)
