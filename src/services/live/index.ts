@@ -94,9 +94,9 @@ function liveHandler (pools: LanePools) {
  * caller is already gone.
  */
 function callerHeaders (request: FastifyRequest, reply: FastifyReply, laneHeaders: Record<string, string | string[] | undefined>): OutgoingHttpHeaders | undefined {
-  const headers: OutgoingHttpHeaders = {}
-  const own = reply.getHeaders()
-  for (const name in own) if (own[name] !== undefined) headers[name] = own[name]
+  // getHeaders() is a fresh object (fastify copies its own and the raw response's), so it is filled in place.
+  const headers = reply.getHeaders() as OutgoingHttpHeaders
+  for (const name in headers) if (headers[name] === undefined) delete headers[name]
   Object.assign(headers, relayedResponseHeaders(laneHeaders))
   headers['x-request-id'] = String(request.id)
   reply.hijack()

@@ -5,6 +5,8 @@ import { GatewayError } from '../../errors/gateway-error.js'
  * pchar allows, minus `;` (path parameters, the `/..;/` trick). Everything else is percent-encoded again.
  */
 const SEGMENT_SAFE = /^[A-Za-z0-9\-._~!$&'()*+,=:@]$/
+/** A segment of safe characters only (no `%`): decoding and encoding it again give it back unchanged. */
+const PLAIN_SEGMENT = /^[A-Za-z0-9\-._~!$&'()*+,=:@]+$/
 /** Control characters, `/`, `\`, `;` and `%` must not appear in a segment once decoded. */
 const DECODED_FORBIDDEN = /[\u0000-\u001f\u007f/\\;%]/
 
@@ -29,6 +31,12 @@ export function canonicalLanePath (rawRemainder: string): string {
   const out: string[] = []
   for (const raw of segments) {
     if (raw === '') throw badPath('empty path segments are not allowed')
+    // The common case (`api/items/000123`): nothing to decode, nothing to encode; only dot segments to refuse.
+    if (PLAIN_SEGMENT.test(raw)) {
+      if (raw === '.' || raw === '..') throw badPath('dot segments are not allowed')
+      out.push(raw)
+      continue
+    }
     let decoded: string
     try {
       decoded = decodeURIComponent(raw)
