@@ -4,9 +4,10 @@ import { GatewayError } from '../../errors/gateway-error.js'
  * Characters forwarded literally in a path segment: RFC 3986 unreserved plus the sub-delims and `:`/`@` that
  * pchar allows, minus `;` (path parameters, the `/..;/` trick). Everything else is percent-encoded again.
  */
-const SEGMENT_SAFE = /^[A-Za-z0-9\-._~!$&'()*+,=:@]$/
+const SAFE_CHARACTERS = "A-Za-z0-9\\-._~!$&'()*+,=:@"
+const SEGMENT_SAFE = new RegExp(`^[${SAFE_CHARACTERS}]$`)
 /** A segment of safe characters only (no `%`): decoding and encoding it again give it back unchanged. */
-const PLAIN_SEGMENT = /^[A-Za-z0-9\-._~!$&'()*+,=:@]+$/
+const PLAIN_SEGMENT = new RegExp(`^[${SAFE_CHARACTERS}]+$`)
 /** Control characters, `/`, `\`, `;` and `%` must not appear in a segment once decoded. */
 const DECODED_FORBIDDEN = /[\u0000-\u001f\u007f/\\;%]/
 
