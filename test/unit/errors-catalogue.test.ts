@@ -63,3 +63,15 @@ t.test('foreign errors are translated in one place; unknown ones become a bare 5
   t.same(renderError(unknown, 'exchange'), { error: 'Internal server error.' })
   t.same(renderError(unknown, 'payments'), { success: false, message: 'Internal server error.' })
 })
+
+t.test('a 4xx error captures no stack frames (the 429 flood path); a 5xx keeps them for the error log', async (t) => {
+  const limit = Error.stackTraceLimit
+  for (const code of codes) {
+    const stack = new GatewayError(code).stack ?? ''
+    const frames = stack.split('\n').filter((line) => line.trimStart().startsWith('at ')).length
+    if (catalogue[code].status < 500) t.equal(frames, 0, `${code}: no frames`)
+    else t.ok(frames > 0, `${code}: has frames`)
+    t.equal(Error.stackTraceLimit, limit, `${code}: the global stack limit is restored`)
+  }
+  t.match(new GatewayError('too_many_requests').stack, /^GatewayError: Too many requests/)
+})
