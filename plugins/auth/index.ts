@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { PolicyPlugin } from '../../src/pipeline/policy.js'
+import type { PolicyPlugin, StepOutcome } from '../../src/pipeline/policy.js'
 import { bearerChallenge, defaultRealm, missingCredentials } from '../../src/auth/bearer-challenge.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
 import type { Principal } from '../../src/pipeline/request-context.js'
@@ -21,13 +21,13 @@ const auth: PolicyPlugin<AuthOptions> = {
   create (options, context) {
     const realm = options.realm ?? defaultRealm
     const verifier = context.shared.tokens
-    return function authStep (request: FastifyRequest, _reply: FastifyReply): void | Promise<void> {
+    return function authStep (request: FastifyRequest, _reply: FastifyReply): StepOutcome | Promise<StepOutcome> {
       const token = bearerToken(request.headers.authorization)
       // No header, `Basic …`, another scheme or a bare `Bearer`: no credentials this API accepts, so the
       // challenge carries no `error` parameter (RFC 6750 §3.1).
-      if (token === undefined) throw missingCredentials(realm)
+      if (token === undefined) return missingCredentials(realm)
       if (hasQueryToken(request)) {
-        throw new GatewayError('bad_request', { message: 'Send the access token in the Authorization header only.' })
+        return new GatewayError('bad_request', { message: 'Send the access token in the Authorization header only.' })
       }
       // The verifier checks the RFC 6750 b64token syntax before it first verifies a token (not on a cache hit).
       const snapshot = request.gw.snapshot
@@ -35,7 +35,7 @@ const auth: PolicyPlugin<AuthOptions> = {
       try {
         verified = verifier.verifyFast(token, snapshot.config, snapshot.indexes, slotOf(request))
       } catch (error) {
-        throw withRealm(error, realm)
+        return refusal(withRealm(error, realm))
       }
       // A cached token answers synchronously: the chain goes on without a promise.
       if (!(verified instanceof Promise)) {
@@ -44,7 +44,7 @@ const auth: PolicyPlugin<AuthOptions> = {
       }
       return verified.then(
         function verifiedToken (principal) { request.gw.principal = principal },
-        function rejectedToken (error) { throw withRealm(error, realm) },
+        function rejectedToken (error) { return refusal(withRealm(error, realm)) },
       )
     }
   },
@@ -78,6 +78,12 @@ function bearerToken (header: string | undefined): string | undefined {
 function hasQueryToken (request: FastifyRequest): boolean {
   const query = request.query
   return typeof query === 'object' && query !== null && Object.hasOwn(query, 'access_token')
+}
+
+/** A GatewayError is the step's refusal; anything else (a bug) is thrown on to become a 500. */
+function refusal (error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error
+  throw error
 }
 
 /** The verifier names the default realm; a route with its own realm rewrites the challenge. */

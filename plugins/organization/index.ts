@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import type { PolicyPlugin } from '../../src/pipeline/policy.js'
+import type { PolicyPlugin, StepOutcome } from '../../src/pipeline/policy.js'
 import { requirePrincipal } from '../../src/auth/require-principal.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
 import { organizationSchema, type OrganizationOptions } from './schema.js'
@@ -22,7 +22,7 @@ const organization: PolicyPlugin<OrganizationOptions> = {
   },
   create (options) {
     const notFound = options.not_found === true
-    return function organizationStep (request: FastifyRequest): void {
+    return function organizationStep (request: FastifyRequest): StepOutcome {
       const principal = requirePrincipal(request)
       const target = targetOf(request, options)
       if (target === undefined) return
@@ -31,10 +31,10 @@ const organization: PolicyPlugin<OrganizationOptions> = {
       if (notFound) {
         const store = indexes.stores.get(target)
         if (!reachable || store === undefined || !store.installActive || store.lane === undefined) {
-          throw new GatewayError('store_not_found', { fields: { store_org_id: target }, message: 'Store not found or not accessible.' })
+          return new GatewayError('store_not_found', { fields: { store_org_id: target }, message: 'Store not found or not accessible.' })
         }
       } else if (!reachable) {
-        throw new GatewayError('forbidden', { message: 'This organization is outside your access.' })
+        return new GatewayError('forbidden', { message: 'This organization is outside your access.' })
       }
     }
   },

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { GatewayConfig } from '../../src/config/types.js'
-import type { PolicyPlugin } from '../../src/pipeline/policy.js'
+import type { PolicyPlugin, StepOutcome } from '../../src/pipeline/policy.js'
 import { requirePrincipal } from '../../src/auth/require-principal.js'
 import { clientIpKey } from '../../src/pipeline/client-ip.js'
 import type { CountOutcome } from '../../src/pipeline/request-counter.js'
@@ -40,7 +40,7 @@ const rateLimit: PolicyPlugin<RateLimitOptions> = {
         ? (request: FastifyRequest) => requirePrincipal(request).clientId
         : (request: FastifyRequest) => requirePrincipal(request).organizationId
 
-    function applyOutcome (reply: FastifyReply, outcome: CountOutcome): void {
+    function applyOutcome (reply: FastifyReply, outcome: CountOutcome): StepOutcome {
       reply.header('X-RateLimit-Limit', points)
       if (outcome.allowed) {
         reply.header('X-RateLimit-Remaining', String(outcome.remaining))
@@ -48,22 +48,22 @@ const rateLimit: PolicyPlugin<RateLimitOptions> = {
       }
       const retryAfter = Math.max(1, Math.ceil(outcome.msBeforeReset / 1000))
       reply.header('X-RateLimit-Remaining', '0')
-      throw new GatewayError('too_many_requests', {
+      return new GatewayError('too_many_requests', {
         fields: { retry_after: retryAfter },
         headers: { 'Retry-After': String(retryAfter) },
       })
     }
 
-    function storeFailed (request: FastifyRequest, error: unknown): void {
+    function storeFailed (request: FastifyRequest, error: unknown): StepOutcome {
       if (failOpen) {
         request.log.warn({ err: error, limit: options.limit }, 'rate-limit store failed; request let through unlimited')
         return
       }
-      throw new GatewayError('service_unavailable', { cause: error })
+      return new GatewayError('service_unavailable', { cause: error })
     }
 
     // Synchronous with the memory store (no promise per request); a promise with Redis.
-    return function rateLimitStep (request: FastifyRequest, reply: FastifyReply): void | Promise<void> {
+    return function rateLimitStep (request: FastifyRequest, reply: FastifyReply): StepOutcome | Promise<StepOutcome> {
       let counted: CountOutcome | Promise<CountOutcome>
       try {
         counted = counter.count(keyOf(request))
@@ -72,8 +72,8 @@ const rateLimit: PolicyPlugin<RateLimitOptions> = {
       }
       if (!(counted instanceof Promise)) return applyOutcome(reply, counted)
       return counted.then(
-        function countedInStore (outcome) { applyOutcome(reply, outcome) },
-        function storeRejected (error: unknown) { storeFailed(request, error) },
+        function countedInStore (outcome) { return applyOutcome(reply, outcome) },
+        function storeRejected (error: unknown) { return storeFailed(request, error) },
       )
     }
   },

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import type { PolicyOptionProblem, PolicyPlugin } from '../../src/pipeline/policy.js'
+import type { PolicyOptionProblem, PolicyPlugin, StepOutcome } from '../../src/pipeline/policy.js'
 import { bearerChallenge, defaultRealm } from '../../src/auth/bearer-challenge.js'
 import { requirePrincipal } from '../../src/auth/require-principal.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
@@ -26,14 +26,14 @@ const scope: PolicyPlugin<ScopeOptions> = {
   create (options) {
     const all = options.all ?? []
     const any = options.any ?? []
-    return function scopeStep (request: FastifyRequest): void {
+    return function scopeStep (request: FastifyRequest): StepOutcome {
       const granted = requirePrincipal(request).scopes
       const missing = all.filter((name) => !granted.has(name))
       if (missing.length > 0) {
-        throw insufficientScope(all, `This action requires the ${missing.join(' and ')} scope${missing.length > 1 ? 's' : ''}.`)
+        return insufficientScope(all, `This action requires the ${missing.join(' and ')} scope${missing.length > 1 ? 's' : ''}.`)
       }
       if (any.length > 0 && !any.some((name) => granted.has(name))) {
-        throw insufficientScope(any, any.length === 1 ? `This action requires the ${any[0]} scope.` : `This action requires one of the ${any.join(', ')} scopes.`)
+        return insufficientScope(any, any.length === 1 ? `This action requires the ${any[0]} scope.` : `This action requires one of the ${any.join(', ')} scopes.`)
       }
     }
   },

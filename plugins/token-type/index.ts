@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import type { PolicyPlugin } from '../../src/pipeline/policy.js'
+import type { PolicyPlugin, StepOutcome } from '../../src/pipeline/policy.js'
 import { bearerChallenge, defaultRealm } from '../../src/auth/bearer-challenge.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
 import { requirePrincipal } from '../../src/auth/require-principal.js'
@@ -18,10 +18,10 @@ const tokenType: PolicyPlugin<TokenTypeOptions> = {
   create (options) {
     const allowed = new Set(options.allow)
     const challenge = bearerChallenge(defaultRealm, { error: 'invalid_token', error_description: 'wrong token type' })
-    return function tokenTypeStep (request: FastifyRequest): void {
+    return function tokenTypeStep (request: FastifyRequest): StepOutcome {
       const principal = requirePrincipal(request)
       if (!allowed.has(principal.tokenType)) {
-        throw new GatewayError('invalid_token_type', { headers: { 'WWW-Authenticate': challenge } })
+        return new GatewayError('invalid_token_type', { headers: { 'WWW-Authenticate': challenge } })
       }
     }
   },

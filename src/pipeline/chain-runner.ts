@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import type { PolicyStep } from './policy.js'
+import type { PolicyStep, StepOutcome } from './policy.js'
 import { GatewayError } from '../errors/gateway-error.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
 import { chainKey } from '../config/snapshot.js'
@@ -29,23 +29,33 @@ export function createChainRunner (gateway: Gateway, service: string, routeId: s
   }
 }
 
-/** Runs `chain` from step `from`; synchronous steps in a loop, a promise resumes the loop when it settles. */
-function runSteps (chain: readonly PolicyStep[], from: number, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+/**
+ * Runs `chain` from step `from`: synchronous steps in a loop, a promise resumes the loop when it settles. A step
+ * refuses the request by returning (or resolving to) a GatewayError, or by throwing; both end the chain with
+ * that error. Exported so that tests run their policy chains exactly the way routes do.
+ */
+export function runSteps (chain: readonly PolicyStep[], from: number, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   for (let i = from; i < chain.length; i++) {
-    let pending: void | Promise<void>
+    let outcome: StepOutcome | Promise<StepOutcome>
     try {
-      pending = (chain[i] as PolicyStep)(request, reply)
+      outcome = (chain[i] as PolicyStep)(request, reply)
     } catch (error) {
       done(asError(error))
       return
     }
-    if (pending !== undefined) {
-      pending.then(
-        function stepSettled () { runSteps(chain, i + 1, request, reply, done) },
-        function stepFailed (error: unknown) { done(asError(error)) },
-      )
+    if (outcome === undefined) continue
+    if (outcome instanceof GatewayError) {
+      done(outcome)
       return
     }
+    outcome.then(
+      function stepSettled (settled) {
+        if (settled instanceof GatewayError) done(settled)
+        else runSteps(chain, i + 1, request, reply, done)
+      },
+      function stepFailed (error: unknown) { done(asError(error)) },
+    )
+    return
   }
   done()
 }

@@ -1,15 +1,26 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { GatewayConfig } from '../config/types.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
+import type { GatewayError } from '../errors/gateway-error.js'
 import type { SharedResources } from './shared-resources.js'
 import type { ConfigIndexes } from '../config/indexes.js'
 
 /**
- * One step of a route's chain. It returns (the request goes on) or throws a GatewayError (the error handler
- * renders it in the route's envelope). Steps never write response bodies; they may set headers and record what
- * they learned on `request.gw`.
+ * What a step gives back: nothing (the request goes on) or the GatewayError that refuses it.
+ *
+ * Refusals are returned rather than thrown because a `throw` is what made them expensive: V8 builds a message
+ * object for every throw, and inside a request a thrown 429 cost ≈ 20 µs of its ≈ 115 µs under a flood (the
+ * slow VM of bench run G; docs/performance.md). A thrown error still refuses the request the same way, so
+ * helpers deep inside a step, and unexpected failures, may throw.
  */
-export type PolicyStep = (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>
+export type StepOutcome = GatewayError | void
+
+/**
+ * One step of a route's chain: returns nothing (go on) or a GatewayError (the error handler renders it in the
+ * route's envelope), directly or through a promise. Steps never write response bodies; they may set headers and
+ * record what they learned on `request.gw`.
+ */
+export type PolicyStep = (request: FastifyRequest, reply: FastifyReply) => StepOutcome | Promise<StepOutcome>
 
 /** What a policy factory may use when its step is built (once per route per config snapshot). */
 export interface PolicyContext {

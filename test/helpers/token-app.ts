@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify'
 import pino from 'pino'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Snapshot } from '../../src/config/snapshot.js'
@@ -6,6 +6,7 @@ import type { GatewayConfig, UserTokenIssuerConfig } from '../../src/config/type
 import type { EnvelopeName } from '../../src/errors/envelopes.js'
 import { createErrorHandler } from '../../src/errors/error-handler.js'
 import type { PolicyPlugin, PolicyStep } from '../../src/pipeline/policy.js'
+import { runSteps } from '../../src/pipeline/chain-runner.js'
 import type { LimiterRegistry, SharedResources } from '../../src/pipeline/shared-resources.js'
 import type { Store } from '../../src/store/store.js'
 import { createTokenVerifier } from '../../src/auth/token-verifier.js'
@@ -74,8 +75,9 @@ export interface PolicyApp {
 }
 
 /**
- * Builds a bare app: each route's onRequest sets `request.gw` by hand and runs its steps in order; the handler
- * answers `{ok:true, principal}`. Errors go through the gateway's error handler.
+ * Builds a bare app: each route's onRequest sets `request.gw` by hand and runs its steps with the gateway's own
+ * runner (a refusal, returned or thrown, ends the chain as in a route); the handler answers
+ * `{ok:true, principal}`. Errors go through the gateway's error handler.
  */
 export function buildPolicyApp (options: PolicyAppOptions): PolicyApp {
   const envelope = options.envelope ?? 'plain'
@@ -96,9 +98,9 @@ export function buildPolicyApp (options: PolicyAppOptions): PolicyApp {
     app.route({
       method: route.method ?? 'GET',
       url: route.url,
-      onRequest: async function runChain (request: FastifyRequest, reply: FastifyReply) {
+      onRequest: function runChain (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
         request.gw = { snapshot, service: 'test', routeId, envelope }
-        for (const step of steps) await step(request, reply)
+        runSteps(steps, 0, request, reply, done)
       },
       handler: async function answer (request: FastifyRequest) {
         const principal = request.gw.principal
