@@ -3,11 +3,10 @@ import { resolve } from 'node:path'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp } from './app.js'
-import { catalog } from './catalog.js'
-import { loadConfigFile, parseConfigText, type LoadedConfig } from './config/load-config.js'
+import { loadGatewayConfig, parseGatewayConfig, type LoadedGatewayConfig } from './pipeline/load-gateway-config.js'
 import { createGateway, type Gateway } from './gateway.js'
 import { createLogger } from './logging.js'
-import { openSharedResources } from './shared-resources.js'
+import { openSharedResources } from './runtime/open-shared-resources.js'
 
 export interface BootOptions {
   /** Config file to load (and to re-read on reload). */
@@ -18,7 +17,7 @@ export interface BootOptions {
   /** Logger to use; default: pino at the config's log level on stdout. */
   logger?: Logger
   /** Changes applied to the parsed config before use (tests: data_dir, ports). */
-  adjust?: (loaded: LoadedConfig) => void
+  adjust?: (loaded: LoadedGatewayConfig) => void
 }
 
 export interface Booted {
@@ -32,10 +31,10 @@ export interface Booted {
 /** Loads the config, opens the shared resources, builds the gateway and its app. Does not listen. */
 export async function bootGateway (options: BootOptions): Promise<Booted> {
   const env = options.env ?? process.env
+  // `adjust` runs inside the loader, before the config is frozen.
   const loaded = options.text !== undefined
-    ? parseConfigText(options.text, options.file ?? 'gateway.yaml', catalog, env)
-    : await loadConfigFile(options.file ?? 'gateway.yaml', catalog, env)
-  options.adjust?.(loaded)
+    ? await parseGatewayConfig(options.text, options.file ?? 'gateway.yaml', { env, adjust: options.adjust })
+    : await loadGatewayConfig(options.file ?? 'gateway.yaml', { env, adjust: options.adjust })
   const config = loaded.config
   const logger = options.logger ?? createLogger(config.server.log_level)
   await mkdir(resolve(config.server.data_dir), { recursive: true })
@@ -43,7 +42,7 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
   let app: FastifyInstance
   let gateway: Gateway
   try {
-    gateway = createGateway({ loaded, catalog, shared, file: options.text === undefined ? options.file : undefined, logger: logger as FastifyBaseLogger })
+    gateway = createGateway({ loaded, shared, file: options.text === undefined ? options.file : undefined, logger: logger as FastifyBaseLogger })
     app = await buildApp(gateway, logger)
     await app.ready()
   } catch (error) {

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { GatewayConfig } from '../config/types.js'
 import { GatewayError } from '../errors/gateway-error.js'
-import type { KeyStore } from '../pipeline/shared-resources.js'
+import type { KeyStore } from '../runtime/shared-resources.js'
 import { readCredentials, type ClientAuthenticator, type ClientCredentials, type PresentedCredentials } from './client-auth.js'
 import { duplicatedParameters, formValue, isFormContentType, type FormParameters } from './form-body.js'
 import { signAccessToken } from './issue-token.js'

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, onRequestHookHandler } from 'fastify'
-import type { Snapshot } from '../config/snapshot.js'
+import type { Snapshot } from '../runtime/snapshot.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
 import { GatewayError } from '../errors/gateway-error.js'
 import type { RouteDefinition } from './service-module.js'
@@ -27,7 +27,7 @@ export function mountServiceRoutes (app: FastifyInstance, options: MountOptions)
   const addRoute = (scope: FastifyInstance, route: RouteDefinition): void => {
     scope.route({
       ...route.options,
-      method: route.method,
+      method: typeof route.method === 'string' ? route.method : [...route.method],
       url: route.url,
       bodyLimit: route.bodyLimit,
       config: { service, routeId: route.id },

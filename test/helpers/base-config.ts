@@ -7,6 +7,7 @@ import type { GatewayConfig } from '../../src/config/types.js'
  */
 export function baseTestConfig (overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   return {
+    plugins: [],
     server: {
       host: '127.0.0.1', port: 0, trusted_proxies: [], body_limit_bytes: 1048576, max_header_bytes: 16384,
       request_timeout_ms: 30000, headers_timeout_ms: 10000, keep_alive_timeout_ms: 5000, shutdown_grace_ms: 1000,

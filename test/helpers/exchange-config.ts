@@ -7,14 +7,15 @@ import { startCsSimulator, type CsSimulator } from '../simulators/cs-simulator.j
 import { startLaneSimulator, type LaneSimulator } from '../simulators/lane-simulator.js'
 import { buildIndexes } from '../../src/config/indexes.js'
 import type { GatewayConfig, LaneConfig, OrganizationConfig, ServiceConfig } from '../../src/config/types.js'
-import type { Snapshot } from '../../src/config/snapshot.js'
+import type { Snapshot } from '../../src/runtime/snapshot.js'
 import { createErrorHandler } from '../../src/errors/error-handler.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
-import type { Principal } from '../../src/pipeline/request-context.js'
-import type { SharedResources } from '../../src/pipeline/shared-resources.js'
+import type { Principal } from '../../src/runtime/request-context.js'
+import type { SharedResources } from '../../src/runtime/shared-resources.js'
 import type { ServiceModule } from '../../src/services/service-module.js'
 import { baseTestConfig } from './base-config.js'
 import { mountServiceRoutes } from '../../src/services/mount-service.js'
+import { serviceRoutes as declaredRoutesOf } from '../../src/services/service-module.js'
 
 /**
  * The organizations the data-exchange tests use:
@@ -98,7 +99,7 @@ export async function buildExchangeApp (config: GatewayConfig, modules: ServiceM
       mountServiceRoutes(scope, {
         service: module.name,
         envelope: settings.envelope,
-        routes: built.routes,
+        routes: declaredRoutesOf(module, built, settings),
         snapshot: () => snapshot,
         contextHook: (route) => async function testContext (request) {
           request.gw = { snapshot, service: module.name, routeId: route.id, envelope: settings.envelope }

@@ -2,14 +2,15 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { pino } from 'pino'
 import { buildIndexes } from '../../src/config/indexes.js'
 import type { GatewayConfig, OrganizationConfig, ServiceConfig } from '../../src/config/types.js'
-import type { Snapshot } from '../../src/config/snapshot.js'
+import type { Snapshot } from '../../src/runtime/snapshot.js'
 import { createErrorHandler } from '../../src/errors/error-handler.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
-import type { Principal } from '../../src/pipeline/request-context.js'
-import type { SharedResources } from '../../src/pipeline/shared-resources.js'
+import type { Principal } from '../../src/runtime/request-context.js'
+import type { SharedResources } from '../../src/runtime/shared-resources.js'
 import type { ServiceModule } from '../../src/services/service-module.js'
 import type { Store } from '../../src/store/store.js'
 import { mountServiceRoutes } from '../../src/services/mount-service.js'
+import { serviceRoutes as declaredRoutesOf } from '../../src/services/service-module.js'
 import { baseTestConfig } from './base-config.js'
 
 /**
@@ -46,7 +47,7 @@ export async function buildServiceApp (module: ServiceModule, options: ServiceAp
     mountServiceRoutes(scope, {
       service: module.name,
       envelope: options.service.envelope,
-      routes: built.routes,
+      routes: declaredRoutesOf(module, built, options.service),
       snapshot: () => snapshot,
       contextHook: (route) => async function testContext (request) {
         request.gw = { snapshot, service: module.name, routeId: route.id, envelope: options.service.envelope }

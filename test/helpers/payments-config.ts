@@ -8,14 +8,15 @@ import type { Store } from '../../src/store/store.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { buildIndexes } from '../../src/config/indexes.js'
 import type { GatewayConfig, OrganizationConfig, ServiceConfig } from '../../src/config/types.js'
-import type { Snapshot } from '../../src/config/snapshot.js'
+import type { Snapshot } from '../../src/runtime/snapshot.js'
 import { createErrorHandler } from '../../src/errors/error-handler.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
-import type { Principal } from '../../src/pipeline/request-context.js'
-import type { SharedResources } from '../../src/pipeline/shared-resources.js'
+import type { Principal } from '../../src/runtime/request-context.js'
+import type { SharedResources } from '../../src/runtime/shared-resources.js'
 import type { ServiceModule } from '../../src/services/service-module.js'
 import { baseTestConfig } from './base-config.js'
 import { mountServiceRoutes } from '../../src/services/mount-service.js'
+import { serviceRoutes as declaredRoutesOf } from '../../src/services/service-module.js'
 
 /** The test database of the common brief (trust auth). */
 export const TEST_POSTGRES_URL = process.env.LANEGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -157,7 +158,7 @@ Promise<{ app: FastifyInstance, setConfig (config: GatewayConfig): void }> {
     mountServiceRoutes(scope, {
       service: module.name,
       envelope: service.envelope,
-      routes: built.routes,
+      routes: declaredRoutesOf(module, built, service),
       snapshot: () => snapshot,
       contextHook: (route) => async function testContext (request) {
         request.gw = { snapshot, service: module.name, routeId: route.id, envelope: service.envelope }

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import type { RouteDefinition, ServiceModule } from '../service-module.js'
+import type { ServiceModule } from '../service-module.js'
 import { authorHostFile } from './author-file.js'
 
 /** `services.hostfile` settings beside prefix, envelope, policies and routes. */
@@ -17,6 +17,13 @@ export const DEFAULT_MAX_RECORDS = 10000
 export const hostfileService: ServiceModule = {
   name: 'hostfile',
   description: 'Host-file authoring (records → an ordered, validated store host file).',
+  routes: [{
+    id: 'author',
+    method: 'POST',
+    url: '/files/author',
+    description: 'Authors a host file from records. Scope: exchange:hostfile.author.',
+    scopes: ['exchange:hostfile.author'],
+  }],
   settingsSchema: {
     max_records: {
       type: 'integer',
@@ -27,17 +34,14 @@ export const hostfileService: ServiceModule = {
     },
   },
   build () {
-    const author: RouteDefinition = {
-      id: 'author',
-      method: 'POST',
-      url: '/files/author',
-      description: 'Authors a host file from records. Scope: exchange:hostfile.author.',
-      handler: async function authorHostFileHandler (request: FastifyRequest) {
-        const settings = request.gw.snapshot.config.services.hostfile as unknown as Partial<HostfileSettings> | undefined
-        return authorHostFile(request.body, { maxRecords: settings?.max_records ?? DEFAULT_MAX_RECORDS })
+    return {
+      handlers: {
+        author: async function authorHostFileHandler (request: FastifyRequest) {
+          const settings = request.gw.snapshot.config.services.hostfile as unknown as Partial<HostfileSettings> | undefined
+          return authorHostFile(request.body, { maxRecords: settings?.max_records ?? DEFAULT_MAX_RECORDS })
+        },
       },
     }
-    return { routes: [author] }
   },
 }
 

@@ -26,7 +26,13 @@ function enabledReport (config: GatewayConfig, reportId: string): ReportDefiniti
 export const reportsService: ServiceModule = {
   name: 'reports',
   description: 'Reports computed from the stream materialization service.',
-  routeIds: ['run'],
+  routes: [{
+    id: 'run',
+    method: 'POST',
+    url: '/:report_id/run',
+    description: 'Runs a report. Scope: exchange:reports.run.',
+    scopes: ['exchange:reports.run'],
+  }],
   settingsSchema: {
     enabled_reports: {
       type: 'array',
@@ -42,12 +48,8 @@ export const reportsService: ServiceModule = {
   },
   build () {
     return {
-      routes: [{
-        id: 'run',
-        method: 'POST',
-        url: '/:report_id/run',
-        description: 'Runs a report. Scope: exchange:reports.run.',
-        handler: async function runReport (request: FastifyRequest) {
+      handlers: {
+        run: async function runReport (request: FastifyRequest) {
           const { report_id: reportId } = request.params as { report_id: string }
           const report = enabledReport(request.gw.snapshot.config, reportId)
           if (report === undefined) throw new GatewayError('report_not_found', { fields: { report_id: reportId } })
@@ -71,7 +73,7 @@ export const reportsService: ServiceModule = {
             })
           }
         },
-      }],
+      },
     }
   },
 }

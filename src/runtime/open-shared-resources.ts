@@ -1,12 +1,12 @@
 import { resolve } from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
-import type { GatewayConfig } from './config/types.js'
-import type { SharedResources } from './pipeline/shared-resources.js'
-import { createKeyStore } from './oauth/key-store.js'
-import { loadDevUserIssuer } from './oauth/dev-user-issuer.js'
-import { createTokenVerifier } from './auth/token-verifier.js'
-import { createLimiterRegistry } from './pipeline/limiter-registry.js'
-import { createStore } from './store/create-store.js'
+import type { GatewayConfig } from '../config/types.js'
+import type { SharedResources } from './shared-resources.js'
+import { createKeyStore } from '../oauth/key-store.js'
+import { loadDevUserIssuer } from '../oauth/dev-user-issuer.js'
+import { createTokenVerifier } from '../auth/token-verifier.js'
+import { createLimiterRegistry } from './limiter-registry.js'
+import { createStore } from '../store/create-store.js'
 
 export interface OwnedSharedResources extends SharedResources {
   close (): Promise<void>

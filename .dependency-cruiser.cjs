@@ -1,0 +1,44 @@
+/**
+ * The import rules of lanegate's source (docs/plugins.md, "Where the pipeline lives"). Run by `npm test`
+ * (`npm run depcruise`). Type-only imports count: `tsPreCompilationDeps` makes dependency-cruiser see them, so a
+ * type-only cycle fails the same way a runtime one does.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'No import cycles, type-only ones included.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'config-imports-only-errors',
+      severity: 'error',
+      comment: 'src/config/ turns YAML into a frozen config; the checks of plugins and services are passed in. It imports only errors/ (and packages).',
+      from: { path: '^src/config/' },
+      to: { path: '^(src|plugins)/', pathNot: '^src/(config|errors)/' },
+    },
+    {
+      name: 'runtime-below-pipeline',
+      severity: 'error',
+      comment: 'src/runtime/ (snapshot, request context, shared resources) never imports the pipeline, services or the app.',
+      from: { path: '^src/runtime/' },
+      to: { path: '^(src/(pipeline|services|app|boot|gateway|server|cli)|plugins/)' },
+    },
+    {
+      name: 'plugins-use-the-public-contract',
+      severity: 'error',
+      comment: 'Built-in policies import only lanegate/plugin (src/plugin.ts) and each other\'s helpers: no back doors an outside plugin lacks.',
+      from: { path: '^plugins/' },
+      to: { path: '^src/', pathNot: '^src/plugin\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|node_modules)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+}
