@@ -4,6 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp } from './app.js'
 import { loadGatewayConfig, parseGatewayConfig, type LoadedGatewayConfig } from './pipeline/load-gateway-config.js'
+import { catalog as builtIn, type Catalog } from './pipeline/registry.js'
 import { createGateway, type Gateway } from './gateway.js'
 import { createLogger } from './logging.js'
 import { openSharedResources } from './runtime/open-shared-resources.js'
@@ -18,6 +19,8 @@ export interface BootOptions {
   logger?: Logger
   /** Changes applied to the parsed config before use (tests: data_dir, ports). */
   adjust?: (loaded: LoadedGatewayConfig) => void
+  /** Policies and services to validate and serve with; default the built-in ones (tests add their own). */
+  catalog?: Catalog
 }
 
 export interface Booted {
@@ -33,8 +36,8 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
   const env = options.env ?? process.env
   // `adjust` runs inside the loader, before the config is frozen.
   const loaded = options.text !== undefined
-    ? await parseGatewayConfig(options.text, options.file ?? 'gateway.yaml', { env, adjust: options.adjust })
-    : await loadGatewayConfig(options.file ?? 'gateway.yaml', { env, adjust: options.adjust })
+    ? await parseGatewayConfig(options.text, options.file ?? 'gateway.yaml', { env, adjust: options.adjust }, options.catalog ?? builtIn)
+    : await loadGatewayConfig(options.file ?? 'gateway.yaml', { env, adjust: options.adjust }, options.catalog ?? builtIn)
   const config = loaded.config
   const logger = options.logger ?? createLogger(config.server.log_level)
   await mkdir(resolve(config.server.data_dir), { recursive: true })
