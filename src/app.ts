@@ -7,7 +7,7 @@ import { GatewayError } from './errors/gateway-error.js'
 import { renderError, type EnvelopeName } from './errors/envelopes.js'
 import type { Gateway } from './gateway.js'
 import { oauthRoutes } from './oauth/routes.js'
-import { createChainRunner } from './pipeline/chain-runner.js'
+import { createChainRunner, createPreflightRunner } from './pipeline/chain-runner.js'
 import { mountServiceRoutes } from './services/mount-service.js'
 import { serviceRoutes } from './services/service-module.js'
 import { deferredRequestLoggerFactory } from './request-logger.js'
@@ -102,6 +102,7 @@ export async function buildApp (gateway: Gateway, logger: Logger): Promise<Fasti
         envelope: settings.envelope,
         routes,
         contextHook: (route) => createChainRunner(gateway.current, module.name, route.id, settings.envelope),
+        preflightHook: (route) => createPreflightRunner(gateway.current, module.name, route.id, settings.envelope),
         snapshot: gateway.current,
       })
     }, { prefix: settings.prefix })

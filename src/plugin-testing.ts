@@ -37,6 +37,8 @@ export interface PolicyHarnessOptions {
   principal?: Principal
   /** The route's path (fastify syntax); default `/test`. Every method is served. */
   url?: string
+  /** What answers a request the policy let through; default 200 `{ok: true, headers: <request headers>}`. */
+  handler?: (request: FastifyRequest, reply: FastifyReply) => unknown
 }
 
 export interface PolicyHarness {
@@ -72,8 +74,8 @@ export async function testPolicy<Options> (plugin: PolicyPlugin<Options>, option
       request.gw = { snapshot, service: 'test', routeId: 'test', envelope, principal: harness.principal }
       runSteps(chain, 0, request, reply, done)
     },
-    handler: async function passed (request: FastifyRequest) {
-      return { ok: true, headers: request.headers }
+    handler: async function passed (request: FastifyRequest, reply: FastifyReply) {
+      return harness.handler === undefined ? { ok: true, headers: request.headers } : harness.handler(request, reply)
     },
   })
   app.addHook('onClose', async () => { await limiters.close() })

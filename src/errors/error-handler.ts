@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { GatewayError } from './gateway-error.js'
+import { GatewayError, PolicyAnswer } from './gateway-error.js'
 import { renderError, type EnvelopeName } from './envelopes.js'
 
 /**
@@ -39,6 +39,12 @@ export function envelopeOf (request: FastifyRequest, fallback: EnvelopeName): En
 /** Builds fastify's error handler. `fallback` is the envelope used before a route is known (`plain`). */
 export function createErrorHandler (fallback: EnvelopeName = 'plain') {
   return function gatewayErrorHandler (error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    if (error instanceof PolicyAnswer) {
+      reply.code(error.status)
+      for (const [name, value] of Object.entries(error.headers)) reply.header(name, value)
+      reply.send()
+      return
+    }
     const gwError = toGatewayError(error)
     if (gwError.status >= 500) {
       request.log.error({ err: error, code: gwError.code }, 'request failed')

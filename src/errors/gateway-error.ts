@@ -71,6 +71,18 @@ export function declaredError (code: DeclaredCode, entry: CatalogueEntry, option
   return new GatewayError(code as ErrorCode, options, entry)
 }
 
+/**
+ * Not an error: a policy's complete answer to a request, with no body (a CORS preflight's 204 and its
+ * `Access-Control-*` headers). A step returns it like a refusal, so it costs passing steps nothing; the error
+ * handler sends it as it is, unlogged, in no envelope.
+ */
+export class PolicyAnswer extends GatewayError {
+  constructor (status: number, headers: Record<string, string>) {
+    super('bad_request', { headers }, { status, message: 'answered by a policy', shape: 'code' })
+    this.name = 'PolicyAnswer'
+  }
+}
+
 export function gatewayError (code: ErrorCode, options?: GatewayErrorOptions): GatewayError {
   return new GatewayError(code, options)
 }

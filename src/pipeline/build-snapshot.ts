@@ -15,16 +15,21 @@ import type { Catalog } from './registry.js'
 export function buildSnapshot (config: GatewayConfig, version: number, catalog: Catalog, shared: SharedResources): Snapshot {
   const indexes = buildIndexes(config)
   const chains = new Map<string, readonly PolicyStep[]>()
+  const preflights = new Map<string, readonly PolicyStep[]>()
   for (const [service, settings] of Object.entries(config.services)) {
     for (const [routeId, routeEntry] of Object.entries(settings.routes)) {
+      const preflight: PolicyStep[] = []
       const steps = [...settings.policies, ...routePolicies(routeEntry)].map((entry) => {
         const name = policyName(entry)
         const plugin = catalog.plugins.get(name)
         if (plugin === undefined) throw new Error(`unknown policy "${name}"`)
-        return plugin.create(entry[name] ?? {}, policyContext(plugin, { config, indexes, shared, service, routeId, envelope: settings.envelope }))
+        const step = plugin.create(entry[name] ?? {}, policyContext(plugin, { config, indexes, shared, service, routeId, envelope: settings.envelope }))
+        if (plugin.answersPreflight === true) preflight.push(step)
+        return step
       })
       chains.set(chainKey(service, routeId), steps)
+      if (preflight.length > 0) preflights.set(chainKey(service, routeId), preflight)
     }
   }
-  return { version, config, indexes, chains }
+  return { version, config, indexes, chains, preflights }
 }

@@ -30,6 +30,24 @@ export function createChainRunner (current: () => Snapshot, service: string, rou
 }
 
 /**
+ * The onRequest hook of a CORS preflight (`OPTIONS` with `Access-Control-Request-Method`) for a route: runs the
+ * route's preflight-answering steps (`cors`) alone, which answer it. A route with none goes on to the 405 answer.
+ */
+export function createPreflightRunner (current: () => Snapshot, service: string, routeId: string, envelope: EnvelopeName) {
+  const key = chainKey(service, routeId)
+  return function runPreflight (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    const snapshot = current()
+    request.gw = { snapshot, service, routeId, envelope: snapshot.config.services[service]?.envelope ?? envelope }
+    const steps = snapshot.preflights?.get(key)
+    if (steps === undefined) {
+      done()
+      return
+    }
+    runSteps(steps, 0, request, reply, done)
+  }
+}
+
+/**
  * Runs `chain` from step `from`: synchronous steps in a loop, a promise resumes the loop when it settles. A step
  * refuses the request by returning (or resolving to) a GatewayError, or by throwing; both end the chain with
  * that error. Exported so that tests run their policy chains exactly the way routes do.

@@ -1,12 +1,12 @@
 import type { FastifyRequest } from 'fastify'
 import type { CatalogueEntry, ErrorCode } from '../errors/catalogue.js'
-import { declaredError, GatewayError } from '../errors/gateway-error.js'
+import { declaredError, GatewayError, PolicyAnswer } from '../errors/gateway-error.js'
 import type { Principal } from '../runtime/request-context.js'
 import type { Refusal } from '../runtime/step.js'
 import type { PolicyContext, PolicyPlugin, RefuseOptions } from './policy.js'
 
 /** The route-level facts a context is built from (everything but `refuse` and `principal`). */
-export type RouteFacts = Omit<PolicyContext, 'refuse' | 'principal'>
+export type RouteFacts = Omit<PolicyContext, 'refuse' | 'principal' | 'answer'>
 
 /**
  * The context one policy's `create` gets for one route. `refuse` turns the policy's own `errors` entries into
@@ -26,7 +26,12 @@ export function policyContext (plugin: PolicyPlugin, facts: RouteFacts): PolicyC
         return entry === undefined ? new GatewayError(code as ErrorCode, options) : declaredError(code, entry, options)
       },
     principal: principalOf,
+    answer: answerWith,
   }
+}
+
+function answerWith (status: number, headers: Record<string, string>): Refusal {
+  return new PolicyAnswer(status, headers)
 }
 
 function principalOf (request: FastifyRequest): Principal | undefined {

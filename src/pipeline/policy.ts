@@ -47,6 +47,11 @@ export interface PolicyContext<Codes extends string = string> {
   refuse (code: Codes | ErrorCode, options?: RefuseOptions): Refusal
   /** The authenticated caller, or undefined when no `auth` step ran before this one. */
   principal (request: FastifyRequest): Principal | undefined
+  /**
+   * A complete answer without a body (status and headers), returned by the step like a refusal; it ends the
+   * chain. For policies that answer a request themselves, e.g. `cors` answering a preflight with 204.
+   */
+  answer (status: number, headers: Record<string, string>): Refusal
 }
 
 /** A problem found in a policy's options beyond what its JSON Schema says. */
@@ -74,6 +79,12 @@ export interface PolicyPlugin<Options = any, Codes extends string = string> { //
   requires?(options: Options, config?: GatewayConfig): string[]
   /** Checks that need the whole config (e.g. that named scopes exist). */
   check?(options: Options, config: GatewayConfig, indexes: ConfigIndexes): PolicyOptionProblem[]
+  /**
+   * Set by a policy that answers CORS preflights (`OPTIONS` with `Access-Control-Request-Method`): for a preflight
+   * of one of its routes, the gateway runs this policy's step alone (a preflight carries no credentials, so the
+   * rest of the chain would refuse it) and the step must `answer` it.
+   */
+  readonly answersPreflight?: boolean
   /** One line describing what these options do (for `lanegate routes`). */
   summarize?(options: Options): string
   /** Builds the step. Runs once per route per snapshot: make limiters, caches and precomputed headers here. */

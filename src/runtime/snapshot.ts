@@ -13,6 +13,8 @@ export interface Snapshot {
   readonly indexes: ConfigIndexes
   /** `service/routeId` → the route's built chain (service policies, then the route's). */
   readonly chains: ReadonlyMap<string, readonly PolicyStep[]>
+  /** `service/routeId` → the steps that answer the route's CORS preflights (policies with `answersPreflight`). */
+  readonly preflights?: ReadonlyMap<string, readonly PolicyStep[]>
 }
 
 export function chainKey (service: string, routeId: string): string {

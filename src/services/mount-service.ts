@@ -14,6 +14,12 @@ export interface MountOptions {
   contextHook: (route: RouteDefinition) => onRequestHookHandler
   /** The snapshot the 405 answers are rendered with. */
   snapshot: () => Snapshot
+  /**
+   * The hook for a CORS preflight of `route` (the gateway: its `cors` step alone). A URL that does not serve
+   * OPTIONS itself sends `OPTIONS` with `Access-Control-Request-Method: M` to the hook of its route for `M`; without
+   * a hook, or when the hook lets the request go on, the answer is 405.
+   */
+  preflightHook?: (route: RouteDefinition) => onRequestHookHandler
 }
 
 /**
@@ -47,11 +53,18 @@ export function mountServiceRoutes (app: FastifyInstance, options: MountOptions)
   }
 
   const methodsByUrl = new Map<string, Set<string>>()
+  const preflightsByUrl = new Map<string, Map<string, onRequestHookHandler>>()
   for (const route of routes) {
     const methods = methodsByUrl.get(route.url) ?? new Set<string>()
     for (const m of [route.method].flat()) methods.add(m)
     if (methods.has('GET')) methods.add('HEAD')
     methodsByUrl.set(route.url, methods)
+    if (options.preflightHook !== undefined) {
+      const hooks = preflightsByUrl.get(route.url) ?? new Map<string, onRequestHookHandler>()
+      const hook = options.preflightHook(route)
+      for (const m of [route.method].flat()) hooks.set(m, hook)
+      preflightsByUrl.set(route.url, hooks)
+    }
   }
   for (const [url, methods] of methodsByUrl) {
     const others = ROUTABLE_METHODS.filter((m) => !methods.has(m))
@@ -60,7 +73,13 @@ export function mountServiceRoutes (app: FastifyInstance, options: MountOptions)
     app.route({
       method: others,
       url,
-      onRequest: function methodNotAllowedContext (request, _reply, done) {
+      onRequest: function methodNotAllowedContext (request, reply, done) {
+        const requested = request.method === 'OPTIONS' ? request.headers['access-control-request-method'] : undefined
+        const preflight = typeof requested === 'string' ? preflightsByUrl.get(url)?.get(requested) : undefined
+        if (preflight !== undefined) {
+          preflight.call(this, request, reply, done)
+          return
+        }
         request.gw = { snapshot: options.snapshot(), service, routeId: '(405)', envelope }
         done()
       },
