@@ -1,6 +1,6 @@
 import type { RouteDeclaration, ServiceModule } from '../service-module.js'
 import { paymentsHandlers } from './handlers.js'
-import { paymentsSettingsSchema } from './settings.js'
+import { paymentsRequiredSettings, paymentsSettingsSchema } from './settings.js'
 
 /** The routes (ids are the YAML keys under `services.payments.routes`). */
 export const paymentsRoutes: readonly RouteDeclaration[] = [
@@ -52,7 +52,7 @@ export const paymentsService: ServiceModule = {
   description: 'Checkout payments: processor config, payment intents with Idempotency-Key, connected accounts.',
   routes: paymentsRoutes,
   settingsSchema: paymentsSettingsSchema,
-  requiredSettings: ['processor'],
+  requiredSettings: paymentsRequiredSettings,
 
   build (deps) {
     const h = paymentsHandlers(deps.shared.store)
