@@ -13,7 +13,7 @@ import { GatewayError } from '../../src/errors/gateway-error.js'
 import type { Principal } from '../../src/runtime/request-context.js'
 import type { SharedResources } from '../../src/runtime/shared-resources.js'
 import type { ServiceModule } from '../../src/services/service-module.js'
-import { baseTestConfig } from './base-config.js'
+import { baseTestConfig, loadTestConfig } from './base-config.js'
 import { mountServiceRoutes } from '../../src/services/mount-service.js'
 import { serviceRoutes as declaredRoutesOf } from '../../src/services/service-module.js'
 
@@ -80,7 +80,8 @@ export function principalFor (organizationId: string): Principal {
  * in a scope without body parsers), with the policy chain replaced by one step: the principal comes from
  * `x-test-organization`, and the organization policy's store check is left to the handlers' own re-check.
  */
-export async function buildExchangeApp (config: GatewayConfig, modules: ServiceModule[]): Promise<FastifyInstance> {
+export async function buildExchangeApp (given: GatewayConfig, modules: ServiceModule[]): Promise<FastifyInstance> {
+  const config = await loadTestConfig(given, modules)
   const snapshot: Snapshot = { version: 1, config, indexes: buildIndexes(config), chains: new Map() }
   const shared = {} as SharedResources
   const app = Fastify({ logger: false, requestIdHeader: false })

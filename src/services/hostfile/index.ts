@@ -1,13 +1,19 @@
+import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import type { ServiceModule } from '../service-module.js'
 import { authorHostFile } from './author-file.js'
 
-/** `services.hostfile` settings beside prefix, envelope, policies and routes. */
-export interface HostfileSettings {
-  max_records: number
-}
+/** `services.hostfile` settings beside prefix, envelope, policies and routes: one declaration, schema and type. */
+export const HostfileSettingsSchema = Type.Object({
+  max_records: Type.Integer({
+    minimum: 1,
+    maximum: 1000000,
+    default: 10000,
+    description: 'Most records one host file may hold; more answers 400 hostfile_too_many_records.',
+  }),
+})
 
-export const DEFAULT_MAX_RECORDS = 10000
+export type HostfileSettings = Static<typeof HostfileSettingsSchema>
 
 /**
  * Host-file authoring: `POST <prefix>/files/author` turns a JSON list of records into a store host file, checked
@@ -24,21 +30,13 @@ export const hostfileService: ServiceModule = {
     description: 'Authors a host file from records. Scope: exchange:hostfile.author.',
     scopes: ['exchange:hostfile.author'],
   }],
-  settingsSchema: {
-    max_records: {
-      type: 'integer',
-      minimum: 1,
-      maximum: 1000000,
-      default: DEFAULT_MAX_RECORDS,
-      description: 'Most records one host file may hold; more answers 400 hostfile_too_many_records.',
-    },
-  },
+  settingsSchema: HostfileSettingsSchema.properties as unknown as Record<string, Record<string, unknown>>,
   build () {
     return {
       handlers: {
         author: async function authorHostFileHandler (request: FastifyRequest) {
-          const settings = request.gw.snapshot.config.services.hostfile as unknown as Partial<HostfileSettings> | undefined
-          return authorHostFile(request.body, { maxRecords: settings?.max_records ?? DEFAULT_MAX_RECORDS })
+          const settings = request.gw.snapshot.config.services.hostfile as unknown as HostfileSettings
+          return authorHostFile(request.body, { maxRecords: settings.max_records })
         },
       },
     }
