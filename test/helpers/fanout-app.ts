@@ -11,7 +11,7 @@ import type { ServiceModule } from '../../src/services/service-module.js'
 import type { Store } from '../../src/store/store.js'
 import { mountServiceRoutes } from '../../src/services/mount-service.js'
 import { serviceRoutes as declaredRoutesOf } from '../../src/services/service-module.js'
-import { baseTestConfig } from './base-config.js'
+import { baseTestConfig, loadTestConfig } from './base-config.js'
 
 /**
  * A bare fastify app serving ONE service module the way the gateway does (routes under the prefix, `request.gw`
@@ -34,7 +34,7 @@ export function testConfig (name: string, options: ServiceAppOptions): GatewayCo
 
 /** Builds the app; returns it with the built service's close function run on app close. */
 export async function buildServiceApp (module: ServiceModule, options: ServiceAppOptions): Promise<FastifyInstance> {
-  const config = testConfig(module.name, options)
+  const config = await loadTestConfig(testConfig(module.name, options), [module])
   const snapshot: Snapshot = { version: 1, config, indexes: buildIndexes(config), chains: new Map() }
   const logger = pino({ level: 'silent' }) as unknown as FastifyBaseLogger
   const shared = { logger, store: options.store ?? { close: async () => {} } } as unknown as SharedResources

@@ -52,7 +52,7 @@ export const fanoutService: ServiceModule = {
 
   check (settings) {
     const problems: ServiceSettingProblem[] = []
-    const operations = (settings as unknown as Partial<FanoutSettings>).operations ?? {}
+    const operations = (settings as unknown as FanoutSettings).operations
     for (const [name, operation] of Object.entries(operations)) {
       const problem = schemaProblem(operation.payload_schema)
       if (problem !== undefined) problems.push({ path: `operations.${name}.payload_schema`, message: `not a valid JSON Schema: ${problem}` })
