@@ -1,3 +1,4 @@
+import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import type { GatewayConfig } from '../../config/types.js'
 import { GatewayError } from '../../errors/gateway-error.js'
@@ -11,9 +12,23 @@ import type { ReportDefinition } from './report-definition.js'
 
 const byId = new Map(reportDefinitions.map((r) => [r.report_id, r]))
 
+/** `services.reports` settings beside prefix, envelope, policies and routes: one declaration, schema and type. */
+export const ReportsSettingsSchema = Type.Object({
+  enabled_reports: Type.Optional(Type.Array(
+    Type.Unsafe<string>({ type: 'string', enum: reportDefinitions.map((r) => r.report_id), description: 'A report id.' }),
+    {
+      uniqueItems: true,
+      description: 'Reports served (others answer 404 report_not_found); default all of: ' +
+        `${reportDefinitions.map((r) => r.report_id).join(', ')}.`,
+    },
+  )),
+})
+
+export type ReportsSettings = Static<typeof ReportsSettingsSchema>
+
 /** The reports a config serves: `services.reports.enabled_reports`, or all when it is absent. */
 function enabledReport (config: GatewayConfig, reportId: string): ReportDefinition | undefined {
-  const enabled = (config.services.reports as { enabled_reports?: string[] } | undefined)?.enabled_reports
+  const enabled = (config.services.reports as unknown as ReportsSettings | undefined)?.enabled_reports
   if (enabled !== undefined && !enabled.includes(reportId)) return undefined
   return byId.get(reportId)
 }
@@ -33,15 +48,7 @@ export const reportsService: ServiceModule = {
     description: 'Runs a report. Scope: exchange:reports.run.',
     scopes: ['exchange:reports.run'],
   }],
-  settingsSchema: {
-    enabled_reports: {
-      type: 'array',
-      items: { type: 'string', enum: reportDefinitions.map((r) => r.report_id), description: 'A report id.' },
-      uniqueItems: true,
-      description: 'Reports served (others answer 404 report_not_found); default all of: ' +
-        `${reportDefinitions.map((r) => r.report_id).join(', ')}.`,
-    },
-  },
+  settingsSchema: ReportsSettingsSchema.properties as unknown as Record<string, Record<string, unknown>>,
   check (_settings, config): ServiceSettingProblem[] {
     if (timeseriesSettings(config) !== undefined) return []
     return [{ path: '', message: 'reports read the stream materialization service: configure services.timeseries.base_url' }]
