@@ -225,3 +225,25 @@ t.test('one token serves many calls', async (t) => {
   await Promise.all(Array.from({ length: 20 }, () => client.content.list()))
   t.equal(client.tokens.tokensFetched, 1)
 })
+
+t.test('a thrown error carries the gateway\'s request id', async (t) => {
+  const error = await clientFor('demo-exchange').live.get('org_store_900', 'items', { headers: { 'x-request-id': 'client-e2e-request-1' } }).then(() => undefined, (e: unknown) => e)
+  t.ok(isLanegateError(error, 'store_not_found'))
+  t.same({ requestId: (error as LanegateError).requestId, body: (error as LanegateError).body }, { requestId: 'client-e2e-request-1', body: { error: 'store_not_found', store_org_id: 'org_store_900', message: 'Store not found or not accessible.' } })
+})
+
+t.test('a token the gateway refuses (401) is replaced once and the call goes through', async (t) => {
+  let tokenRequests = 0
+  let tampered = 0
+  // The first API request carries a token this gateway never signed, as after a key rotation.
+  const fetchOnce: typeof fetch = async (input, init) => {
+    const headers = new Headers(init?.headers)
+    if (String(input).endsWith('/oauth/token')) tokenRequests++
+    else if (tampered++ === 0) headers.set('authorization', 'Bearer eyJhbGciOiJFZERTQSJ9.e30.c2ln')
+    return await fetch(input, { ...init, headers })
+  }
+  const client = new LanegateClient({ baseUrl: gw.base, clientId: 'demo-content', clientSecret: 'demo-content-secret', fetch: fetchOnce })
+  const page = await client.content.list({ perPage: 1 })
+  t.equal(page.meta.page, 1)
+  t.same({ tokenRequests, apiRequests: tampered }, { tokenRequests: 2, apiRequests: 2 })
+})
