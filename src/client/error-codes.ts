@@ -5,7 +5,7 @@
  * This is a copy of the server's catalogue (`src/errors/catalogue.ts`), not an import of it: the client must stay
  * free of server code. `test/types/client-error-codes.ts` (compiled by `tsc` in `npm test`) asserts that the two
  * key sets are equal, so a code added to the server fails the build until it is added here, and
- * `test/unit/client-error-codes.test.ts` checks that statuses and texts agree.
+ * `test/unit/lanegate-client-errors.test.ts` checks that statuses and texts agree.
  */
 export const lanegateErrorCodes = {
   invalid_request: { status: 400 },

@@ -1,4 +1,4 @@
-// Module resolution hooks (node:module register) for test/e2e/client-import.test.ts: any file module outside
+// Module resolution hooks (node:module register) for test/e2e/lanegate-client-import.test.ts: any file module outside
 // `dist/src/client/`, and so any package (fastify, pg, better-sqlite3, ioredis, undici, …) or server file, fails
 // the import that asked for it, naming what was asked. Node's built-in modules are allowed.
 interface Resolved { url: string }
