@@ -3,6 +3,11 @@ export interface Answer {
   status: number
   headers: Headers
   body: unknown
+  /**
+   * An earlier attempt of this call failed with a 5xx or no answer and was resent: the gateway may have acted on
+   * it (an idempotent request is resent only because that is harmless).
+   */
+  resent: boolean
 }
 
 /** Reads and parses a fetch Response's body. */
@@ -16,7 +21,7 @@ export async function readAnswer (response: Response): Promise<Answer> {
       // Not JSON after all: keep the text.
     }
   }
-  return { status: response.status, headers: response.headers, body }
+  return { status: response.status, headers: response.headers, body, resent: false }
 }
 
 /** The gateway's request id, as an optional property. */

@@ -17,6 +17,8 @@ export interface LanegateErrorInit {
   /** The URL path called (no query string, no host: nothing sensitive). */
   path: string
   source: LanegateErrorSource
+  /** The call was resent after a 5xx or no answer, so an earlier attempt may have taken effect (see Answer). */
+  resent?: boolean
 }
 
 /**
@@ -34,6 +36,7 @@ export class LanegateError extends Error {
   readonly method: string
   readonly path: string
   readonly source: LanegateErrorSource
+  readonly resent: boolean
 
   constructor (init: LanegateErrorInit) {
     const where = init.source === 'token' ? 'the token endpoint' : `${init.method} ${init.path}`
@@ -47,10 +50,11 @@ export class LanegateError extends Error {
     this.method = init.method
     this.path = init.path
     this.source = init.source
+    this.resent = init.resent ?? false
   }
 
   toJSON (): Record<string, unknown> {
-    return { name: this.name, message: this.message, status: this.status, code: this.code, body: this.body, retryAfter: this.retryAfter, requestId: this.requestId, method: this.method, path: this.path, source: this.source }
+    return { name: this.name, message: this.message, status: this.status, code: this.code, body: this.body, retryAfter: this.retryAfter, requestId: this.requestId, method: this.method, path: this.path, source: this.source, resent: this.resent }
   }
 }
 

@@ -1,3 +1,4 @@
+import { isLanegateError } from './errors.js'
 import type { CallOptions, HttpCore } from './http-core.js'
 
 /** An `upstream_error`-shaped failure of one store. */
@@ -35,6 +36,13 @@ export interface Dispatch {
   completed_at?: string | null
 }
 
+/** The statuses a dispatch has once a commit went through. */
+const COMMITTED: ReadonlySet<unknown> = new Set<DispatchStatus>(['committing', 'committed', 'partially_failed'])
+
+function statusOf (body: unknown): unknown {
+  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>).status : undefined
+}
+
 export interface FanoutPreviewInput {
   operation_type: string
   payload: unknown
@@ -61,10 +69,16 @@ export class FanoutApi {
   /**
    * `POST /dispatches/:dispatch_id/commit`: resolves with the dispatch, `committed`/`partially_failed` when every
    * store settled within the gateway's wait (200), else `committing` (202; poll `get`). Idempotent by its dispatch
-   * id, so retried on 5xx: if the lost first attempt went through, the retry answers 409 `fanout_not_previewed`
-   * with the dispatch's current `status` in the body.
+   * id, so retried on 5xx and lost connections: when an attempt whose answer was lost did commit, the resend
+   * answers 409 `fanout_not_previewed` with a post-commit `status`, and this resolves with the dispatch (`get`)
+   * instead. A commit of a dispatch already committed before this call still throws `fanout_not_previewed`.
    */
-  commit (dispatchId: string, options: CallOptions = {}): Promise<Dispatch> {
-    return this.core.json<Dispatch>({ ...options, method: 'POST', path: `${this.prefix}/dispatches/${encodeURIComponent(dispatchId)}/commit`, idempotent: true })
+  async commit (dispatchId: string, options: CallOptions = {}): Promise<Dispatch> {
+    try {
+      return await this.core.json<Dispatch>({ ...options, method: 'POST', path: `${this.prefix}/dispatches/${encodeURIComponent(dispatchId)}/commit`, idempotent: true })
+    } catch (error) {
+      if (isLanegateError(error, 'fanout_not_previewed') && error.resent && COMMITTED.has(statusOf(error.body))) return await this.get(dispatchId, options)
+      throw error
+    }
   }
 }

@@ -58,9 +58,11 @@ export class HttpCore {
     let token = await tokens.getToken(request.signal)
     let answer = await this.#attempt(request, token)
     if (answer.status === 401) {
+      const resent = answer.resent
       tokens.invalidate(token)
       token = await tokens.getToken(request.signal)
       answer = await this.#attempt(request, token)
+      answer.resent ||= resent
     }
     if (answer.status < 400) return answer
     throw new LanegateError({
@@ -72,6 +74,7 @@ export class HttpCore {
       method: request.method,
       path: request.path,
       source: 'api',
+      resent: answer.resent,
     })
   }
 

@@ -76,6 +76,7 @@ export async function sendWithRetries (send: (signal: AbortSignal | undefined) =
     let answer: Answer
     try {
       answer = await readAnswer(await send(signal))
+      answer.resent = backoffs > 0
     } catch (error) {
       if (signal?.aborted === true) throw signal.reason
       if (!context.idempotent || attempt >= settings.maxAttempts) throw new LanegateNetworkError(context.method, context.path, attempt, error)

@@ -134,6 +134,23 @@ t.test('a fan-out commit is resent after a 5xx (idempotent by its dispatch id)',
   t.equal(server.calls.length, 2)
 })
 
+t.test('a resent fan-out commit whose lost first attempt went through resolves with the dispatch', async (t) => {
+  const { server, clock, client } = await setup(t)
+  const committed = { ...DISPATCH, status: 'committed' }
+  server.script.push('reset', { status: 409, json: { error: 'fanout_not_previewed', dispatch_id: '01JDISPATCH', status: 'committed', message: 'm' } }, { status: 200, json: committed })
+  t.same(await client.fanout.commit('01JDISPATCH'), committed)
+  t.same(server.calls.map((c) => `${c.method} ${c.url}`), ['POST /v1/fanout/dispatches/01JDISPATCH/commit', 'POST /v1/fanout/dispatches/01JDISPATCH/commit', 'GET /v1/fanout/dispatches/01JDISPATCH'])
+  t.same(clock.waits, [1000])
+})
+
+t.test('a fan-out commit answered 409 on its first attempt is thrown', async (t) => {
+  const { server, client } = await setup(t)
+  const body = { error: 'fanout_not_previewed', dispatch_id: '01JDISPATCH', status: 'committed', message: 'm' }
+  server.script.push({ status: 409, json: body })
+  await t.rejects(client.fanout.commit('01JDISPATCH'), { status: 409, code: 'fanout_not_previewed', resent: false, body })
+  t.equal(server.calls.length, 1)
+})
+
 t.test('a GET whose connection breaks is resent after 1 s, 2 s', async (t) => {
   const { server, clock, client } = await setup(t)
   server.script.push('reset', 'reset')
