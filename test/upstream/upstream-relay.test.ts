@@ -108,3 +108,26 @@ t.test('in-flight counts return to zero after answers, failures and mirrored err
   await (await fetch(`${base}/`)).text()
   t.equal(upstream.targets[0]?.inFlight, 0)
 })
+
+t.test('a request that timed out while queued for a connection is never sent, and its in-flight count is returned', async (t) => {
+  const a = await startBackend(t, 'a')
+  const held: Array<() => void> = []
+  a.handle((req, res) => {
+    if (req.url !== '/hold') return res.end('a')
+    // The head and a first chunk at once (the relay is streaming, its timer stopped); the rest on release.
+    res.writeHead(200)
+    res.write('first ')
+    held.push(() => res.end('held'))
+  })
+  const upstream = testUpstream(t, testSettings([a.url], { max_sockets: 1, timeouts: { connect_ms: 1000, response_ms: 150, body_idle_ms: 1000 } }))
+  const base = await startRelay(t, upstream)
+  const first = fetch(`${base}/hold`)
+  for (let i = 0; i < 100 && held.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  const queued = await fetch(`${base}/queued`)
+  t.same([queued.status, await queued.json()], [502, { error: 'upstream_error', upstream_status: 0, upstream_failure: 'timeout', upstream_body: '', message: 'The upstream service did not answer in time.' }])
+  for (const release of held) release()
+  t.equal(await (await first).text(), 'first held')
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  t.same(a.seen.map((r) => r.url), ['/hold'], 'the queued request never reached the target')
+  t.equal(upstream.targets[0]?.inFlight, 0)
+})
