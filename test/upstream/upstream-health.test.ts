@@ -105,3 +105,43 @@ async function waitFor (check: () => boolean): Promise<void> {
   for (let i = 0; i < 300 && !check(); i++) await sleep(10)
   if (!check()) throw new Error('condition not met in time')
 }
+
+t.test('one of two targets killed under load: GETs keep answering 200 (retried, then the target is ejected)', async (t) => {
+  const a = await startBackend(t, 'a')
+  const b = await startBackend(t, 'b')
+  const upstream = testUpstream(t, testSettings([a.url, b.url], {
+    retry: { attempts: 2, methods: ['GET', 'HEAD', 'OPTIONS'] },
+    health: { passive: { failures: 2, eject_seconds: 30 } },
+  }))
+  const outcomes: string[] = []
+  let running = true
+  const workers = Array.from({ length: 8 }, async () => {
+    while (running) outcomes.push(await outcome(callUpstream(upstream, GET)))
+  })
+  await sleep(100)
+  await a.close()
+  const killedAt = outcomes.length
+  await sleep(200)
+  running = false
+  await Promise.all(workers)
+  const after = outcomes.slice(killedAt)
+  t.ok(after.length > 20, `${after.length} requests after the kill`)
+  t.same(after.filter((o) => o !== 'a' && o !== 'b'), [], 'no failed GET after the kill')
+  t.equal(upstream.targets[0]?.ejected, true, 'the killed target is ejected')
+  t.same(after.slice(-10), Array(10).fill('b'))
+})
+
+t.test('active health: turned on by reconcile, and stopped by close', async (t) => {
+  const a = await startBackend(t, 'a')
+  const settings = testSettings([a.url])
+  const upstream = testUpstream(t, settings)
+  await sleep(150)
+  t.equal(a.seen.length, 0, 'no probes without active health')
+  upstream.reconcile({ ...settings, health: { active: { path: '/ping', interval_seconds: 0.05 } } })
+  await waitFor(() => a.seen.length >= 2)
+  t.same(a.seen.slice(0, 2).map((r) => `${r.method} ${r.url}`), ['GET /ping', 'GET /ping'])
+  await upstream.close()
+  const probes = a.seen.length
+  await sleep(150)
+  t.equal(a.seen.length, probes, 'no probe after close')
+})
