@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici'
 import { GatewayError } from '../errors/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
-import { failureKindOf, unreachableError } from './failure.js'
+import { failureKindOf, isTransportFailure, unreachableError } from './failure.js'
 import type { Target } from './target.js'
 import type { Upstream } from './upstream.js'
 
@@ -47,19 +47,20 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
   if (credential !== undefined) headers.authorization = credential
   const tried: Target[] = []
   const mayRetry = retry.methods.includes(input.method)
+  let failure: GatewayError | undefined
   for (;;) {
     const target = upstream.pick(tried)
-    if (target === undefined) {
-      throw unreachableError(label, 'ejected')
-    }
+    // No target left: every one is ejected (first attempt), or the last failure stands (a retry found none).
+    if (target === undefined) throw failure ?? unreachableError(label, 'ejected')
     headers.host = target.host
     try {
       return await attempt(upstream, target, input, headers, signal)
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error
-      if (error.fields.upstream_failure !== 'protocol') upstream.reportFailure(target, error.fields.upstream_failure as string)
+      if (isTransportFailure(error)) upstream.reportFailure(target, error.fields.upstream_failure as string)
       tried.push(target)
-      if (!mayRetry || tried.length >= retry.attempts || signal.aborted || upstream.pick(tried) === undefined) throw error
+      failure = error
+      if (!mayRetry || tried.length >= retry.attempts || signal.aborted) throw error
     }
   }
 }

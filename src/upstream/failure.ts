@@ -80,7 +80,11 @@ export function mirroredError (label: string, status: number, body: string): Gat
   }).withStatus(status)
 }
 
-/** A transport failure counts against a target's passive health; a status (any) does not. */
+/**
+ * A failure that counts against a target's passive health and may be retried on another target: no usable answer
+ * (timeout, refused, reset, dns, tls, protocol…). A status (any 4xx/5xx) does not count; neither does `ejected`
+ * (nothing was sent).
+ */
 export function isTransportFailure (error: GatewayError): boolean {
   return error.code === 'upstream_error' && error.fields.upstream_status === 0 && error.fields.upstream_failure !== 'ejected'
 }
