@@ -1,10 +1,11 @@
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
-import { PassThrough, Transform, type TransformCallback } from 'node:stream'
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import { PassThrough } from 'node:stream'
 import type { Dispatcher } from 'undici'
 import { GatewayError } from '../errors/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
 import { failureKindOf, isTransportFailure, mirroredError, unreachableError, type UpstreamFailureKind } from './failure.js'
 import { upstreamRequestHeaders } from './headers.js'
+import { ByteLimit, hasBody } from './request-body.js'
 import type { Target } from './target.js'
 import type { Upstream } from './upstream.js'
 
@@ -280,27 +281,5 @@ class Attempt implements Dispatcher.DispatchHandler {
     this.upstream.logger?.info({ upstream_failure: error.fields.upstream_failure, attempt: tried.length + 1 }, 'upstream request retried on another target')
     startAttempt(new Attempt(this.upstream, this.input, this.headers, next, tried, this.resolve, this.reject))
     return true
-  }
-}
-
-function hasBody (headers: IncomingHttpHeaders): boolean {
-  const length = headers['content-length']
-  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
-}
-
-/** Passes a body through while counting it; crossing the limit is an error (the relay answers 413). */
-class ByteLimit extends Transform {
-  private seen = 0
-  constructor (private readonly limit: number) {
-    super()
-  }
-
-  override _transform (chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.seen += chunk.length
-    if (this.seen > this.limit) {
-      callback(new GatewayError('payload_too_large'))
-      return
-    }
-    callback(null, chunk)
   }
 }
