@@ -72,7 +72,7 @@ export class Upstream {
     return this.settings.balance === 'least_connections' ? this.leastConnections(targets, tried) : this.roundRobin(targets, tried)
   }
 
-  /** Smooth weighted round robin (nginx's): over any window of sum(weights) picks each target gets its weight. */
+  /** Smooth weighted round robin (nginx's): each cycle of sum(weights) picks gives every target its weight, spread out. */
   private roundRobin (targets: readonly Target[], tried: readonly Target[] | undefined): Target | undefined {
     let total = 0
     let best: Target | undefined
