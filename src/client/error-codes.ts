@@ -35,7 +35,6 @@ export const lanegateErrorCodes = {
   payment_intent_not_cancelable: { status: 409 },
   connected_account_not_found: { status: 404 },
   upstream_error: { status: 502 },
-  upstream_timeout: { status: 504 },
   store_not_found: { status: 404 },
   report_not_found: { status: 404 },
   report_param_validation_failed: { status: 422 },
@@ -91,7 +90,6 @@ function codeForStatus (status: number): LanegateErrorCode {
     case 431: return 'header_too_large'
     case 502: return 'upstream_error'
     case 503: return 'service_unavailable'
-    case 504: return 'upstream_timeout'
     default: return status >= 500 ? 'internal_error' : 'bad_request'
   }
 }
