@@ -124,6 +124,7 @@ export function buildConfigSchema (services: readonly ServiceModule[]): Schema {
       driver: { type: 'string', enum: ['sqlite', 'postgres'], description: 'sqlite (embedded default) or postgres (several gateway instances).', default: 'sqlite' },
       sqlite_file: str('SQLite file, relative to server.data_dir.', { default: 'lanegate.db' }),
       postgres_url: str('postgres://… connection string (driver postgres).'),
+      postgres_schema: str('PostgreSQL schema of the tables (created when missing); default: the server\'s search_path (public).', { pattern: '^[a-z_][a-z0-9_]{0,62}$' }),
     }, [], { default: {} }),
     rate_limit_store: obj('Where rate-limit counters are kept.', {
       driver: { type: 'string', enum: ['memory', 'redis'], description: 'memory (one instance) or redis (shared by instances).', default: 'memory' },

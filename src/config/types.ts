@@ -43,6 +43,8 @@ export interface StorageConfig {
   /** SQLite file; relative paths are resolved against server.data_dir. */
   sqlite_file: string
   postgres_url?: string
+  /** Schema the tables live in (created when missing); default: the server's search_path. */
+  postgres_schema?: string
 }
 
 export interface RateLimitStoreConfig {
