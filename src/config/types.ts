@@ -36,6 +36,8 @@ export interface ServerConfig {
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** Directory for the SQLite file and generated keys. */
   data_dir: string
+  /** Worker processes on the port (node:cluster); `auto` is one per core; 1 (default) runs no primary. */
+  workers: number | 'auto'
 }
 
 export interface StorageConfig {
