@@ -1,5 +1,5 @@
 import type { CountOutcome, RequestCounter } from '../pipeline/request-counter.js'
-import { isMessage, type CountReply, type CountRequest } from './messages.js'
+import { isMessage, type CountItem, type CountReply, type CountRequest } from './messages.js'
 
 /** A count the primary has not answered within this time fails, which the route maps to `on_store_error`. */
 const COUNT_TIMEOUT_MS = 1_000
@@ -14,13 +14,24 @@ const pending = new Map<number, Pending>()
 let nextId = 0
 let listening = false
 let sweeper: NodeJS.Timeout | undefined
+/** Counts asked for in this turn of the event loop, sent together by `flush`. */
+let queued: CountItem[] = []
 
 function onPrimaryMessage (message: unknown): void {
-  if (!isMessage<CountReply>(message, 'lanegate:count')) return
-  const waiting = pending.get(message.id)
-  if (waiting === undefined) return
-  pending.delete(message.id)
-  waiting.resolve({ allowed: message.allowed, remaining: message.remaining, msBeforeReset: message.msBeforeReset })
+  if (!isMessage<CountReply>(message, 'lanegate:count') || !Array.isArray(message.outcomes)) return
+  for (const [id, allowed, remaining, msBeforeReset] of message.outcomes) {
+    const waiting = pending.get(id)
+    if (waiting === undefined) continue
+    pending.delete(id)
+    waiting.resolve({ allowed: allowed === 1, remaining, msBeforeReset })
+  }
+}
+
+function flush (): void {
+  const counts = queued
+  queued = []
+  const request: CountRequest = { channel: 'lanegate:count', counts }
+  process.send?.(request, ignoreSendError)
 }
 
 /** A failed send (the primary is gone) is left to the sweep, which fails the count within COUNT_TIMEOUT_MS. */
@@ -44,7 +55,9 @@ function sweepStale (): void {
  * A route limit counted by the primary process for every worker (`server.workers` > 1 with the memory driver),
  * so N workers share one count: 100 per minute is 100 in total, not N × 100. Each count is one IPC round trip, a
  * promise (the chain awaits it, as it does Redis); the primary answers from its MemoryWindowCounter, so the
- * semantics are those of one process.
+ * semantics are those of one process. The counts of one event-loop turn travel in one message (`flush`): under
+ * load a worker parses many requests per turn, and one IPC message per count cost about as much CPU as the
+ * request itself.
  */
 export class IpcCounter implements RequestCounter {
   constructor (readonly limit: string, readonly points: number, readonly windowSeconds: number) {}
@@ -57,10 +70,10 @@ export class IpcCounter implements RequestCounter {
     }
     sweeper ??= setInterval(sweepStale, COUNT_TIMEOUT_MS / 4).unref()
     const id = ++nextId
-    const request: CountRequest = { channel: 'lanegate:count', id, limit: this.limit, points: this.points, windowSeconds: this.windowSeconds, key }
+    if (queued.length === 0) setImmediate(flush)
+    queued.push([id, this.limit, this.points, this.windowSeconds, key])
     return new Promise<CountOutcome>((resolve, reject) => {
       pending.set(id, { resolve, reject, sentAt: Date.now() })
-      process.send?.(request, ignoreSendError)
     })
   }
 }

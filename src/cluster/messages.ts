@@ -4,23 +4,25 @@
  * with its own `rate_limiter_flexible` messages).
  */
 
-/** Worker → primary: count one request of a route limit (`rate_limits` entry) for `key`. */
+/** One request of a route limit (`rate_limits` entry) to count for `key`: `[id, limit, points, windowSeconds, key]`. */
+export type CountItem = [id: number, limit: string, points: number, windowSeconds: number, key: string]
+
+/** Its outcome: `[id, allowed (1/0), remaining, msBeforeReset]`. */
+export type CountOutcomeItem = [id: number, allowed: 0 | 1, remaining: number, msBeforeReset: number]
+
+/**
+ * Worker → primary: the counts asked for during one turn of the worker's event loop, sent as one message (an
+ * IPC message costs far more than the count itself; tuples keep the JSON small).
+ */
 export interface CountRequest {
   channel: 'lanegate:count'
-  id: number
-  limit: string
-  points: number
-  windowSeconds: number
-  key: string
+  counts: CountItem[]
 }
 
-/** Primary → worker: the outcome of the count with the same `id`. */
+/** Primary → worker: the outcomes of one CountRequest, in its order. */
 export interface CountReply {
   channel: 'lanegate:count'
-  id: number
-  allowed: boolean
-  remaining: number
-  msBeforeReset: number
+  outcomes: CountOutcomeItem[]
 }
 
 /** Primary → worker: re-read the config file now (SIGHUP to the primary, or the primary saw the file change). */
