@@ -82,7 +82,8 @@ t.teardown(async () => {
 const configFile = join(dir, 'gateway.yaml')
 const demo = (await readFile(repoPath('gateway.yaml'), 'utf8'))
   .replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
-  .replace(/  shutdown_grace_ms: \d+/, '  shutdown_grace_ms: 5000\n  workers: 2')
+  .replace(/  shutdown_grace_ms: \d+/, '  shutdown_grace_ms: 5000')
+  .replace(/  workers: 1 /, '  workers: 2 ')
 await writeFile(configFile, demo)
 const gateway = await spawnGateway({
   config: configFile,
