@@ -149,6 +149,28 @@ t.test('100 concurrent commits of one dispatch across both workers on one SQLite
   for (const [store, lane] of lanes) t.same([...lane.applied.entries()], [[`${id}:${store}`, 1]], `${store} applied once`)
 })
 
+t.test('the token endpoint\'s per-client limit (60 per minute) counts once across both workers', async (t) => {
+  const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: 'demo-checkout', client_secret: 'demo-checkout-secret' }).toString()
+  const issue = (): Promise<Answer> => new Promise((resolve, reject) => {
+    const req = httpRequest(`${gateway.base}/oauth/token`, { method: 'POST', agent: false, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (res) => {
+      let body = ''
+      res.on('data', (d: Buffer) => { body += d.toString() })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+    })
+    req.on('error', reject)
+    req.end(form)
+  })
+  const before = logLines(gateway).length
+  const statuses: number[] = []
+  for (let i = 0; i < 60; i++) statuses.push((await issue()).status)
+  t.same(statuses, Array.from({ length: 60 }, () => 200))
+  const served = new Set(logLines(gateway).slice(before).filter((l) => l.req !== undefined).map((l) => l.pid))
+  t.equal(served.size, 2, 'both workers issued tokens')
+  const over = await issue()
+  t.equal(over.status, 429, 'the 61st is refused')
+  t.equal((JSON.parse(over.body) as { error: string }).error, 'rate_limit_exceeded')
+})
+
 t.test('a worker killed with SIGKILL is restarted; the counts, kept by the primary, survive', async (t) => {
   const [victim] = listeningPids(gateway)
   process.kill(victim as number, 'SIGKILL')
