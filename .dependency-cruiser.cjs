@@ -27,6 +27,27 @@ module.exports = {
       to: { path: '^(src/(pipeline|services|app|boot|gateway|server|cli)|plugins/)' },
     },
     {
+      name: 'upstream-engine-is-a-leaf',
+      severity: 'error',
+      comment: 'src/upstream/ (pools, balancing, health, retry; docs/upstream-engine.md) is the engine services build on: it imports only config/ types and errors/, never runtime, the pipeline, services or the app.',
+      from: { path: '^src/upstream/' },
+      to: { path: '^(src|plugins)/', pathNot: '^src/(upstream|config|errors)/' },
+    },
+    {
+      name: 'runtime-uses-only-cluster-counting',
+      severity: 'error',
+      comment: 'src/runtime/ may use the workers\' IPC counters (src/cluster/ipc-counter.ts and its messages), never the primary or worker process code.',
+      from: { path: '^src/runtime/' },
+      to: { path: '^src/cluster/', pathNot: '^src/cluster/(ipc-counter|messages)\\.ts$' },
+    },
+    {
+      name: 'cluster-below-the-app',
+      severity: 'error',
+      comment: 'src/cluster/ (server.workers: primary, workers, IPC counters) loads the config through the pipeline and counts with runtime/ counters; it never imports services, the app or the gateway (the worker runs the usual lanegate start).',
+      from: { path: '^src/cluster/' },
+      to: { path: '^(src/(services|app|boot|gateway|server|cli|oauth|auth|store)|plugins/)' },
+    },
+    {
       name: 'plugins-use-the-public-contract',
       severity: 'error',
       comment: 'Built-in policies import only lanegate/plugin (src/plugin.ts) and each other\'s helpers: no back doors an outside plugin lacks.',

@@ -32,8 +32,9 @@ export class GatewayError extends Error {
     // A 4xx is the caller's outcome, not a fault: its stack is never logged (the error handler logs a 4xx by code
     // and status), and capturing one was the 429 path's largest single cost under a flood (≈ 15 % of its busy
     // samples in a profile). A 5xx keeps its stack for the error log.
+    // An upstream's failure (catalogue `upstream`) is logged without a stack, so none is captured either.
     const limit = Error.stackTraceLimit
-    if (entry.status < 500) Error.stackTraceLimit = 0
+    if (entry.status < 500 || entry.upstream === true) Error.stackTraceLimit = 0
     try {
       super(options.message ?? entry.message, options.cause === undefined ? undefined : { cause: options.cause })
     } finally {

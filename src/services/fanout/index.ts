@@ -62,12 +62,13 @@ export const fanoutService: ServiceModule = {
 
   build (deps) {
     const store = deps.shared.store.dispatches
-    const runner = createDeliveryRunner({ store, currentConfig: deps.currentConfig, logger: deps.shared.logger })
+    const lanes = deps.shared.upstreams.lanes
+    const runner = createDeliveryRunner({ store, currentConfig: deps.currentConfig, logger: deps.shared.logger, lanes })
     runner.start()
 
     const preview: RouteImplementation = {
       handler: async function previewFanout (request: FastifyRequest) {
-        const dispatch = await previewDispatch(request.body, principalOf(request), request.gw.snapshot, store)
+        const dispatch = await previewDispatch(request.body, principalOf(request), request.gw.snapshot, store, lanes)
         return renderPreview(dispatch)
       },
     }
