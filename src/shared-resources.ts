@@ -9,6 +9,8 @@ import { createLimiterRegistry } from './pipeline/limiter-registry.js'
 import { createStore } from './store/create-store.js'
 
 export interface OwnedSharedResources extends SharedResources {
+  /** Readiness checks of the dependencies the config uses: `database` always, `redis` with a Redis limiter store. */
+  readonly dependencyChecks: Readonly<Record<string, () => Promise<void>>>
   close (): Promise<void>
 }
 
@@ -27,6 +29,10 @@ export async function openSharedResources (config: GatewayConfig, logger: Fastif
     store,
     limiters,
     tokens,
+    dependencyChecks: {
+      database: () => store.ping(),
+      ...(config.rate_limit_store.driver === 'redis' ? { redis: () => limiters.ping() } : {}),
+    },
     close: async () => {
       keys.close()
       await limiters.close()

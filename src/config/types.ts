@@ -7,6 +7,11 @@ import type { EnvelopeName } from '../errors/envelopes.js'
 
 export interface GatewayConfig {
   server: ServerConfig
+  /**
+   * The admin listener (/metrics, /healthz, /readyz): absent means the default `127.0.0.1:9464`; `false` turns it
+   * and metrics collection off. Read it with `adminSettings` (src/observability/admin-settings.ts).
+   */
+  admin?: AdminConfig | false
   storage: StorageConfig
   rate_limit_store: RateLimitStoreConfig
   issuer: IssuerConfig
@@ -36,6 +41,11 @@ export interface ServerConfig {
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** Directory for the SQLite file and generated keys. */
   data_dir: string
+}
+
+export interface AdminConfig {
+  host?: string
+  port?: number
 }
 
 export interface StorageConfig {

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { GatewayConfig } from '../../config/types.js'
 import type { Dispatch, DispatchEntry, DispatchStore } from '../../store/dispatch-store.js'
 import { callLane } from './lane-client.js'
+import { recordFanoutDispatch } from '../../observability/recorders.js'
 import { activeLaneOf } from './lane-lookup.js'
 import { createLimiter, type Limiter } from './limiter.js'
 import { fanoutSettingsOf, type FanoutSettings } from './settings.js'
@@ -74,6 +75,7 @@ export function createDeliveryRunner (deps: DeliveryDeps): DeliveryRunner {
       if (shutdown.signal.aborted) return
       const status = await store.finish(dispatchId, iso())
       if (status !== undefined) logger.info({ dispatch_id: dispatchId, status }, 'fan-out dispatch settled')
+      if (status !== undefined) recordFanoutDispatch(status)
     } finally {
       clearInterval(renew)
     }
@@ -105,7 +107,7 @@ export function createDeliveryRunner (deps: DeliveryDeps): DeliveryRunner {
         store_org_id: storeOrgId,
         operation_type: operationType,
         payload,
-      }, { timeoutMs: current.lane_timeout_ms, idempotencyKey: `${dispatchId}:${storeOrgId}`, signal: shutdown.signal }))
+      }, { timeoutMs: current.lane_timeout_ms, idempotencyKey: `${dispatchId}:${storeOrgId}`, signal: shutdown.signal, upstream: storeOrgId }))
       // Shutting down: leave the row pending (the lane may or may not have applied; the resend is deduped).
       if (shutdown.signal.aborted) return
       if (result.ok) {

@@ -1,4 +1,5 @@
 import type { LaneConfig } from '../../config/types.js'
+import { outcomeOfStatus, recordUpstream } from '../../observability/recorders.js'
 
 /** How much of a failing lane's body is kept in `upstream_body` (a lane may answer megabytes of HTML). */
 export const UPSTREAM_BODY_LIMIT = 2048
@@ -21,6 +22,10 @@ export interface LaneCallOptions {
   idempotencyKey?: string
   /** Aborts the call when the service closes. */
   signal?: AbortSignal
+  /** The store id the lane belongs to, for `lanegate_upstream_requests_total`. */
+  upstream?: string
+  /** W3C trace context of the request that made the call (sent as `traceparent`). */
+  traceparent?: string
 }
 
 /**
@@ -34,6 +39,9 @@ export async function callLane (lane: LaneConfig, path: string, body: unknown, o
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
   if (lane.credential !== undefined) headers.authorization = lane.credential
   if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey
+  if (options.traceparent !== undefined) headers.traceparent = options.traceparent
+  const started = performance.now()
+  const upstream = options.upstream ?? 'lane'
 
   let response: Response
   let text: string
@@ -48,6 +56,7 @@ export async function callLane (lane: LaneConfig, path: string, body: unknown, o
     text = await response.text()
   } catch (error) {
     const timedOut = (error as Error).name === 'TimeoutError'
+    recordUpstream(upstream, timedOut ? 'timeout' : 'unreachable', (performance.now() - started) / 1000)
     return {
       ok: false,
       retryable: true,
@@ -61,6 +70,7 @@ export async function callLane (lane: LaneConfig, path: string, body: unknown, o
   }
 
   const status = response.status
+  recordUpstream(upstream, outcomeOfStatus(status), (performance.now() - started) / 1000)
   if (status >= 200 && status < 300) {
     const parsed = parseJson(text)
     // A lane that answers 2xx with {ok:false} refused the operation on its own terms.

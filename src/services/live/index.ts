@@ -8,6 +8,8 @@ import { LanePools } from './lane-pools.js'
 import { relayToLane } from './lane-relay.js'
 import { resolveLaneStore } from './lane-store.js'
 import { liveSettings, liveSettingsSchema } from './settings.js'
+import { recordLaneRelay } from '../../observability/lane-outcome.js'
+import { traceOf } from '../../observability/trace-context.js'
 
 const STORE_ID = /^org_[A-Za-z0-9_-]{1,64}$/
 
@@ -65,7 +67,7 @@ function liveHandler (pools: LanePools) {
     const declared = Number(request.headers['content-length'] ?? 0)
     if (declared > settings.max_body_bytes) throw new GatewayError('payload_too_large')
 
-    await relayToLane({
+    await recordLaneRelay(store.id, relayToLane({
       req: request.raw,
       res: reply.raw,
       lane: store.lane,
@@ -76,13 +78,14 @@ function liveHandler (pools: LanePools) {
         clientIp: request.ip,
         requestId: String(request.id),
         credential: store.lane.credential,
+        trace: traceOf(request.raw),
       }),
       maxBodyBytes: settings.max_body_bytes,
       maxErrorBodyBytes: settings.max_upstream_error_body_bytes,
       takeOver: function takeOverReply (laneHeaders) {
         return callerHeaders(request, reply, laneHeaders)
       },
-    })
+    }))
     return reply
   }
 }

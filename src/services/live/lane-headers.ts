@@ -9,6 +9,8 @@ const HOP_BY_HOP = new Set([
 /** The caller's credentials and forwarding claims never reach a lane; the gateway sets its own. */
 const REQUEST_DROP = new Set([
   'authorization', 'cookie', 'forwarded', 'x-real-ip', 'host', 'expect', 'x-request-id',
+  // The gateway's own trace context replaces the caller's (observability/trace-context.ts).
+  'traceparent', 'tracestate',
 ])
 
 /**
@@ -43,6 +45,8 @@ export interface LaneRequestHeaderInput {
   requestId: string
   /** The gateway-issued credential for this lane, sent as Authorization. */
   credential?: string
+  /** W3C trace context: the request's trace with the gateway's span as parent, and the caller's tracestate. */
+  trace?: { traceparent: string, tracestate: string | undefined }
 }
 
 /** The headers sent to a lane: the caller's, minus hop-by-hop and credentials, plus the gateway's own. */
@@ -58,6 +62,10 @@ export function laneRequestHeaders (incoming: IncomingHttpHeaders, input: LaneRe
   out['x-forwarded-for'] = input.clientIp
   out['x-request-id'] = input.requestId
   if (input.credential !== undefined) out.authorization = input.credential
+  if (input.trace !== undefined) {
+    out.traceparent = input.trace.traceparent
+    if (input.trace.tracestate !== undefined) out.tracestate = input.trace.tracestate
+  }
   return out
 }
 
