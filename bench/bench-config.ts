@@ -13,6 +13,8 @@ export interface BenchConfigOptions {
    * otherwise every limit is effectively unlimited so the measurement is of the chain, not of refusals.
    */
   floodPoints?: number
+  /** false: `admin: false`, so the gateway collects no metrics (the metrics-off variant). Default: on. */
+  metrics?: boolean
 }
 
 /** "Unlimited" for a rate limit: the schema needs an integer ≥ 1, and a billion never runs out in a bench. */
@@ -28,6 +30,8 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
   if (doc.errors.length > 0) throw new Error(`gateway.yaml does not parse: ${doc.errors[0].message}`)
   doc.setIn(['server', 'log_level'], options.logLevel ?? 'warn')
   doc.setIn(['server', 'data_dir'], options.dataDir)
+  // The bench boots the app without the admin listener; `admin: false` also turns metrics collection off.
+  if (options.metrics === false) doc.setIn(['admin'], false)
   doc.setIn(['issuer', 'token_rate_limit', 'points'], HUGE_LIMIT)
   doc.setIn(['issuer', 'failed_auth_limit', 'points'], HUGE_LIMIT)
   const limits = doc.getIn(['rate_limits']) as { items?: Array<{ key: { value: string } }> } | undefined

@@ -16,8 +16,11 @@ export interface RunningServer {
   url: string
 }
 
-/** Which gateway config: unlimited limits, a tight content limit (429 scenario), or a fresh one for memory. */
-export type GatewayFlavour = 'main' | 'flood' | 'memory'
+/**
+ * Which gateway config: unlimited limits, a tight content limit (429 scenario), a fresh one for memory, or the
+ * main one with metrics off (`admin: false`) to measure what metrics cost.
+ */
+export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics'
 
 export interface ServerSetContext {
   /** Temp folder for configs, data dirs and logs of this scenario. */
@@ -88,6 +91,7 @@ export class ServerSet {
         dataDir,
         laneUrl: lane.url,
         floodPoints: flavour === 'flood' ? 100 : undefined,
+        metrics: flavour !== 'no-metrics',
       }))
       const profile = this.context.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', this.context.profileDir]
       return this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file], profile)

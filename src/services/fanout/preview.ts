@@ -24,7 +24,7 @@ const BODY_KEYS = new Set(['operation_type', 'payload', 'store_org_ids'])
  * fanout_store_out_of_scope listing ALL offending stores; nothing is narrowed or dispatched). Then each lane
  * previews (one attempt, `lane_timeout_ms`); any failed store makes the dispatch `preview_failed`, still a 200.
  */
-export async function previewDispatch (body: unknown, principal: Principal, snapshot: Snapshot, store: DispatchStore): Promise<Dispatch> {
+export async function previewDispatch (body: unknown, principal: Principal, snapshot: Snapshot, store: DispatchStore, traceparent?: string): Promise<Dispatch> {
   const request = checkBody(body)
   const settings = fanoutSettingsOf(snapshot.config)
   const operationType = request.operation_type
@@ -66,7 +66,7 @@ export async function previewDispatch (body: unknown, principal: Principal, snap
   }
 
   const dispatchId = ulid()
-  const previews = await previewAtLanes(dispatchId, operationType, operation, request.payload, storeIds, snapshot, settings)
+  const previews = await previewAtLanes(dispatchId, operationType, operation, request.payload, storeIds, snapshot, settings, traceparent)
   const failed = previews.some((p) => p.status === 'failed')
   const created: Dispatch = {
     dispatchId,
@@ -94,7 +94,7 @@ export async function previewDispatch (body: unknown, principal: Principal, snap
 }
 
 async function previewAtLanes (dispatchId: string, operationType: string, operation: FanoutOperation, payload: unknown,
-  storeIds: string[], snapshot: Snapshot, settings: ReturnType<typeof fanoutSettingsOf>): Promise<PreviewOutcome[]> {
+  storeIds: string[], snapshot: Snapshot, settings: ReturnType<typeof fanoutSettingsOf>, traceparent?: string): Promise<PreviewOutcome[]> {
   const limit = createLimiter(settings.concurrency)
   return Promise.all(storeIds.map((storeOrgId) => limit(async (): Promise<PreviewOutcome> => {
     // The scope check above guarantees a lane.
@@ -105,7 +105,7 @@ async function previewAtLanes (dispatchId: string, operationType: string, operat
       store_org_id: storeOrgId,
       operation_type: operationType,
       payload,
-    }, { timeoutMs: settings.lane_timeout_ms })
+    }, { timeoutMs: settings.lane_timeout_ms, upstream: storeOrgId, traceparent })
     return result.ok ? { status: 'ok', result: result.body } : { status: 'failed', error: { ...result.failure } }
   })))
 }

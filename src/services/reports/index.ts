@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { GatewayConfig } from '../../config/types.js'
 import { GatewayError } from '../../errors/gateway-error.js'
+import { traceOf } from '../../observability/trace-context.js'
 import type { ServiceModule, ServiceSettingProblem } from '../service-module.js'
 import { callerStores } from '../timeseries/caller-stores.js'
 import { queryCs } from '../timeseries/cs-client.js'
@@ -88,7 +89,7 @@ export const reportsService: ServiceModule = {
           const settings = timeseriesSettings(request.gw.snapshot.config)
           try {
             if (settings === undefined) throw new Error('services.timeseries is not configured')
-            const result = await report.run(params, { stores, query: (q) => queryCs(settings, q) })
+            const result = await report.run(params, { stores, query: (q) => queryCs(settings, q, traceOf(request.raw).traceparent) })
             return { report_id: reportId, params, columns: result.columns, rows: result.rows }
           } catch (error) {
             throw new GatewayError('report_failed', {

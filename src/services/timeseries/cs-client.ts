@@ -1,4 +1,8 @@
 import { GatewayError } from '../../errors/gateway-error.js'
+import { outcomeOfStatus, recordUpstream } from '../../observability/recorders.js'
+
+/** The `upstream` label of calls to the stream materialization service. */
+const CS_UPSTREAM = 'timeseries'
 import type { TimeseriesSettings } from './settings.js'
 
 export const GRANULARITIES = ['hour', 'day', 'week', 'month'] as const
@@ -33,15 +37,19 @@ export interface CsSeries {
 /**
  * Runs one query. Failures are `cs_query_failed`: 422 when the service answered 4xx (the query was refused),
  * 502 when it answered 5xx, a malformed body, or nothing in time (`cs_status` 0). `cs_body` quotes at most
- * `max_error_body_bytes` of its answer; the service's address is never in the message.
+ * `max_error_body_bytes` of its answer; the service's address is never in the message. `traceparent` is the
+ * calling request's trace (observability/trace-context.ts); each call counts as upstream `timeseries`.
  */
-export async function queryCs (settings: TimeseriesSettings, query: CsQuery): Promise<CsSeries[]> {
+export async function queryCs (settings: TimeseriesSettings, query: CsQuery, traceparent?: string): Promise<CsSeries[]> {
   let response: Response
   let text: string
+  const started = performance.now()
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
+  if (traceparent !== undefined) headers.traceparent = traceparent
   try {
     response = await fetch(new URL('query', settings.base_url.endsWith('/') ? settings.base_url : `${settings.base_url}/`), {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      headers,
       body: JSON.stringify(query),
       redirect: 'manual',
       signal: AbortSignal.timeout(settings.timeout_ms),
@@ -49,8 +57,10 @@ export async function queryCs (settings: TimeseriesSettings, query: CsQuery): Pr
     text = await response.text()
   } catch (error) {
     const timedOut = (error as Error).name === 'TimeoutError'
+    recordUpstream(CS_UPSTREAM, timedOut ? 'timeout' : 'unreachable', (performance.now() - started) / 1000)
     throw csFailure(0, timedOut ? 'The stream materialization service did not answer in time.' : 'The stream materialization service could not be reached.', '', settings, error)
   }
+  recordUpstream(CS_UPSTREAM, outcomeOfStatus(response.status), (performance.now() - started) / 1000)
   if (response.status >= 400 && response.status < 500) {
     throw csFailure(response.status, `The stream materialization service refused the query (${response.status}).`, text, settings).withStatus(422)
   }
