@@ -14,10 +14,10 @@ export interface SpawnedGateway {
 }
 
 /**
- * `admin: false` when the config has no admin listener (the helper otherwise waits for its line as well).
- *
  * Starts `lanegate start` as its own process on a free port (`--port 0`) and resolves once it listens. The
- * process is the compiled CLI (`bin/lanegate.js`), exactly what `npm start` runs.
+ * process is the compiled CLI (`bin/lanegate.js`), exactly what `npm start` runs. The admin listener gets a
+ * free port too (`LANEGATE_ADMIN_PORT=0`, read by the demo gateway.yaml); pass `admin: false` for a config
+ * without one, otherwise the helper waits for its `Admin listening on` line as well.
  */
 export async function spawnGateway (options: { config?: string, env?: NodeJS.ProcessEnv, admin?: false } = {}): Promise<SpawnedGateway> {
   const child = spawn(process.execPath, [repoPath('bin/lanegate.js'), 'start', '--config', options.config ?? repoPath('gateway.yaml'), '--port', '0', '--host', '127.0.0.1'], {
