@@ -37,6 +37,7 @@ async function token (base: string, client: string): Promise<string> {
 let gw: SpawnedGateway
 let lane: Awaited<ReturnType<typeof startLane>>
 let admin: string
+let configFile: string
 
 t.before(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'lanegate-metrics-'))
@@ -45,6 +46,7 @@ t.before(async () => {
   const yaml = (await readFile(repoPath('gateway.yaml'), 'utf8'))
     .replace('payments-per-ip: { key: ip, points: 100,', 'payments-per-ip: { key: ip, points: 4,')
   const config = join(dir, 'gateway.yaml')
+  configFile = config
   await writeFile(config, yaml)
   gw = await spawnGateway({ config, env: { LANEGATE_DATA_DIR: dir, LANE_001_URL: lane.url, LANE_002_URL: 'http://127.0.0.1:9' } })
   admin = gw.admin as string
@@ -136,4 +138,17 @@ t.test('a lane 502 and an unreachable lane count by store id and outcome', async
 t.test('/healthz on the admin listener is the liveness answer', async (t) => {
   const res = await fetch(`${admin}/healthz`)
   t.same([res.status, await res.json()], [200, { status: 'ok', config_version: 1 }])
+})
+
+t.test('a config reload counts in lanegate_config_reloads_total and moves lanegate_config_version', async (t) => {
+  const before = await scrape(admin)
+  const text = await readFile(configFile, 'utf8')
+  await writeFile(configFile, text.replace('Demo store 002', 'Demo store 002 (renamed)'))
+  let after = before
+  for (let i = 0; i < 40 && sample(after, 'lanegate_config_reloads_total', { result: 'applied' }) === sample(before, 'lanegate_config_reloads_total', { result: 'applied' }); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    after = await scrape(admin)
+  }
+  t.equal(sample(after, 'lanegate_config_reloads_total', { result: 'applied' }) - sample(before, 'lanegate_config_reloads_total', { result: 'applied' }), 1)
+  t.equal(sample(after, 'lanegate_config_version'), sample(before, 'lanegate_config_version') + 1)
 })
