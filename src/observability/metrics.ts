@@ -60,7 +60,7 @@ export class GatewayMetrics {
   readonly tokensIssued = new CounterFamily('lanegate_tokens_issued_total', 'Access tokens issued, by client id.', ['client_id'])
   readonly tokenErrors = new CounterFamily('lanegate_token_errors_total', 'Token endpoint refusals, by OAuth error code.', ['error'])
   readonly configReloads = new CounterFamily('lanegate_config_reloads_total', 'Config reloads by result (applied, unchanged, rejected).', ['result'])
-  readonly fanoutDispatches = new CounterFamily('lanegate_fanout_dispatches_total', 'Fan-out dispatches by status (committed, and each final status).', ['status'])
+  readonly fanoutDispatches = new CounterFamily('lanegate_fanout_dispatches_total', 'Fan-out dispatches that settled, by final status.', ['status'])
   readonly #routes = new Map<string, Map<string, RouteSeries>>()
   readonly #upstreams = new Map<string, { outcomes: Map<UpstreamOutcome, CounterCell>, duration: HistogramCell }>()
 

@@ -5,6 +5,8 @@ import { parseConfigText } from '../../src/config/load-config.js'
 import { ConfigError } from '../../src/config/config-error.js'
 import { catalog } from '../../src/catalog.js'
 import { adminSettings } from '../../src/observability/admin-settings.js'
+import { GatewayError } from '../../src/errors/gateway-error.js'
+import { laneFailureOutcome } from '../../src/observability/lane-outcome.js'
 import { GatewayMetrics } from '../../src/observability/metrics.js'
 import { parseTraceparent, traceFromHeaders } from '../../src/observability/trace-context.js'
 import { histogramCount, sample, type ParsedFamily } from '../helpers/prometheus.js'
@@ -89,4 +91,15 @@ t.test('the Grafana dashboard queries only metrics the gateway exports', async (
   for (const panel of ['requests', 'latency', '429s by limit', 'upstream errors by store', 'tokens issued', 'reloads']) {
     t.match(dashboard.toLowerCase(), panel, `a panel for ${panel}`)
   }
+})
+
+t.test('a lane relay failure is classified by what the lane did; the caller\'s own failures are not the lane\'s', async (t) => {
+  const upstreamError = (status: number | undefined): GatewayError => new GatewayError('upstream_error', { fields: status === undefined ? {} : { upstream_status: status, upstream_body: '' } })
+  t.equal(laneFailureOutcome(new GatewayError('upstream_timeout')), 'timeout')
+  t.equal(laneFailureOutcome(upstreamError(0)), 'unreachable')
+  t.equal(laneFailureOutcome(upstreamError(404).withStatus(404)), 'http_4xx')
+  t.equal(laneFailureOutcome(upstreamError(502).withStatus(502)), 'http_5xx')
+  t.equal(laneFailureOutcome(upstreamError(undefined)), undefined, 'the caller closed the connection')
+  t.equal(laneFailureOutcome(new GatewayError('payload_too_large')), undefined)
+  t.equal(laneFailureOutcome(new Error('x')), undefined)
 })
