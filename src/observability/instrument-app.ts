@@ -34,6 +34,6 @@ export function countRefusal (metrics: GatewayMetrics, request: FastifyRequest, 
     const entry = catalogue[error.code]
     metrics.tokenErrors.inc('oauth' in entry ? entry.oauth : error.code)
   }
-  if (error.status === 429) metrics.rateLimited.inc(error.limit ?? (service === 'oauth' ? 'issuer' : 'unknown'))
+  if (error.status === 429) metrics.rateLimited.inc(error.limit ?? 'unknown')
   else if (error.status === 401 || error.status === 403) metrics.authRefusals.inc(service, error.code)
 }

@@ -152,3 +152,16 @@ t.test('a config reload counts in lanegate_config_reloads_total and moves lanega
   t.equal(sample(after, 'lanegate_config_reloads_total', { result: 'applied' }) - sample(before, 'lanegate_config_reloads_total', { result: 'applied' }), 1)
   t.equal(sample(after, 'lanegate_config_version'), sample(before, 'lanegate_config_version') + 1)
 })
+
+// Last: it locks 127.0.0.1 out of the token endpoint for the rest of the window.
+t.test('the token endpoint\'s own 429 counts under its limit\'s name', async (t) => {
+  const labels = { limit: 'issuer.failed_auth_limit' }
+  const before = sample(await scrape(admin), 'lanegate_rate_limited_total', labels)
+  let refused = 0
+  for (let i = 0; i < 22; i++) {
+    const res = await fetch(`${gw.base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&client_id=demo-checkout&client_secret=wrong' })
+    if (res.status === 429) refused++
+  }
+  t.ok(refused > 0, `${refused} token requests were refused with 429`)
+  t.equal(sample(await scrape(admin), 'lanegate_rate_limited_total', labels) - before, refused)
+})
