@@ -1,5 +1,7 @@
+import cluster from 'node:cluster'
 import closeWithGrace from 'close-with-grace'
 import { bootGateway, type Booted } from './boot.js'
+import { followPrimary } from './cluster/worker.js'
 import { watchConfigFile } from './config/watch-config.js'
 import { startAdminListener } from './observability/admin-listener.js'
 
@@ -37,7 +39,8 @@ export async function startServer (options: StartOptions): Promise<Booted> {
   }
 
   const reload = (): void => { void gateway.reload() }
-  const stopWatching = watchConfigFile(options.file, reload)
+  // A worker of `server.workers` > 1 reloads when its primary says so; only the primary polls the file.
+  const stopWatching = cluster.isWorker ? followPrimary(reload) : watchConfigFile(options.file, reload)
   process.on('SIGHUP', reload)
 
   closeWithGrace({ delay: server.shutdown_grace_ms + 1000, logger }, async function shutdown ({ signal, err }) {

@@ -70,6 +70,7 @@ export async function buildOauthConfig (options: OauthConfigOptions = {}): Promi
       shutdown_grace_ms: 1_000,
       log_level: 'debug',
       data_dir: dataDir,
+      workers: 1,
     },
     storage: { driver: 'sqlite', sqlite_file: 'lanegate.sqlite' },
     rate_limit_store: { driver: 'memory', key_prefix: 'test:', on_store_error: 'open' },

@@ -6,7 +6,8 @@ import { ConfigError } from '../../src/config/config-error.js'
 import { catalog } from '../../src/catalog.js'
 import { adminSettings } from '../../src/observability/admin-settings.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
-import { laneFailureOutcome } from '../../src/observability/lane-outcome.js'
+import { upstreamFailureOutcome } from '../../src/upstream/outcome.js'
+import { unreachableError, mirroredError } from '../../src/upstream/failure.js'
 import { GatewayMetrics } from '../../src/observability/metrics.js'
 import { parseTraceparent, traceFromHeaders } from '../../src/observability/trace-context.js'
 import { histogramCount, sample, type ParsedFamily } from '../helpers/prometheus.js'
@@ -93,13 +94,14 @@ t.test('the Grafana dashboard queries only metrics the gateway exports', async (
   }
 })
 
-t.test('a lane relay failure is classified by what the lane did; the caller\'s own failures are not the lane\'s', async (t) => {
-  const upstreamError = (status: number | undefined): GatewayError => new GatewayError('upstream_error', { fields: status === undefined ? {} : { upstream_status: status, upstream_body: '' } })
-  t.equal(laneFailureOutcome(new GatewayError('upstream_timeout')), 'timeout')
-  t.equal(laneFailureOutcome(upstreamError(0)), 'unreachable')
-  t.equal(laneFailureOutcome(upstreamError(404).withStatus(404)), 'http_4xx')
-  t.equal(laneFailureOutcome(upstreamError(502).withStatus(502)), 'http_5xx')
-  t.equal(laneFailureOutcome(upstreamError(undefined)), undefined, 'the caller closed the connection')
-  t.equal(laneFailureOutcome(new GatewayError('payload_too_large')), undefined)
-  t.equal(laneFailureOutcome(new Error('x')), undefined)
+t.test('an upstream failure is classified by what the upstream did; the caller\'s own failures are not the upstream\'s', async (t) => {
+  t.equal(upstreamFailureOutcome(unreachableError('The lane software', 'timeout')), 'timeout')
+  for (const kind of ['refused', 'reset', 'dns', 'tls', 'protocol', 'ejected', 'unreachable'] as const) {
+    t.equal(upstreamFailureOutcome(unreachableError('The lane software', kind)), 'unreachable', kind)
+  }
+  t.equal(upstreamFailureOutcome(mirroredError('The lane software', 404, '')), 'http_4xx')
+  t.equal(upstreamFailureOutcome(mirroredError('The lane software', 502, '')), 'http_5xx')
+  t.equal(upstreamFailureOutcome(new GatewayError('upstream_error', { message: 'The caller closed the connection.' })), undefined, 'the caller closed the connection')
+  t.equal(upstreamFailureOutcome(new GatewayError('payload_too_large')), undefined)
+  t.equal(upstreamFailureOutcome(new Error('x')), undefined)
 })

@@ -1,4 +1,7 @@
 import { ulid } from 'ulid'
+import type { LaneConfig } from '../../config/types.js'
+import type { UpstreamTrace } from '../../upstream/headers.js'
+import type { UpstreamRegistry } from '../../upstream/registry.js'
 import type { Snapshot } from '../../config/snapshot.js'
 import { GatewayError } from '../../errors/gateway-error.js'
 import type { Principal } from '../../pipeline/request-context.js'
@@ -24,7 +27,8 @@ const BODY_KEYS = new Set(['operation_type', 'payload', 'store_org_ids'])
  * fanout_store_out_of_scope listing ALL offending stores; nothing is narrowed or dispatched). Then each lane
  * previews (one attempt, `lane_timeout_ms`); any failed store makes the dispatch `preview_failed`, still a 200.
  */
-export async function previewDispatch (body: unknown, principal: Principal, snapshot: Snapshot, store: DispatchStore, traceparent?: string): Promise<Dispatch> {
+export async function previewDispatch (body: unknown, principal: Principal, snapshot: Snapshot, store: DispatchStore, lanes: UpstreamRegistry<LaneConfig>,
+  trace?: UpstreamTrace): Promise<Dispatch> {
   const request = checkBody(body)
   const settings = fanoutSettingsOf(snapshot.config)
   const operationType = request.operation_type
@@ -66,7 +70,7 @@ export async function previewDispatch (body: unknown, principal: Principal, snap
   }
 
   const dispatchId = ulid()
-  const previews = await previewAtLanes(dispatchId, operationType, operation, request.payload, storeIds, snapshot, settings, traceparent)
+  const previews = await previewAtLanes(dispatchId, operationType, operation, request.payload, storeIds, snapshot, settings, lanes, trace)
   const failed = previews.some((p) => p.status === 'failed')
   const created: Dispatch = {
     dispatchId,
@@ -94,18 +98,19 @@ export async function previewDispatch (body: unknown, principal: Principal, snap
 }
 
 async function previewAtLanes (dispatchId: string, operationType: string, operation: FanoutOperation, payload: unknown,
-  storeIds: string[], snapshot: Snapshot, settings: ReturnType<typeof fanoutSettingsOf>, traceparent?: string): Promise<PreviewOutcome[]> {
+  storeIds: string[], snapshot: Snapshot, settings: ReturnType<typeof fanoutSettingsOf>, lanes: UpstreamRegistry<LaneConfig>,
+  trace: UpstreamTrace | undefined): Promise<PreviewOutcome[]> {
   const limit = createLimiter(settings.concurrency)
   return Promise.all(storeIds.map((storeOrgId) => limit(async (): Promise<PreviewOutcome> => {
     // The scope check above guarantees a lane.
     const lane = activeLaneOf(snapshot.config, storeOrgId)
     if (lane === undefined) return { status: 'failed', error: { error: 'store_not_found', message: 'The store has no lane.' } }
-    const result = await callLane(lane, operation.preview_path, {
+    const result = await callLane(lanes.get(storeOrgId, lane), operation.preview_path, {
       dispatch_id: dispatchId,
       store_org_id: storeOrgId,
       operation_type: operationType,
       payload,
-    }, { timeoutMs: settings.lane_timeout_ms, upstream: storeOrgId, traceparent })
+    }, { timeoutMs: settings.lane_timeout_ms, trace })
     return result.ok ? { status: 'ok', result: result.body } : { status: 'failed', error: { ...result.failure } }
   })))
 }
