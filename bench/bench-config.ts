@@ -37,6 +37,8 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
   doc.setIn(['server', 'data_dir'], options.dataDir)
   // The bench boots the app without the admin listener; `admin: false` also turns metrics collection off.
   if (options.metrics === false) doc.setIn(['admin'], false)
+  // The workers scenario spawns `lanegate start` (which does start it) twice at once: a free port each, never 9464.
+  else doc.setIn(['admin', 'port'], 0)
   doc.setIn(['issuer', 'token_rate_limit', 'points'], HUGE_LIMIT)
   doc.setIn(['issuer', 'failed_auth_limit', 'points'], HUGE_LIMIT)
   const limits = doc.getIn(['rate_limits']) as { items?: Array<{ key: { value: string } }> } | undefined

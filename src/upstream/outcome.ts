@@ -24,5 +24,3 @@ export function upstreamFailureOutcome (error: unknown): UpstreamOutcome | undef
 export function recordOutcome (upstream: Upstream, outcome: UpstreamOutcome | undefined, started: number): void {
   if (outcome !== undefined) recordUpstream(upstream.name, outcome, (performance.now() - started) / 1000)
 }
-
-export { outcomeOfStatus }
