@@ -13,6 +13,8 @@ export interface BenchConfigOptions {
    * otherwise every limit is effectively unlimited so the measurement is of the chain, not of refusals.
    */
   floodPoints?: number
+  /** false: `admin: false`, so the gateway collects no metrics (the metrics-off variant). Default: on. */
+  metrics?: boolean
   /** Count the limits in this Redis (rate_limit_store.driver: redis) under `redisPrefix` instead of in memory. */
   redisUrl?: string
   redisPrefix?: string
@@ -33,6 +35,10 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
   if (doc.errors.length > 0) throw new Error(`gateway.yaml does not parse: ${doc.errors[0].message}`)
   doc.setIn(['server', 'log_level'], options.logLevel ?? 'warn')
   doc.setIn(['server', 'data_dir'], options.dataDir)
+  // The bench boots the app without the admin listener; `admin: false` also turns metrics collection off.
+  if (options.metrics === false) doc.setIn(['admin'], false)
+  // The workers scenario spawns `lanegate start` (which does start it) twice at once: a free port each, never 9464.
+  else doc.setIn(['admin', 'port'], 0)
   doc.setIn(['issuer', 'token_rate_limit', 'points'], HUGE_LIMIT)
   doc.setIn(['issuer', 'failed_auth_limit', 'points'], HUGE_LIMIT)
   const limits = doc.getIn(['rate_limits']) as { items?: Array<{ key: { value: string } }> } | undefined

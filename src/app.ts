@@ -11,15 +11,18 @@ import { oauthRoutes } from './oauth/routes.js'
 import { createChainRunner } from './pipeline/chain-runner.js'
 import { mountServiceRoutes } from './services/mount-service.js'
 import { deferredRequestLoggerFactory } from './request-logger.js'
+import type { GatewayMetrics } from './observability/metrics.js'
+import { countRefusal, instrumentApp } from './observability/instrument-app.js'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
 /**
  * Builds the gateway's fastify app from the boot snapshot. It never listens (server.ts does), so tests build it
  * the same way and use `inject` or `listen({port: 0})`. Routes are registered once; their policy chains are read
- * from the current snapshot on each request, which is what makes hot reload possible.
+ * from the current snapshot on each request, which is what makes hot reload possible. With `metrics` every
+ * answer and refusal is counted (observability/instrument-app.ts); without, the app has no metrics hook at all.
  */
-export async function buildApp (gateway: Gateway, logger: Logger): Promise<FastifyInstance> {
+export async function buildApp (gateway: Gateway, logger: Logger, metrics?: GatewayMetrics): Promise<FastifyInstance> {
   const { config } = gateway.current()
   const { server } = config
   const servicePrefixes = Object.entries(config.services).map(([, s]) => [s.prefix, s.envelope] as const)
@@ -57,7 +60,10 @@ export async function buildApp (gateway: Gateway, logger: Logger): Promise<Fasti
     },
   })
 
-  app.setErrorHandler(createErrorHandler('plain'))
+  app.setErrorHandler(createErrorHandler('plain', metrics === undefined
+    ? undefined
+    : function countRefusals (request, error) { countRefusal(metrics, request, error) }))
+  if (metrics !== undefined) instrumentApp(app, metrics)
   // Set when the request starts rather than in an onSend hook, which cost every response a promise. A handler
   // that allows caching (content) overwrites cache-control; the error handler sets no-store again.
   app.addHook('onRequest', function standardHeaders (request, reply, done) {

@@ -8,6 +8,10 @@ import { loadConfigFile, parseConfigText, type LoadedConfig } from './config/loa
 import { createGateway, type Gateway } from './gateway.js'
 import { createLogger } from './logging.js'
 import { openSharedResources } from './shared-resources.js'
+import { adminSettings } from './observability/admin-settings.js'
+import { GatewayMetrics } from './observability/metrics.js'
+import { Readiness } from './observability/readiness.js'
+import { useMetrics } from './observability/recorders.js'
 
 export interface BootOptions {
   /** Config file to load (and to re-read on reload). */
@@ -25,6 +29,10 @@ export interface Booted {
   app: FastifyInstance
   gateway: Gateway
   logger: Logger
+  /** The gateway's metrics; undefined with `admin: false` (nothing is collected). */
+  metrics: GatewayMetrics | undefined
+  /** What /readyz reports; the shutdown calls `readiness.markDraining()` first. */
+  readiness: Readiness
   /** Closes the app (waiting for in-flight requests), then the shared resources. */
   close (): Promise<void>
 }
@@ -41,19 +49,40 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
   await mkdir(resolve(config.server.data_dir), { recursive: true })
   const shared = await openSharedResources(config, logger as FastifyBaseLogger)
   let app: FastifyInstance
-  let gateway: Gateway
+  let gateway: Gateway | undefined
+  const readiness = new Readiness({
+    config: () => { if (gateway?.current() === undefined) throw new Error('no config snapshot loaded') },
+    keys: () => { if (shared.keys.jwks().keys.length === 0) throw new Error('no signing key loaded') },
+    ...shared.dependencyChecks,
+  }, Object.keys(shared.dependencyChecks))
+  const metrics = adminSettings(config) === undefined
+    ? undefined
+    : new GatewayMetrics({
+      configVersion: () => gateway?.current().version ?? 0,
+      dependencies: () => readiness.dependencies(),
+    })
   try {
-    gateway = createGateway({ loaded, catalog, shared, file: options.text === undefined ? options.file : undefined, logger: logger as FastifyBaseLogger })
-    app = await buildApp(gateway, logger)
+    gateway = createGateway({
+      loaded,
+      catalog,
+      shared,
+      file: options.text === undefined ? options.file : undefined,
+      logger: logger as FastifyBaseLogger,
+      onReload: metrics === undefined ? undefined : (result) => { metrics.configReloads.inc(result.outcome) },
+    })
+    app = await buildApp(gateway, logger, metrics)
     await app.ready()
   } catch (error) {
     await shared.close()
     throw error
   }
+  useMetrics(metrics)
   return {
     app,
     gateway,
     logger,
+    metrics,
+    readiness,
     close: async () => {
       await app.close()
       await shared.close()

@@ -33,6 +33,8 @@ export function createGateway (options: {
   shared: SharedResources
   file?: string
   logger: FastifyBaseLogger
+  /** Told the result of every reload (metrics count them). */
+  onReload?: (result: ReloadResult) => void
 }): Gateway {
   const { catalog, shared, logger } = options
   let snapshot = buildSnapshot(options.loaded.config, 1, catalog, shared)
@@ -76,7 +78,9 @@ export function createGateway (options: {
       while (pending !== undefined) await pending
       pending = reloadOnce()
       try {
-        return await pending
+        const result = await pending
+        options.onReload?.(result)
+        return result
       } finally {
         pending = undefined
       }

@@ -10,6 +10,8 @@ import { createStore } from './store/create-store.js'
 import { createSharedUpstreams } from './upstream/registry.js'
 
 export interface OwnedSharedResources extends SharedResources {
+  /** Readiness checks of the dependencies the config uses: `database` always, `redis` with a Redis limiter store. */
+  readonly dependencyChecks: Readonly<Record<string, () => Promise<void>>>
   close (): Promise<void>
 }
 
@@ -30,6 +32,10 @@ export async function openSharedResources (config: GatewayConfig, logger: Fastif
     limiters,
     tokens,
     upstreams,
+    dependencyChecks: {
+      database: () => store.ping(),
+      ...(config.rate_limit_store.driver === 'redis' ? { redis: () => limiters.ping() } : {}),
+    },
     close: async () => {
       keys.close()
       await upstreams.close()

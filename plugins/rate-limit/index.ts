@@ -51,6 +51,7 @@ const rateLimit: PolicyPlugin<RateLimitOptions> = {
       return new GatewayError('too_many_requests', {
         fields: { retry_after: retryAfter },
         headers: { 'Retry-After': String(retryAfter) },
+        limit: options.limit,
       })
     }
 

@@ -125,6 +125,16 @@ export function buildConfigSchema (services: readonly ServiceModule[]): Schema {
         default: 1,
       },
     }, [], { default: {} }),
+    admin: {
+      description: 'The admin listener serving /metrics (Prometheus), /healthz and /readyz; false turns it and metrics off.',
+      anyOf: [
+        { type: 'boolean', const: false, description: 'No admin listener, no metrics collected.' },
+        obj('Where the admin listener listens (defaults: 127.0.0.1, 9464).', {
+          host: str('Address of the admin listener (default 127.0.0.1: keep it off public networks).'),
+          port: int('Port of the admin listener (default 9464; 0 picks a free port).', { minimum: 0, maximum: 65535 }),
+        }),
+      ],
+    },
     storage: obj('Where payment intents, idempotency keys and dispatches are kept.', {
       driver: { type: 'string', enum: ['sqlite', 'postgres'], description: 'sqlite (embedded default) or postgres (several gateway instances).', default: 'sqlite' },
       sqlite_file: str('SQLite file, relative to server.data_dir.', { default: 'lanegate.db' }),

@@ -7,6 +7,11 @@ import type { EnvelopeName } from '../errors/envelopes.js'
 
 export interface GatewayConfig {
   server: ServerConfig
+  /**
+   * The admin listener (/metrics, /healthz, /readyz): absent means the default `127.0.0.1:9464`; `false` turns it
+   * and metrics collection off. Read it with `adminSettings` (src/observability/admin-settings.ts).
+   */
+  admin?: AdminConfig | false
   storage: StorageConfig
   rate_limit_store: RateLimitStoreConfig
   issuer: IssuerConfig
@@ -38,6 +43,11 @@ export interface ServerConfig {
   data_dir: string
   /** Worker processes on the port (node:cluster); `auto` is one per core; 1 (default) runs no primary. */
   workers: number | 'auto'
+}
+
+export interface AdminConfig {
+  host?: string
+  port?: number
 }
 
 export interface StorageConfig {

@@ -45,10 +45,14 @@ export function envelopeOf (request: FastifyRequest, fallback: EnvelopeName): En
   return (request as { gw?: { envelope: EnvelopeName } }).gw?.envelope ?? fallback
 }
 
-/** Builds fastify's error handler. `fallback` is the envelope used before a route is known (`plain`). */
-export function createErrorHandler (fallback: EnvelopeName = 'plain') {
+/**
+ * Builds fastify's error handler. `fallback` is the envelope used before a route is known (`plain`); `observe`
+ * sees every error as answered (metrics count refusals there).
+ */
+export function createErrorHandler (fallback: EnvelopeName = 'plain', observe?: (request: FastifyRequest, error: GatewayError) => void) {
   return function gatewayErrorHandler (error: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const gwError = toGatewayError(error)
+    observe?.(request, gwError)
     const entry: CatalogueEntry = catalogue[gwError.code]
     if (entry.upstream === true) {
       // The upstream's fault, not the gateway's: one warn line, no stack (a failing upstream must not flood the

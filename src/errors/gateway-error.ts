@@ -12,6 +12,8 @@ export interface GatewayErrorOptions {
   headers?: Record<string, string>
   /** The underlying error, logged but never rendered. */
   cause?: unknown
+  /** The named rate limit that refused the request (a metrics label; never rendered). */
+  limit?: string
 }
 
 /**
@@ -23,6 +25,8 @@ export class GatewayError extends Error {
   readonly status: number
   readonly fields: ErrorFields
   readonly headers: Record<string, string>
+  /** The named rate limit that refused the request, for `lanegate_rate_limited_total` (never rendered). */
+  readonly limit: string | undefined
 
   constructor (code: ErrorCode, options: GatewayErrorOptions = {}) {
     // A 4xx is the caller's outcome, not a fault: its stack is never logged (the error handler logs a 4xx by code
@@ -42,6 +46,7 @@ export class GatewayError extends Error {
     this.status = catalogue[code].status
     this.fields = options.fields ?? {}
     this.headers = options.headers ?? {}
+    this.limit = options.limit
   }
 
   /** Same code and message, status overridden (upstream_error mirrors the lane's status). */

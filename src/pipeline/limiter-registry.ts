@@ -11,6 +11,8 @@ import type { LimiterRegistry } from './shared-resources.js'
 export interface OwnedLimiterRegistry extends LimiterRegistry {
   /** Resolves once the store can take requests (Redis connected); rejects when it cannot connect in time. */
   ready (timeoutMs?: number): Promise<void>
+  /** Resolves when the counter store answers (Redis PING; memory: at once); rejects otherwise. */
+  ping (): Promise<void>
   /** Closes the Redis connection when the registry opened it (not one passed in). */
   close (): Promise<void>
 }
@@ -107,6 +109,10 @@ export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Red
         function cleanup (): void { clearTimeout(timer); redisClient.off('ready', onReady) }
         redisClient.on('ready', onReady)
       })
+    },
+    async ping () {
+      // enableOfflineQueue is off: while the connection is down this rejects at once rather than waiting.
+      if (client !== undefined) await client.ping()
     },
     async close () {
       if (ownsClient && client !== undefined) {
