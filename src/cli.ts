@@ -1,14 +1,23 @@
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { catalog } from './catalog.js'
 import { ConfigError, formatProblem } from './config/config-error.js'
 import { loadConfigFile } from './config/load-config.js'
 import { hashSecret } from './oauth/secret-hash.js'
+import { StartupDependencyError } from './startup-dependencies.js'
+
+/** The version in package.json (two folders up from dist/src/cli.js and from src/cli.ts alike). */
+function packageVersion (): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  return pkg.version
+}
 
 const HELP: Record<string, string> = {
   '': `lanegate — API gateway for retail platforms
 
 Usage: lanegate <command> [options]
+       lanegate --version
 
 Commands:
   start        Serve gateway.yaml (reloads it on change or SIGHUP)
@@ -53,6 +62,10 @@ function readStdin (): Promise<string> {
 /** Runs one CLI command; resolves to the exit code (long-running `start` resolves once listening). */
 export async function main (argv: string[]): Promise<number | undefined> {
   const [command = '', ...rest] = argv
+  if (command === '--version' || command === '-v' || command === 'version') {
+    console.log(packageVersion())
+    return 0
+  }
   if (command === '' || command === '--help' || command === '-h' || command === 'help') {
     const topic = command === 'help' ? rest[0] ?? '' : ''
     if (topic === 'loadtest') {
@@ -74,11 +87,14 @@ export async function main (argv: string[]): Promise<number | undefined> {
       try {
         await startServer({ file: values.config, port: values.port === undefined ? undefined : Number(values.port), host: values.host })
       } catch (error) {
-        if (error instanceof ConfigError) {
+        if (error instanceof ConfigError || error instanceof StartupDependencyError) {
           console.error(error.message)
-          return 1
+        } else {
+          console.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`)
         }
-        throw error
+        // Never hang on a failed start: whatever a half-opened client still holds, the process ends.
+        setTimeout(() => process.exit(1), 1_000).unref()
+        return 1
       }
       return undefined
     }
