@@ -1,34 +1,83 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
 import { repoPath } from './paths.js'
 
 export interface SpawnedGateway {
   child: ChildProcess
   port: number
   base: string
-  /** Everything the process wrote to stdout so far. */
+  /** Everything the process wrote to stdout so far (empty with `unreadStdout`). */
   output: () => string
+  /** Everything the process wrote to stderr so far. */
+  errors: () => string
   /** Resolves with the exit code once the process ends. */
   exited: Promise<number | null>
+}
+
+export interface SpawnOptions {
+  config?: string
+  env?: NodeJS.ProcessEnv
+  /** Arguments after `start --config FILE` (default `--port 0 --host 127.0.0.1`). */
+  args?: string[]
+  /**
+   * Leave stdout a pipe nobody reads (a stalled log shipper): readiness is then found by polling /healthz on
+   * `port`, which must be given.
+   */
+  unreadStdout?: boolean
+  /** Port to listen on (with unreadStdout). */
+  port?: number
+}
+
+/** A TCP port that was free a moment ago (listen on 0, read it, close). */
+export async function freePort (): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
 }
 
 /**
  * Starts `lanegate start` as its own process on a free port (`--port 0`) and resolves once it listens. The
  * process is the compiled CLI (`bin/lanegate.js`), exactly what `npm start` runs.
  */
-export async function spawnGateway (options: { config?: string, env?: NodeJS.ProcessEnv } = {}): Promise<SpawnedGateway> {
-  const child = spawn(process.execPath, [repoPath('bin/lanegate.js'), 'start', '--config', options.config ?? repoPath('gateway.yaml'), '--port', '0', '--host', '127.0.0.1'], {
+export async function spawnGateway (options: SpawnOptions = {}): Promise<SpawnedGateway> {
+  const portArg = options.port === undefined ? '0' : String(options.port)
+  const args = options.args ?? ['--port', portArg, '--host', '127.0.0.1']
+  const child = spawn(process.execPath, [repoPath('bin/lanegate.js'), 'start', '--config', options.config ?? repoPath('gateway.yaml'), ...args], {
     env: { ...process.env, LANEGATE_LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
+  let errors = ''
+  child.stderr?.on('data', (d: Buffer) => { errors += d.toString() })
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+  if (options.unreadStdout === true) {
+    if (options.port === undefined) throw new Error('unreadStdout needs a port')
+    child.stdout?.pause()
+    const port = options.port
+    const deadline = Date.now() + 20_000
+    let ended = false
+    void exited.then(() => { ended = true })
+    for (;;) {
+      if (ended) throw new Error(`lanegate exited before listening: ${errors}`)
+      if (Date.now() > deadline) throw new Error('lanegate did not listen within 20 s')
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)
+      if (ok) break
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    return { child, port, base: `http://127.0.0.1:${port}`, output: () => output, errors: () => errors, exited }
+  }
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout?.on('data', (d: Buffer) => {
       output += d.toString()
       const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)
       if (m) resolve(Number(m[1]))
     })
-    child.on('exit', (code) => reject(new Error(`lanegate exited ${code} before listening: ${output}`)))
+    child.on('exit', (code) => reject(new Error(`lanegate exited ${code} before listening: ${output}${errors}`)))
   })
-  return { child, port, base: `http://127.0.0.1:${port}`, output: () => output, exited }
+  return { child, port, base: `http://127.0.0.1:${port}`, output: () => output, errors: () => errors, exited }
 }
