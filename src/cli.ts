@@ -93,7 +93,7 @@ export async function main (argv: string[]): Promise<number | undefined> {
           console.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`)
         }
         // Never hang on a failed start: whatever a half-opened client still holds, the process ends.
-        setTimeout(() => process.exit(1), 1_000).unref()
+        setTimeout(() => process.exit(1), 250).unref()
         return 1
       }
       return undefined

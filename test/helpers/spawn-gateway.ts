@@ -45,6 +45,38 @@ export async function freePort (): Promise<number> {
  * process is the compiled CLI (`bin/lanegate.js`), exactly what `npm start` runs.
  */
 export async function spawnGateway (options: SpawnOptions = {}): Promise<SpawnedGateway> {
+  const started = startGatewayProcess(options)
+  const { child, exited } = started
+  if (options.unreadStdout === true) {
+    if (options.port === undefined) throw new Error('unreadStdout needs a port')
+    const port = options.port
+    const deadline = Date.now() + 20_000
+    let ended = false
+    void exited.then(() => { ended = true })
+    for (;;) {
+      if (ended) throw new Error(`lanegate exited before listening: ${started.errors()}`)
+      if (Date.now() > deadline) throw new Error('lanegate did not listen within 20 s')
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)
+      if (ok) break
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    return { ...started, port, base: `http://127.0.0.1:${port}` }
+  }
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout?.on('data', () => {
+      const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(started.output())
+      if (m) resolve(Number(m[1]))
+    })
+    child.on('exit', (code) => reject(new Error(`lanegate exited ${code} before listening: ${started.output()}${started.errors()}`)))
+  })
+  return { ...started, port, base: `http://127.0.0.1:${port}` }
+}
+
+/**
+ * Starts `lanegate start` without waiting for anything (start-up failure tests): stdout (unless `unreadStdout`)
+ * and stderr are collected.
+ */
+export function startGatewayProcess (options: SpawnOptions = {}): Omit<SpawnedGateway, 'port' | 'base'> {
   const portArg = options.port === undefined ? '0' : String(options.port)
   const args = options.args ?? ['--port', portArg, '--host', '127.0.0.1']
   const child = spawn(process.execPath, [repoPath('bin/lanegate.js'), 'start', '--config', options.config ?? repoPath('gateway.yaml'), ...args], {
@@ -54,30 +86,8 @@ export async function spawnGateway (options: SpawnOptions = {}): Promise<Spawned
   let output = ''
   let errors = ''
   child.stderr?.on('data', (d: Buffer) => { errors += d.toString() })
+  if (options.unreadStdout === true) child.stdout?.pause()
+  else child.stdout?.on('data', (d: Buffer) => { output += d.toString() })
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
-  if (options.unreadStdout === true) {
-    if (options.port === undefined) throw new Error('unreadStdout needs a port')
-    child.stdout?.pause()
-    const port = options.port
-    const deadline = Date.now() + 20_000
-    let ended = false
-    void exited.then(() => { ended = true })
-    for (;;) {
-      if (ended) throw new Error(`lanegate exited before listening: ${errors}`)
-      if (Date.now() > deadline) throw new Error('lanegate did not listen within 20 s')
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)
-      if (ok) break
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-    return { child, port, base: `http://127.0.0.1:${port}`, output: () => output, errors: () => errors, exited }
-  }
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout?.on('data', (d: Buffer) => {
-      output += d.toString()
-      const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)
-      if (m) resolve(Number(m[1]))
-    })
-    child.on('exit', (code) => reject(new Error(`lanegate exited ${code} before listening: ${output}${errors}`)))
-  })
-  return { child, port, base: `http://127.0.0.1:${port}`, output: () => output, errors: () => errors, exited }
+  return { child, output: () => output, errors: () => errors, exited }
 }
