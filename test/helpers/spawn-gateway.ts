@@ -26,6 +26,8 @@ export interface SpawnOptions {
   unreadStdout?: boolean
   /** Port to listen on (with unreadStdout). */
   port?: number
+  /** Working directory of the process (default: this one's). */
+  cwd?: string
 }
 
 /** A TCP port that was free a moment ago (listen on 0, read it, close). */
@@ -82,6 +84,7 @@ export function startGatewayProcess (options: SpawnOptions = {}): Omit<SpawnedGa
   const child = spawn(process.execPath, [repoPath('bin/lanegate.js'), 'start', '--config', options.config ?? repoPath('gateway.yaml'), ...args], {
     env: { ...process.env, LANEGATE_LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: options.cwd,
   })
   let output = ''
   let errors = ''
