@@ -73,7 +73,7 @@ for (const contentType of ['text/plain', 'application/json; charset=utf-16', 'ap
     const token = await getToken(gw.app, 'demo-checkout')
     const res = await gw.app.inject({ method: 'POST', url: `${BASE}/payment-intents`, headers: bearer(token, { 'content-type': contentType }), payload: '{"organization_id":"org_store_001","amount":100,"currency":"usd"}' })
     t.equal(res.statusCode, 415)
-    t.same(res.json(), { success: false, message: 'Content-Type must be application/json (UTF-8).' })
+    t.same(res.json(), { success: false, message: 'Unsupported Content-Type.' })
   })
 }
 

@@ -16,6 +16,6 @@ export async function requireJsonBody (request: FastifyRequest): Promise<void> {
   const type = headers['content-type']
   if (!hasBody && type === undefined) return
   if (type === undefined || !JSON_UTF8.test(type.trim())) {
-    throw new GatewayError('unsupported_media_type', { message: 'Content-Type must be application/json (UTF-8).' })
+    throw new GatewayError('unsupported_media_type')
   }
 }
