@@ -9,7 +9,7 @@ import { setKey, tempConfig } from '../helpers/temp-config.js'
 function withDependencies (options: { startupTimeoutMs: number, postgresUrl?: string, redisUrl?: string }) {
   return (text: string): string => {
     let out = setKey(text, 'data_dir', './data')
-    out = out.replace(/^(\s*)shutdown_grace_ms:[^\n]*$/m, `$&\n$1startup_timeout_ms: ${options.startupTimeoutMs}`)
+    out = setKey(out, 'startup_timeout_ms', String(options.startupTimeoutMs))
     if (options.postgresUrl !== undefined) out = out.replace(/^storage:\n\s*driver: sqlite[^\n]*$/m, `storage:\n  driver: postgres\n  postgres_url: "${options.postgresUrl}"`)
     if (options.redisUrl !== undefined) out = out.replace(/^rate_limit_store:\n\s*driver: memory[^\n]*$/m, `rate_limit_store:\n  driver: redis\n  redis_url: "${options.redisUrl}"`)
     return out
