@@ -71,8 +71,8 @@ export function createAsyncLogDestination (fd = 1, maxBufferedBytes = 8 * 1024 *
     flush (timeoutMs: number) {
       if (writing === undefined && queued.length === 0) return Promise.resolve()
       return new Promise<void>((resolve) => {
+        // Not unref'd: a flush is bounded by its timeout, and the caller's exit code comes after it.
         const timer = setTimeout(resolve, timeoutMs)
-        timer.unref()
         waiters.push(() => { clearTimeout(timer); resolve() })
       })
     },
