@@ -30,6 +30,19 @@ export function addressOf (url: string | undefined): string {
 }
 
 /**
+ * `promise`, or a rejection once `deadline` passes: a connection attempt to a host that drops packets would
+ * otherwise wait for the system's TCP timeout (minutes). The abandoned attempt may still hold a socket; a failed
+ * start exits the process anyway (cli.ts).
+ */
+function withinDeadline<T> (promise: Promise<T>, deadline: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error('no answer before the deadline')), Math.max(1, deadline - Date.now()))
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+/**
  * Runs `attempt` until it succeeds or `deadline` (a Date.now() value) passes, backing off from 100 ms to 2 s
  * between attempts, so a database or Redis that comes up a few seconds after the gateway (compose, Kubernetes)
  * does not fail the start. `attempt` gets the time left, for its own timeouts. Throws StartupDependencyError
@@ -43,7 +56,7 @@ export async function retryUntilDeadline<T> (
   let delay = 100
   for (;;) {
     try {
-      return await attempt(Math.max(1, what.deadline - Date.now()))
+      return await withinDeadline(attempt(Math.max(1, what.deadline - Date.now())), what.deadline)
     } catch (error) {
       const left = what.deadline - Date.now()
       if (left <= 0) throw new StartupDependencyError(what.dependency, what.address, what.timeoutMs, error)
