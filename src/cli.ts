@@ -32,7 +32,9 @@ Run 'lanegate help <command>' for details.`,
 
 Serves the gateway described by FILE (default ./gateway.yaml). Editing the file applies it within 2 s
 (invalid files are rejected and logged; the running config stays). SIGHUP reloads at once. SIGTERM/SIGINT
-finish in-flight requests, then exit.`,
+finish in-flight requests (up to server.shutdown_grace_ms), then exit; a second signal exits at once.
+PostgreSQL and Redis are retried for server.startup_timeout_ms at start, then it exits 1 with one line.
+Relative paths in FILE are relative to FILE's folder.`,
   validate: `lanegate validate FILE
 
 Validates FILE in two passes (structure, then references and each policy's options). Prints every error as
