@@ -14,7 +14,6 @@ export interface OwnedSharedResources extends SharedResources {
   close (): Promise<void>
 }
 
-/** Opens everything that outlives a config reload: keys, token cache, limiters, the durable store. */
 /**
  * Opens everything that outlives a config reload: keys, token cache, limiters, the durable store. PostgreSQL and
  * the rate-limit Redis are retried with backoff until `server.startup_timeout_ms` has passed since the call;

@@ -34,10 +34,12 @@ export function addressOf (url: string | undefined): string {
  * otherwise wait for the system's TCP timeout (minutes). The abandoned attempt may still hold a socket; a failed
  * start exits the process anyway (cli.ts).
  */
+class DeadlineError extends Error {}
+
 function withinDeadline<T> (promise: Promise<T>, deadline: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error('no answer before the deadline')), Math.max(1, deadline - Date.now()))
+    timer = setTimeout(() => reject(new DeadlineError('no answer before the deadline')), Math.max(1, deadline - Date.now()))
   })
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
@@ -54,12 +56,15 @@ export async function retryUntilDeadline<T> (
   onRetry?: (error: unknown, delayMs: number) => void,
 ): Promise<T> {
   let delay = 100
+  let lastFailure: unknown
   for (;;) {
     try {
       return await withinDeadline(attempt(Math.max(1, what.deadline - Date.now())), what.deadline)
     } catch (error) {
+      // A last attempt cut short by the deadline says less than the failure before it (ECONNREFUSED, …).
+      lastFailure = error instanceof DeadlineError && lastFailure !== undefined ? lastFailure : error
       const left = what.deadline - Date.now()
-      if (left <= 0) throw new StartupDependencyError(what.dependency, what.address, what.timeoutMs, error)
+      if (left <= 0) throw new StartupDependencyError(what.dependency, what.address, what.timeoutMs, lastFailure)
       const wait = Math.min(delay, left)
       onRetry?.(error, wait)
       await sleep(wait)

@@ -11,7 +11,9 @@ t.test('a full pipe nobody reads: writes never block, the excess is dropped, flu
   execFileSync('mkfifo', [fifo])
   // Opened read-write (so the open does not wait for a reader) and non-blocking: nobody ever reads it.
   const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK)
-  t.teardown(() => { closeSync(fd); rmSync(dir, { recursive: true, force: true }) })
+  // The FIFO's descriptor stays open to the end of the process: the destination keeps retrying its buffered
+  // lines, and a closed descriptor number would be reused by the next test's file (the gateway's fd 1 never closes).
+  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
   const destination = createAsyncLogDestination(fd, 256 * 1024)
   const line = `${JSON.stringify({ level: 30, msg: 'x'.repeat(200) })}\n`
   const started = Date.now()
