@@ -14,6 +14,11 @@ export interface BenchConfigOptions {
    * otherwise every limit is effectively unlimited so the measurement is of the chain, not of refusals.
    */
   floodPoints?: number
+  /** Count the limits in this Redis (rate_limit_store.driver: redis) under `redisPrefix` instead of in memory. */
+  redisUrl?: string
+  redisPrefix?: string
+  /** server.workers (default: the demo's 1). */
+  workers?: number
 }
 
 /** "Unlimited" for a rate limit: the schema needs an integer ≥ 1, and a billion never runs out in a bench. */
@@ -37,6 +42,12 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
   doc.setIn(['issuer', 'failed_auth_limit', 'points'], HUGE_LIMIT)
   const limits = doc.getIn(['rate_limits']) as { items?: Array<{ key: { value: string } }> } | undefined
   for (const item of limits?.items ?? []) doc.setIn(['rate_limits', item.key.value, 'points'], HUGE_LIMIT)
+  if (options.redisUrl !== undefined) {
+    doc.setIn(['rate_limit_store', 'driver'], 'redis')
+    doc.setIn(['rate_limit_store', 'redis_url'], options.redisUrl)
+    doc.setIn(['rate_limit_store', 'key_prefix'], options.redisPrefix ?? 'lanegate-bench')
+  }
+  if (options.workers !== undefined) doc.setIn(['server', 'workers'], options.workers)
   if (options.floodPoints !== undefined) {
     doc.setIn(['rate_limits', 'content-per-client', 'points'], options.floodPoints)
     doc.setIn(['rate_limits', 'content-per-client', 'window_seconds'], 3600)

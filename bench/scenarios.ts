@@ -39,6 +39,8 @@ const OK = [200] as const
 
 export const SCENARIO_TITLES: Record<ScenarioId, string> = {
   'auth-get': 'Authenticated in-process GET through the full policy chain vs bare fastify hello-world',
+  'auth-get-redis': 'The auth-get request with its limit counted in Redis vs the same gateway counting in memory',
+  workers: 'The auth-get request on `lanegate start` with server.workers: 2 vs workers: 1 (both unpinned)',
   'live-proxy': 'Live-proxy GET to a lane through the full chain vs the lane hit directly',
   token: 'Token issuance (POST /oauth/token) on one core vs bare fastify POST',
   'flood-429': 'The 429 path under a flood (content limit: 100 per hour) vs bare fastify hello-world',
@@ -130,6 +132,28 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
         { name: 'lanegate-auth-get', role: 'subject', server: gateway, request: { url: gateway.url + GATEWAY_CONTENT_PATH, method: 'GET', headers: bearer(token) }, expect: OK },
         // Not a target: bare fastify answering the same request with the same headers and body (see hello.ts).
         { name: 'fastify-same-response', role: 'peer', server: hello, request: { url: hello.url + '/content', method: 'GET', headers: bearer(token) }, expect: OK },
+      )
+      break
+    }
+    case 'auth-get-redis': {
+      const memory = await servers.gateway('main')
+      const redis = await servers.gateway('redis')
+      const request = async (gateway: RunningServer): Promise<PreparedVariant['request']> =>
+        ({ url: gateway.url + GATEWAY_CONTENT_PATH, method: 'GET', headers: bearer(await fetchToken(gateway.url, CONTENT_CLIENT)) })
+      plan.variants.push(
+        { name: 'lanegate-auth-get', role: 'baseline', server: memory, request: await request(memory), expect: OK },
+        { name: 'lanegate-auth-get-redis', role: 'subject', server: redis, request: await request(redis), expect: OK },
+      )
+      break
+    }
+    case 'workers': {
+      const one = await servers.gateway('workers-1')
+      const two = await servers.gateway('workers-2')
+      const request = async (gateway: RunningServer): Promise<PreparedVariant['request']> =>
+        ({ url: gateway.url + GATEWAY_CONTENT_PATH, method: 'GET', headers: bearer(await fetchToken(gateway.url, CONTENT_CLIENT)) })
+      plan.variants.push(
+        { name: 'lanegate-workers-1', role: 'baseline', server: one, request: await request(one), expect: OK },
+        { name: 'lanegate-workers-2', role: 'subject', server: two, request: await request(two), expect: OK },
       )
       break
     }

@@ -3,8 +3,10 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { benchConfigText } from './bench-config.js'
 import { logTail, freePort, spawnPinned, stopChild, waitForPort } from './processes.js'
-import { harnessScript } from './paths.js'
+import { harnessScript, REPO_ROOT } from './paths.js'
 import { nginxConfig, nginxBinary } from './peers.js'
+
+const REPO_BIN = join(REPO_ROOT, 'bin', 'lanegate.js')
 
 /** A server the harness started and measures. */
 export interface RunningServer {
@@ -16,8 +18,14 @@ export interface RunningServer {
   url: string
 }
 
-/** Which gateway config: unlimited limits, a tight content limit (429 scenario), or a fresh one for memory. */
-export type GatewayFlavour = 'main' | 'flood' | 'memory'
+/**
+ * Which gateway config: unlimited limits, a tight content limit (429 scenario), a fresh one for memory, the
+ * limits counted in Redis, or `lanegate start` with server.workers 1 or 2 (the workers scenario).
+ */
+export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'redis' | 'workers-1' | 'workers-2'
+
+/** The Redis of the auth-get-redis scenario (its keys get a prefix of their own; nothing is flushed). */
+export const BENCH_REDIS_URL = process.env.LANEGATE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
 export interface ServerSetContext {
   /** Temp folder for configs, data dirs and logs of this scenario. */
@@ -50,10 +58,11 @@ export class ServerSet {
   }
 
   /** Spawns `command args` (args may use {port}), pinned, and waits until it listens. */
-  private async spawn (name: string, command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<RunningServer> {
+  private async spawn (name: string, command: string, args: string[], env?: NodeJS.ProcessEnv, pinned = true): Promise<RunningServer> {
     const port = await freePort()
     const logFile = join(this.context.workDir, `${name}.log`)
-    const child = spawnPinned(command, args.map((a) => a.replaceAll('{port}', String(port))), { core: this.context.core, logFile, env })
+    const core = pinned ? this.context.core : undefined
+    const child = spawnPinned(command, args.map((a) => a.replaceAll('{port}', String(port))), { core, logFile, env })
     this.children.push(child)
     try {
       await waitForPort(port, child)
@@ -84,11 +93,19 @@ export class ServerSet {
       const dataDir = join(this.context.workDir, `gateway-${flavour}-data`)
       await mkdir(dataDir, { recursive: true })
       const file = join(this.context.workDir, `gateway-${flavour}.yaml`)
+      const workers = flavour === 'workers-1' ? 1 : flavour === 'workers-2' ? 2 : undefined
       await writeFile(file, benchConfigText(this.context.demoText, {
         dataDir,
         laneUrl: lane.url,
         floodPoints: flavour === 'flood' ? 100 : undefined,
+        ...(flavour === 'redis' ? { redisUrl: BENCH_REDIS_URL, redisPrefix: `lanegate-bench-${process.pid}-${Date.now()}` } : {}),
+        workers,
       }))
+      if (workers !== undefined) {
+        // The real `lanegate start` (a primary and its workers when workers > 1), not pinned: two workers pinned
+        // to one core would measure one core. Both variants run unpinned, so they compare like with like.
+        return this.spawn(`gateway-${flavour}`, process.execPath, [REPO_BIN, 'start', '--config', file, '--port', '{port}', '--host', '127.0.0.1'], undefined, false)
+      }
       const profile = this.context.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', this.context.profileDir]
       return this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file], profile)
     })

@@ -3,6 +3,8 @@ import type { ScenarioResult, TargetCheck } from './result-types.js'
 /** Issue 6's targets (ratios from one run on the 2-core box). */
 export const TARGETS = {
   authGetRatio: 0.80,
+  /** Issue 16: the auth-get request with Redis limits ÷ the same with memory limits, same rounds. */
+  authGetRedisRatio: 0.6,
   liveProxyRatio: 0.15,
   tokensPerSecond: 5000,
   addedP99Ms: 0.3,
@@ -20,6 +22,10 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   const auth = subject('auth-get', 'lanegate-auth-get')
   if (auth !== undefined) {
     checks.push({ scenario: 'auth-get', what: 'authenticated in-process GET ÷ bare fastify', goal: `≥ ${TARGETS.authGetRatio}×`, measured: `${auth.ratio.median}× (${auth.ratio.min}–${auth.ratio.max})`, met: auth.ratio.median >= TARGETS.authGetRatio })
+  }
+  const redis = subject('auth-get-redis', 'lanegate-auth-get-redis')
+  if (redis !== undefined) {
+    checks.push({ scenario: 'auth-get-redis', what: 'auth-get with the Redis limiter ÷ with the memory limiter', goal: `≥ ${TARGETS.authGetRedisRatio}×`, measured: `${redis.ratio.median}× (${redis.ratio.min}–${redis.ratio.max})`, met: redis.ratio.median >= TARGETS.authGetRedisRatio })
   }
   const live = subject('live-proxy', 'lanegate-live')
   if (live !== undefined) {

@@ -34,7 +34,8 @@ Serves the gateway described by FILE (default ./gateway.yaml). Editing the file 
 (invalid files are rejected and logged; the running config stays). SIGHUP reloads at once. SIGTERM/SIGINT
 finish in-flight requests (up to server.shutdown_grace_ms), then exit; a second signal exits at once.
 PostgreSQL and Redis are retried for server.startup_timeout_ms at start, then it exits 1 with one line.
-Relative paths in FILE are relative to FILE's folder.`,
+Relative paths in FILE are relative to FILE's folder. With server.workers > 1 (or auto), a primary process
+runs that many workers on the port; send it the signals.`,
   validate: `lanegate validate FILE
 
 Validates FILE in two passes (structure, then references and each policy's options). Prints every error as
@@ -87,6 +88,9 @@ export async function main (argv: string[]): Promise<number | undefined> {
       const { values } = parseArgs({ args: rest, options: { config: { type: 'string', default: 'gateway.yaml' }, port: { type: 'string' }, host: { type: 'string' } } })
       const { startServer } = await import('./server.js')
       try {
+        // server.workers > 1: this process becomes the primary of worker processes that each run startServer.
+        const { startCluster } = await import('./cluster/primary.js')
+        if (await startCluster({ file: values.config })) return undefined
         await startServer({ file: values.config, port: values.port === undefined ? undefined : Number(values.port), host: values.host })
       } catch (error) {
         if (error instanceof ConfigError || error instanceof StartupDependencyError) {

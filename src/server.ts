@@ -1,5 +1,7 @@
+import cluster from 'node:cluster'
 import type { AddressInfo } from 'node:net'
 import { bootGateway, type Booted } from './boot.js'
+import { followPrimary } from './cluster/worker.js'
 import { watchConfigFile } from './config/watch-config.js'
 import { issuerMismatch } from './issuer-mismatch.js'
 import { handleShutdownSignals } from './shutdown-signals.js'
@@ -38,16 +40,19 @@ export async function startServer (options: StartOptions): Promise<Booted> {
   const mismatch = issuerMismatch(issuer.issuer, server.host, listening.port)
   if (mismatch !== undefined) logger.warn({ issuer: issuer.issuer, listening_port: listening.port }, mismatch)
 
-  const reload = (): void => { void gateway.reload() }
-  const stopWatching = watchConfigFile(options.file, reload)
+  let stopping = false
+  const reload = (): void => { if (!stopping) void gateway.reload() }
+  // A worker of `server.workers` > 1 reloads when its primary says so; only the primary polls the file.
+  const stopWatching = cluster.isWorker ? followPrimary(reload) : watchConfigFile(options.file, reload)
+  // Stays registered during the drain (then ignored): without a listener, SIGHUP's default action kills the process.
   process.on('SIGHUP', reload)
 
   handleShutdownSignals({
     logger,
     graceMs: server.shutdown_grace_ms,
     drain: async () => {
+      stopping = true
       stopWatching()
-      process.off('SIGHUP', reload)
       await booted.close()
     },
     abortConnections: () => app.server.closeAllConnections(),

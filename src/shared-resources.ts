@@ -9,15 +9,16 @@ import { createLimiterRegistry } from './pipeline/limiter-registry.js'
 import { createStore } from './store/create-store.js'
 import type { Store } from './store/store.js'
 import { addressOf, retryUntilDeadline, StartupDependencyError } from './startup-dependencies.js'
+import { createSharedUpstreams } from './upstream/registry.js'
 
 export interface OwnedSharedResources extends SharedResources {
   close (): Promise<void>
 }
 
 /**
- * Opens everything that outlives a config reload: keys, token cache, limiters, the durable store. PostgreSQL and
- * the rate-limit Redis are retried with backoff until `server.startup_timeout_ms` has passed since the call;
- * then it throws StartupDependencyError, having closed whatever it had opened (so the process can exit).
+ * Opens everything that outlives a config reload: keys, token cache, limiters, the durable store, upstream pools.
+ * PostgreSQL and the rate-limit Redis are retried with backoff until `server.startup_timeout_ms` has passed since
+ * the call; then it throws StartupDependencyError, having closed whatever it had opened (so the process can exit).
  */
 export async function openSharedResources (config: GatewayConfig, logger: FastifyBaseLogger): Promise<OwnedSharedResources> {
   const dataDir = resolve(config.server.data_dir)
@@ -49,14 +50,17 @@ export async function openSharedResources (config: GatewayConfig, logger: Fastif
     throw new StartupDependencyError('the rate-limit Redis (rate_limit_store.redis_url)', addressOf(config.rate_limit_store.redis_url), timeoutMs, error)
   }
   const tokens = createTokenVerifier({ keys, logger, devUserIssuer: loadDevUserIssuer })
+  const upstreams = createSharedUpstreams(logger)
   return {
     logger,
     keys,
     store,
     limiters,
     tokens,
+    upstreams,
     close: async () => {
       keys.close()
+      await upstreams.close()
       await limiters.close()
       await store.close()
     },

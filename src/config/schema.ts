@@ -121,11 +121,17 @@ export function buildConfigSchema (services: readonly ServiceModule[]): Schema {
       startup_timeout_ms: int('At start, how long PostgreSQL and the rate-limit Redis are retried before exiting 1.', { minimum: 1, default: 30000 }),
       log_level: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level.', default: 'info' },
       data_dir: str('Directory for the SQLite file and generated keys (relative to the config file\'s folder).', { default: './data' }),
+      workers: {
+        description: 'Worker processes serving the port (node:cluster), each a whole gateway: a count, or auto (one per core). 1 runs no cluster.',
+        anyOf: [{ type: 'integer', minimum: 1, maximum: 256 }, { type: 'string', enum: ['auto'] }],
+        default: 1,
+      },
     }, [], { default: {} }),
     storage: obj('Where payment intents, idempotency keys and dispatches are kept.', {
       driver: { type: 'string', enum: ['sqlite', 'postgres'], description: 'sqlite (embedded default) or postgres (several gateway instances).', default: 'sqlite' },
       sqlite_file: str('SQLite file, relative to server.data_dir.', { default: 'lanegate.db' }),
       postgres_url: str('postgres://… connection string (driver postgres).'),
+      postgres_schema: str('PostgreSQL schema of the tables (created when missing); default: the server\'s search_path (public).', { pattern: '^[a-z_][a-z0-9_]{0,62}$' }),
     }, [], { default: {} }),
     rate_limit_store: obj('Where rate-limit counters are kept.', {
       driver: { type: 'string', enum: ['memory', 'redis'], description: 'memory (one instance) or redis (shared by instances).', default: 'memory' },

@@ -38,6 +38,8 @@ export interface ServerConfig {
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** Directory for the SQLite file and generated keys. */
   data_dir: string
+  /** Worker processes on the port (node:cluster); `auto` is one per core; 1 (default) runs no primary. */
+  workers: number | 'auto'
 }
 
 export interface StorageConfig {
@@ -45,6 +47,8 @@ export interface StorageConfig {
   /** SQLite file; relative paths are resolved against server.data_dir. */
   sqlite_file: string
   postgres_url?: string
+  /** Schema the tables live in (created when missing); default: the server's search_path. */
+  postgres_schema?: string
 }
 
 export interface RateLimitStoreConfig {

@@ -18,6 +18,11 @@ export interface CatalogueEntry {
   readonly shape: 'text' | 'code'
   /** The RFC 6749 `error` value this renders as in the oauth envelope, when it differs from the code. */
   readonly oauth?: string
+  /**
+   * The upstream's fault, not the gateway's (a mirrored 4xx/5xx, an unreachable upstream): logged at warn without
+   * a stack, whatever its status, so a failing upstream does not flood the error log; no stack is captured.
+   */
+  readonly upstream?: true
 }
 
 export const catalogue = {
@@ -56,13 +61,12 @@ export const catalogue = {
   connected_account_not_found: { status: 404, message: 'Connected account not found.', shape: 'code' },
 
   // ---- Data exchange (the spec's envelope table) ----
-  upstream_error: { status: 502, message: 'The lane software returned an error.', shape: 'code' },
-  upstream_timeout: { status: 504, message: 'The lane software did not answer in time.', shape: 'code' },
+  upstream_error: { status: 502, message: 'The upstream returned an error or could not be reached.', shape: 'code', upstream: true },
   store_not_found: { status: 404, message: 'Store not found or not accessible.', shape: 'code' },
   report_not_found: { status: 404, message: 'Report not found.', shape: 'code' },
   report_param_validation_failed: { status: 422, message: 'The report parameters are invalid.', shape: 'code' },
   report_failed: { status: 422, message: 'The report failed to run.', shape: 'code' },
-  cs_query_failed: { status: 502, message: 'The stream materialization query failed.', shape: 'code' },
+  cs_query_failed: { status: 502, message: 'The stream materialization query failed.', shape: 'code', upstream: true },
   fanout_operation_not_found: { status: 404, message: 'Fan-out operation not registered.', shape: 'code' },
   fanout_payload_validation_failed: { status: 422, message: 'The fan-out payload is invalid.', shape: 'code' },
   fanout_store_out_of_scope: { status: 422, message: 'Some stores are outside the caller\'s scope; nothing was dispatched.', shape: 'code' },

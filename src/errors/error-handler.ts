@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { catalogue, type CatalogueEntry } from './catalogue.js'
 import { GatewayError } from './gateway-error.js'
 import { renderError, type EnvelopeName } from './envelopes.js'
 
@@ -31,6 +32,14 @@ export function toGatewayError (error: unknown): GatewayError {
   return new GatewayError('internal_error', { cause: error })
 }
 
+/** `code: message` of an error's cause, for a log line without a stack. */
+function causeOf (error: GatewayError): string | undefined {
+  const cause = error.cause as { code?: unknown, message?: unknown } | undefined
+  if (cause === undefined || cause === null) return undefined
+  const code = typeof cause.code === 'string' ? `${cause.code}: ` : ''
+  return `${code}${typeof cause.message === 'string' ? cause.message : String(cause)}`
+}
+
 /** The envelope a request's errors are rendered in: its route's, else the gateway default. */
 export function envelopeOf (request: FastifyRequest, fallback: EnvelopeName): EnvelopeName {
   return (request as { gw?: { envelope: EnvelopeName } }).gw?.envelope ?? fallback
@@ -40,7 +49,12 @@ export function envelopeOf (request: FastifyRequest, fallback: EnvelopeName): En
 export function createErrorHandler (fallback: EnvelopeName = 'plain') {
   return function gatewayErrorHandler (error: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const gwError = toGatewayError(error)
-    if (gwError.status >= 500) {
+    const entry: CatalogueEntry = catalogue[gwError.code]
+    if (entry.upstream === true) {
+      // The upstream's fault, not the gateway's: one warn line, no stack (a failing upstream must not flood the
+      // error log). The cause (e.g. ECONNREFUSED) is kept by name and message only.
+      request.log.warn({ code: gwError.code, status: gwError.status, ...gwError.fields, upstream_body: undefined, cs_body: undefined, cause: causeOf(gwError) }, gwError.message)
+    } else if (gwError.status >= 500) {
       request.log.error({ err: error, code: gwError.code }, 'request failed')
     } else {
       request.log.info({ code: gwError.code, status: gwError.status }, gwError.message)

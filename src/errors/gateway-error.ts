@@ -1,4 +1,4 @@
-import { catalogue, type ErrorCode } from './catalogue.js'
+import { catalogue, type CatalogueEntry, type ErrorCode } from './catalogue.js'
 
 /** Extra body fields an error carries (e.g. `retry_after`, `store_org_id`, `errors`). */
 export type ErrorFields = Record<string, unknown>
@@ -28,8 +28,10 @@ export class GatewayError extends Error {
     // A 4xx is the caller's outcome, not a fault: its stack is never logged (the error handler logs a 4xx by code
     // and status), and capturing one was the 429 path's largest single cost under a flood (≈ 15 % of its busy
     // samples in a profile). A 5xx keeps its stack for the error log.
+    // An upstream's failure (catalogue `upstream`) is logged without a stack, so none is captured either.
     const limit = Error.stackTraceLimit
-    if (catalogue[code].status < 500) Error.stackTraceLimit = 0
+    const entry: CatalogueEntry = catalogue[code]
+    if (entry.status < 500 || entry.upstream === true) Error.stackTraceLimit = 0
     try {
       super(options.message ?? catalogue[code].message, options.cause === undefined ? undefined : { cause: options.cause })
     } finally {

@@ -1,8 +1,8 @@
+import { isLanegateError } from '../client/errors.js'
 import { ConfigError } from '../config/config-error.js'
 import { LOADTEST_USAGE, UsageError, parseLoadtestArgs } from './options.js'
 import { runLoadtest } from './run-loadtest.js'
 import { progressLine, summaryTable } from './summary-table.js'
-import { TokenRequestError } from './token-source.js'
 
 /** Where the command writes: stdout gets the result, stderr the progress and problems. */
 export interface LoadtestIo {
@@ -41,7 +41,7 @@ export async function loadtestCommand (argv: string[], io: LoadtestIo = { stdout
     }
     return 0
   } catch (error) {
-    if (error instanceof TokenRequestError) {
+    if (isLanegateError(error) && error.source === 'token') {
       io.stderr.write(`lanegate loadtest: could not obtain a token: ${error.message}\n`)
       return 1
     }
@@ -49,9 +49,17 @@ export async function loadtestCommand (argv: string[], io: LoadtestIo = { stdout
       io.stderr.write(`${error.message}\n`)
       return 1
     }
-    // fetch() reports an unreachable gateway as "fetch failed"; the cause says why (ECONNREFUSED, …).
-    const cause = (error as Error).cause instanceof Error ? `: ${((error as Error).cause as Error).message}` : ''
-    io.stderr.write(`lanegate loadtest: ${(error as Error).message}${cause}\n`)
+    // fetch() reports an unreachable gateway as "fetch failed"; its cause says why (ECONNREFUSED, …).
+    io.stderr.write(`lanegate loadtest: ${causes(error as Error)}\n`)
     return 1
   }
+}
+
+/** The message of `error` and of each cause under it, as far as they add something. */
+function causes (error: Error): string {
+  let text = error.message
+  for (let cause = error.cause; cause instanceof Error; cause = cause.cause) {
+    if (!text.includes(cause.message)) text += `: ${cause.message}`
+  }
+  return text
 }

@@ -6,7 +6,7 @@ import { loadConfigFile } from '../config/load-config.js'
 import type { GatewayConfig } from '../config/types.js'
 import type { LoadtestOptions } from './options.js'
 import { RateLimitTally, type RateLimitHit } from './rate-limit-tally.js'
-import { TokenSource } from './token-source.js'
+import { BackgroundToken } from './background-token.js'
 
 /** Where a run stands, once a second. */
 export interface LoadtestProgress {
@@ -42,8 +42,8 @@ export interface LoadtestHooks {
   onProgress?: (progress: LoadtestProgress) => void
   /** Called when a background token refresh fails (the run goes on with the old token). */
   onWarning?: (message: string) => void
-  /** Seconds before expiry to refresh the token (tests); see TokenSource. */
-  refreshMarginSeconds?: number
+  /** Seconds before expiry to refresh the token (tests); see BackgroundToken. */
+  refreshBeforeSeconds?: number
 }
 
 /** The gateway base URL: --url, else the config's issuer.issuer (the URL clients reach by definition). */
@@ -59,18 +59,18 @@ function percentile (sorted: Float64Array, q: number): number {
 
 /**
  * Runs a load test of one gateway route with a real client-credentials token (see `lanegate loadtest`). Throws
- * when the config cannot be read or the first token cannot be obtained (TokenRequestError carries the answer).
+ * when the config cannot be read or the first token cannot be obtained (a LanegateError from `lanegate/client` carries the answer).
  */
 export async function runLoadtest (options: LoadtestOptions, hooks: LoadtestHooks = {}): Promise<LoadtestSummary> {
   const config = options.config === undefined ? undefined : (await loadConfigFile(options.config, catalog)).config
   const baseUrl = baseUrlOf(options, config)
   const body = options.bodyFile === undefined ? undefined : await readFile(options.bodyFile)
-  const tokens = new TokenSource({
+  const tokens = new BackgroundToken({
     baseUrl,
     clientId: options.clientId,
     clientSecret: options.clientSecret,
     ...(options.scope === undefined ? {} : { scope: options.scope }),
-    ...(hooks.refreshMarginSeconds === undefined ? {} : { refreshMarginSeconds: hooks.refreshMarginSeconds }),
+    ...(hooks.refreshBeforeSeconds === undefined ? {} : { refreshBeforeSeconds: hooks.refreshBeforeSeconds }),
     onRefreshError: (error) => hooks.onWarning?.(`token refresh failed, retrying in 5 s: ${error.message}`),
   })
   await tokens.start()

@@ -1,6 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto'
-import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import {
   calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, importPKCS8, type CryptoKey, type JWK,
 } from 'jose'
@@ -117,11 +118,58 @@ export async function generateKeyFile (dir: string, alg: SigningAlgorithm): Prom
   return kid
 }
 
-/** Creates the directory (mode 0700) when missing, generates a key when it holds none, and loads the keys. */
+/** Name of the lock file held while the first key of a directory is generated. */
+export const GENERATE_LOCK = '.generate.lock'
+
+/** A generation lock older than this was left by a process that died while generating; it is taken over. */
+const STALE_LOCK_MS = 10_000
+
+/** How long a process waits for another one to finish generating the first key. */
+const WAIT_FOR_KEY_MS = 30_000
+
+/**
+ * Creates the directory (mode 0700) when missing, generates a key when it holds none, and loads the keys.
+ *
+ * Several gateways sharing one key directory (a cluster, or the workers of one) may start at the same moment on
+ * an empty directory. Each generating its own key would leave them signing with different keys that the others
+ * learn of only at their next rescan, so tokens of one fail on the others meanwhile. So the first key is made
+ * under an exclusively created lock file: one process generates, the others wait for its key and load it.
+ */
 export async function ensureKeyDir (dir: string, alg: SigningAlgorithm): Promise<KeyFile[]> {
   await mkdir(dir, { recursive: true, mode: 0o700 })
-  const keys = await readKeyDir(dir)
-  if (keys.length > 0) return keys
-  await generateKeyFile(dir, alg)
-  return readKeyDir(dir)
+  const lock = join(dir, GENERATE_LOCK)
+  const deadline = Date.now() + WAIT_FOR_KEY_MS
+  for (;;) {
+    const keys = await readKeyDir(dir)
+    if (keys.length > 0) return keys
+    const held = await tryLock(lock)
+    if (held) {
+      try {
+        // Another process may have finished between the read above and taking the lock.
+        const again = await readKeyDir(dir)
+        if (again.length > 0) return again
+        await generateKeyFile(dir, alg)
+        return await readKeyDir(dir)
+      } finally {
+        await rm(lock, { force: true })
+      }
+    }
+    if (Date.now() > deadline) throw new KeyFileError(`${dir}: no key appeared while ${lock} was held by another process`)
+    await sleep(25)
+  }
+}
+
+/** Creates the lock file exclusively; false when another process holds it (a stale lock is removed first). */
+async function tryLock (lock: string): Promise<boolean> {
+  try {
+    const handle = await open(lock, 'wx', 0o600)
+    await handle.writeFile(String(process.pid))
+    await handle.close()
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  }
+  const info = await stat(lock).catch(() => undefined)
+  if (info !== undefined && Date.now() - info.mtimeMs > STALE_LOCK_MS) await rm(lock, { force: true })
+  return false
 }

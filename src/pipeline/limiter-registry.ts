@@ -1,7 +1,9 @@
+import cluster from 'node:cluster'
 import { createRequire } from 'node:module'
 import type { Redis } from 'ioredis'
 import { MemoryWindowCounter, StoreCounter, type RequestCounter } from './request-counter.js'
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import { IpcCounter } from '../cluster/ipc-counter.js'
 import type { RateLimitConfig, RateLimitStoreConfig } from '../config/types.js'
 import type { LimiterRegistry } from './shared-resources.js'
 
@@ -77,13 +79,21 @@ export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Red
    */
   function build (keyPrefix: string, limit: RateLimitConfig): RateLimiterAbstract {
     const options = { keyPrefix, points: limit.points, duration: limit.window_seconds }
+    if (config.driver === 'memory' && inWorker) {
+      // The primary keys its limiters by prefix alone and never rebuilds one: the settings go into the prefix.
+      return new RateLimiterCluster({ ...options, keyPrefix: `${keyPrefix}#${limit.points}/${limit.window_seconds}`, timeoutMs: redisCommandTimeoutMs })
+    }
     if (config.driver === 'memory') return new RateLimiterMemory(options)
     return new RateLimiterRedis({ ...options, storeClient: client, rejectIfRedisNotReady: true })
   }
 
-  const counters = keptBySettings((name, limit): RequestCounter => config.driver === 'memory'
-    ? new MemoryWindowCounter(limit.points, limit.window_seconds)
-    : new StoreCounter(build(`${prefix}:${name}`, limit)))
+  // A worker of `server.workers` > 1 with the memory driver counts in the primary, so the workers share counts;
+  // one process keeps the synchronous in-process counter (no promise on the hot path).
+  const inWorker = cluster.isWorker
+  const counters = keptBySettings((name, limit): RequestCounter => {
+    if (config.driver !== 'memory') return new StoreCounter(build(`${prefix}:${name}`, limit))
+    return inWorker ? new IpcCounter(name, limit.points, limit.window_seconds) : new MemoryWindowCounter(limit.points, limit.window_seconds)
+  })
   const limiters = keptBySettings((name, limit) => build(`${prefix}#${name}`, limit))
 
   return {

@@ -6,6 +6,7 @@ import type { ConfigIndexes } from '../config/indexes.js'
 import type { Principal } from './request-context.js'
 import type { RequestCounter } from './request-counter.js'
 import type { Store } from '../store/store.js'
+import type { SharedUpstreams } from '../upstream/registry.js'
 
 /** The gateway's own signing keys and the JWKS it publishes. */
 export interface KeyStore {
@@ -62,4 +63,6 @@ export interface SharedResources {
   readonly tokens: TokenVerifier
   readonly limiters: LimiterRegistry
   readonly store: Store
+  /** Upstream connection pools shared by services (lanes: live relay and fan-out), closed at shutdown. */
+  readonly upstreams: SharedUpstreams
 }

@@ -6,7 +6,7 @@ import { createSqliteStore } from './sqlite/create-sqlite-store.js'
 
 /**
  * Opens the configured store and runs its migrations. SQLite: `sqlite_file` relative to `dataDir` (its folder
- * is created). PostgreSQL: `postgres_url`, tables in the URL's default schema.
+ * is created). PostgreSQL: `postgres_url`, tables in `postgres_schema` (default: the server's search_path).
  */
 export async function createStore (config: StorageConfig, dataDir: string): Promise<Store> {
   if (config.driver === 'postgres') {
@@ -14,7 +14,7 @@ export async function createStore (config: StorageConfig, dataDir: string): Prom
       throw new Error('storage.postgres_url is required when storage.driver is postgres')
     }
     const { createPostgresStore } = await import('./postgres/create-postgres-store.js')
-    return createPostgresStore({ connectionString: config.postgres_url })
+    return createPostgresStore({ connectionString: config.postgres_url, schema: config.postgres_schema })
   }
   const file = resolve(dataDir, config.sqlite_file)
   mkdirSync(dirname(file), { recursive: true })

@@ -74,7 +74,7 @@ t.test('200 preview_failed with upstream_status 0 when a lane is unreachable', a
   const res = await f.preview({ operation_type: 'price-change', payload: validPayload, store_org_ids: ['org_s3'] })
   t.same(res.json().stores[0].preview, {
     status: 'failed',
-    error: { error: 'upstream_error', upstream_status: 0, message: 'The lane could not be reached.', upstream_body: '' },
+    error: { error: 'upstream_error', upstream_status: 0, upstream_failure: 'refused', message: 'The lane software could not be reached.', upstream_body: '' },
   })
 })
 

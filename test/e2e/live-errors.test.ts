@@ -74,7 +74,7 @@ t.test('a lane that refuses connections answers 502 without a lane status or hos
   await laneA.close()
   const res = await send(base, { path: '/v1/stores/org_store_a/live/items', headers: hq })
   t.equal(res.status, 502)
-  t.same(json(res.body), { error: 'upstream_error', upstream_status: 0, upstream_body: '', message: 'The lane software could not be reached.' })
+  t.same(json(res.body), { error: 'upstream_error', upstream_status: 0, upstream_failure: 'refused', upstream_body: '', message: 'The lane software could not be reached.' })
   t.notMatch(res.body, new RegExp(`127\\.0\\.0\\.1|${port}`))
 })
 
@@ -83,7 +83,7 @@ t.test('a lane that resets before answering gives 502', async (t) => {
   laneA.setMode('reset')
   const res = await send(base, { path: '/v1/stores/org_store_a/live/items', headers: hq })
   t.equal(res.status, 502)
-  t.same(json(res.body), { error: 'upstream_error', upstream_status: 0, upstream_body: '', message: 'The lane software closed the connection before answering.' })
+  t.same(json(res.body), { error: 'upstream_error', upstream_status: 0, upstream_failure: 'reset', upstream_body: '', message: 'The lane software closed the connection before answering.' })
 })
 
 t.test('a lane that resets mid-body aborts the caller\'s response, and the gateway keeps serving (F7)', async (t) => {
@@ -99,12 +99,12 @@ t.test('a lane that resets mid-body aborts the caller\'s response, and the gatew
   t.equal(next.aborted, false)
 })
 
-t.test('a lane that never answers gives 504 upstream_timeout (F6)', async (t) => {
+t.test('a lane that never answers gives 502 upstream_error with upstream_failure timeout, as the spec says (F6)', async (t) => {
   const { base, laneA, hq } = await liveSetup(t, { lane: { response_timeout_ms: 300 } })
   laneA.setMode('stall')
   const res = await send(base, { path: '/v1/stores/org_store_a/live/items', headers: hq })
-  t.equal(res.status, 504)
-  t.same(json(res.body), { error: 'upstream_timeout', message: 'The lane software did not answer in time.' })
+  t.equal(res.status, 502)
+  t.same(json(res.body), { error: 'upstream_error', upstream_status: 0, upstream_failure: 'timeout', upstream_body: '', message: 'The lane software did not answer in time.' })
 })
 
 t.test('a lane that goes silent mid-body is cut off: the caller sees an aborted response', async (t) => {
@@ -117,5 +117,5 @@ t.test('a lane with an invalid status is a 502, never relayed', async (t) => {
   const { base, laneA, hq } = await liveSetup(t)
   laneA.setMode({ kind: 'fail', status: 999 })
   const res = await send(base, { path: '/v1/stores/org_store_a/live/items', headers: hq })
-  t.same([res.status, json(res.body)], [502, { error: 'upstream_error', upstream_status: 0, upstream_body: '', message: 'The lane software answered with an invalid status.' }])
+  t.same([res.status, json(res.body)], [502, { error: 'upstream_error', upstream_status: 0, upstream_failure: 'protocol', upstream_body: '', message: 'The lane software answered with an invalid status.' }])
 })

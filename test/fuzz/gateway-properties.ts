@@ -251,7 +251,7 @@ export async function runGatewayFuzz (options: FuzzRunOptions): Promise<FuzzFigu
       if (res === undefined) return record(classes.lane_path, res, true)
       const body = json(res)
       // A lane's own failure, relayed in the exchange envelope, is the lane's 5xx, not the gateway's.
-      const relayed = res.statusCode >= 500 && isObject(body) && (body.error === 'upstream_error' || body.error === 'upstream_timeout')
+      const relayed = res.statusCode >= 500 && isObject(body) && body.error === 'upstream_error'
       return record(classes.lane_path, res, input.method === 'HEAD' || exchangeEnvelope(res), relayed)
     }), settings('lane_path')))])
 

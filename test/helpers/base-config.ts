@@ -10,7 +10,7 @@ export function baseTestConfig (overrides: Partial<GatewayConfig> = {}): Gateway
     server: {
       host: '127.0.0.1', port: 0, trusted_proxies: [], body_limit_bytes: 1048576, max_header_bytes: 16384,
       request_timeout_ms: 30000, headers_timeout_ms: 10000, keep_alive_timeout_ms: 5000, shutdown_grace_ms: 1000, startup_timeout_ms: 30000,
-      log_level: 'silent', data_dir: './data',
+      log_level: 'silent', data_dir: './data', workers: 1,
     },
     storage: { driver: 'sqlite', sqlite_file: 'lanegate.db' },
     rate_limit_store: { driver: 'memory', key_prefix: 'lanegate', on_store_error: 'open' },

@@ -12,6 +12,7 @@ import { createErrorHandler } from '../../src/errors/error-handler.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
 import type { Principal } from '../../src/pipeline/request-context.js'
 import type { SharedResources } from '../../src/pipeline/shared-resources.js'
+import { createSharedUpstreams } from '../../src/upstream/registry.js'
 import type { ServiceModule } from '../../src/services/service-module.js'
 import { baseTestConfig } from './base-config.js'
 import { mountServiceRoutes } from '../../src/services/mount-service.js'
@@ -81,8 +82,10 @@ export function principalFor (organizationId: string): Principal {
  */
 export async function buildExchangeApp (config: GatewayConfig, modules: ServiceModule[]): Promise<FastifyInstance> {
   const snapshot: Snapshot = { version: 1, config, indexes: buildIndexes(config), chains: new Map() }
-  const shared = {} as SharedResources
+  const upstreams = createSharedUpstreams()
+  const shared = { upstreams } as unknown as SharedResources
   const app = Fastify({ logger: false, requestIdHeader: false })
+  app.addHook('onClose', async () => { await upstreams.close() })
   app.setErrorHandler(createErrorHandler('plain'))
   app.decorateRequest('gw', null as never)
   app.addHook('onSend', async function standardHeaders (request, reply) {

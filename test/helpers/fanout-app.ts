@@ -7,6 +7,7 @@ import { createErrorHandler } from '../../src/errors/error-handler.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
 import type { Principal } from '../../src/pipeline/request-context.js'
 import type { SharedResources } from '../../src/pipeline/shared-resources.js'
+import { createSharedUpstreams } from '../../src/upstream/registry.js'
 import type { ServiceModule } from '../../src/services/service-module.js'
 import type { Store } from '../../src/store/store.js'
 import { mountServiceRoutes } from '../../src/services/mount-service.js'
@@ -36,7 +37,8 @@ export async function buildServiceApp (module: ServiceModule, options: ServiceAp
   const config = testConfig(module.name, options)
   const snapshot: Snapshot = { version: 1, config, indexes: buildIndexes(config), chains: new Map() }
   const logger = pino({ level: 'silent' }) as unknown as FastifyBaseLogger
-  const shared = { logger, store: options.store ?? { close: async () => {} } } as unknown as SharedResources
+  const upstreams = createSharedUpstreams()
+  const shared = { logger, upstreams, store: options.store ?? { close: async () => {} } } as unknown as SharedResources
   const built = module.build({ shared, currentConfig: () => config })
 
   const app = Fastify({ logger: false })
@@ -56,7 +58,10 @@ export async function buildServiceApp (module: ServiceModule, options: ServiceAp
       },
     })
   }, { prefix: options.service.prefix })
-  app.addHook('onClose', async () => { await built.close?.() })
+  app.addHook('onClose', async () => {
+    await built.close?.()
+    await upstreams.close()
+  })
   return app
 }
 

@@ -71,6 +71,7 @@ export async function buildOauthConfig (options: OauthConfigOptions = {}): Promi
       startup_timeout_ms: 30000,
       log_level: 'debug',
       data_dir: dataDir,
+      workers: 1,
     },
     storage: { driver: 'sqlite', sqlite_file: 'lanegate.sqlite' },
     rate_limit_store: { driver: 'memory', key_prefix: 'test:', on_store_error: 'open' },

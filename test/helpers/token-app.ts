@@ -8,6 +8,7 @@ import { createErrorHandler } from '../../src/errors/error-handler.js'
 import type { PolicyPlugin, PolicyStep } from '../../src/pipeline/policy.js'
 import { runSteps } from '../../src/pipeline/chain-runner.js'
 import type { LimiterRegistry, SharedResources } from '../../src/pipeline/shared-resources.js'
+import { createSharedUpstreams } from '../../src/upstream/registry.js'
 import type { Store } from '../../src/store/store.js'
 import { createTokenVerifier } from '../../src/auth/token-verifier.js'
 import type { DevUserIssuerLoader } from '../../src/auth/token-profiles.js'
@@ -47,6 +48,7 @@ export async function tokenEnv (options: TokenEnvOptions = {}): Promise<TokenEnv
     limiters: options.limiters ?? createLimiterRegistry(config.rate_limit_store),
     // Policies never touch the store.
     store: { close: async () => {} } as unknown as Store,
+    upstreams: createSharedUpstreams(),
   }
   return { serviceKey, userKey, config, snapshot: snapshotOf(config), shared }
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import t from 'tap'
-import { catalogue, type ErrorCode } from '../../src/errors/catalogue.js'
+import { catalogue, type CatalogueEntry, type ErrorCode } from '../../src/errors/catalogue.js'
 import { renderError, envelopeNames } from '../../src/errors/envelopes.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
 import { toGatewayError } from '../../src/errors/error-handler.js'
@@ -64,12 +64,13 @@ t.test('foreign errors are translated in one place; unknown ones become a bare 5
   t.same(renderError(unknown, 'payments'), { success: false, message: 'Internal server error.' })
 })
 
-t.test('a 4xx error captures no stack frames (the 429 flood path); a 5xx keeps them for the error log', async (t) => {
+t.test('a 4xx error captures no stack frames (the 429 flood path), nor an upstream\'s failure; a 5xx keeps them for the error log', async (t) => {
   const limit = Error.stackTraceLimit
   for (const code of codes) {
     const stack = new GatewayError(code).stack ?? ''
     const frames = stack.split('\n').filter((line) => line.trimStart().startsWith('at ')).length
-    if (catalogue[code].status < 500) t.equal(frames, 0, `${code}: no frames`)
+    const entry: CatalogueEntry = catalogue[code]
+    if (entry.status < 500 || entry.upstream === true) t.equal(frames, 0, `${code}: no frames`)
     else t.ok(frames > 0, `${code}: has frames`)
     t.equal(Error.stackTraceLimit, limit, `${code}: the global stack limit is restored`)
   }

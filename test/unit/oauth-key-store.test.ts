@@ -58,6 +58,26 @@ t.test('a restart loads the existing key instead of generating one', async (t) =
   t.equal(second.jwks().keys.length, 1)
 })
 
+t.test('gateways starting at once on an empty key directory generate one key and all sign with it', async (t) => {
+  const config = await freshConfig(t)
+  const stores = await Promise.all(Array.from({ length: 4 }, () => open(t, config)))
+  const kids = stores.map((store) => store.signing.kid)
+  t.same(kids, Array.from({ length: 4 }, () => kids[0]), 'every instance signs with the same key')
+  const files = (await readdir(join(config.server.data_dir, 'keys'))).sort()
+  t.same(files, [`${kids[0]}.json`, `${kids[0]}.pem`], 'one key on disk, and the lock file is gone')
+})
+
+t.test('a generation lock left by a dead process is taken over', async (t) => {
+  const config = await freshConfig(t)
+  const dir = join(config.server.data_dir, 'keys')
+  await mkdir(dir, { recursive: true, mode: 0o700 })
+  await writeFile(join(dir, '.generate.lock'), '99999')
+  const old = new Date(Date.now() - 60_000)
+  await utimes(join(dir, '.generate.lock'), old, old)
+  const store = await open(t, config)
+  t.same((await readdir(dir)).sort(), [`${store.signing.kid}.json`, `${store.signing.kid}.pem`])
+})
+
 for (const [algorithm, expected] of [['ES256', { kty: 'EC', crv: 'P-256' }], ['RS256', { kty: 'RSA', e: 'AQAB' }]] as const) {
   t.test(`${algorithm} keys are generated when issuer.algorithm selects them; the JWKS has public members only (C3)`, async (t) => {
     const store = await open(t, await freshConfig(t, algorithm))

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
-import type { GatewayConfig } from '../../config/types.js'
+import type { GatewayConfig, LaneConfig } from '../../config/types.js'
+import type { UpstreamRegistry } from '../../upstream/registry.js'
 import type { Dispatch, DispatchEntry, DispatchStore } from '../../store/dispatch-store.js'
 import { callLane } from './lane-client.js'
 import { activeLaneOf } from './lane-lookup.js'
@@ -11,6 +12,8 @@ export interface DeliveryDeps {
   store: DispatchStore
   currentConfig: () => GatewayConfig
   logger: FastifyBaseLogger
+  /** The lanes' upstreams, shared with the live relay (each lane's socket cap covers both). */
+  lanes: UpstreamRegistry<LaneConfig>
 }
 
 /**
@@ -100,7 +103,7 @@ export function createDeliveryRunner (deps: DeliveryDeps): DeliveryRunner {
         return
       }
       attempts++
-      const result = await limit(() => callLane(lane, operation.apply_path, {
+      const result = await limit(() => callLane(deps.lanes.get(storeOrgId, lane), operation.apply_path, {
         dispatch_id: dispatchId,
         store_org_id: storeOrgId,
         operation_type: operationType,
@@ -114,7 +117,7 @@ export function createDeliveryRunner (deps: DeliveryDeps): DeliveryRunner {
       }
       if (!result.retryable || attempts >= current.retry.attempts) {
         await record({ status: 'failed', attempts, error: { ...result.failure } })
-        logger.warn({ dispatch_id: dispatchId, store_org_id: storeOrgId, attempts, upstream_status: result.failure.upstream_status }, 'fan-out store failed')
+        logger.warn({ dispatch_id: dispatchId, store_org_id: storeOrgId, attempts, upstream_status: result.failure.upstream_status, upstream_failure: result.failure.upstream_failure }, 'fan-out store failed')
         return
       }
       await record({ status: 'pending', attempts, error: { ...result.failure } })

@@ -36,7 +36,8 @@ export const fanoutService: ServiceModule = {
 
   build (deps) {
     const store = deps.shared.store.dispatches
-    const runner = createDeliveryRunner({ store, currentConfig: deps.currentConfig, logger: deps.shared.logger })
+    const lanes = deps.shared.upstreams.lanes
+    const runner = createDeliveryRunner({ store, currentConfig: deps.currentConfig, logger: deps.shared.logger, lanes })
     runner.start()
 
     const preview: RouteDefinition = {
@@ -45,7 +46,7 @@ export const fanoutService: ServiceModule = {
       url: '/preview',
       description: 'Previews an operation at each store\'s lane and records the dispatch. Scope: exchange:fanout.preview.',
       handler: async function previewFanout (request: FastifyRequest) {
-        const dispatch = await previewDispatch(request.body, principalOf(request), request.gw.snapshot, store)
+        const dispatch = await previewDispatch(request.body, principalOf(request), request.gw.snapshot, store, lanes)
         return renderPreview(dispatch)
       },
     }

@@ -1,13 +1,21 @@
-import type { LaneConfig } from '../../config/types.js'
+import { GatewayError } from '../../errors/gateway-error.js'
+import { callUpstream } from '../../upstream/call.js'
+import type { UpstreamFailureKind } from '../../upstream/failure.js'
+import type { Upstream } from '../../upstream/upstream.js'
 
 /** How much of a failing lane's body is kept in `upstream_body` (a lane may answer megabytes of HTML). */
 export const UPSTREAM_BODY_LIMIT = 2048
+
+/** The largest 2xx body a lane may answer a preview or apply with; a longer one is a failure (`protocol`). */
+export const LANE_RESULT_LIMIT = 1048576
 
 /** A lane failure, shaped like the spec's `upstream_error` envelope; never names the lane's host. */
 export interface LaneFailure {
   error: 'upstream_error'
   /** The lane's status; 0 when it never answered (timeout, refused, reset). */
   upstream_status: number
+  /** Why it never answered (only when `upstream_status` is 0): see UpstreamFailureKind. */
+  upstream_failure?: UpstreamFailureKind
   message: string
   upstream_body: string
 }
@@ -24,61 +32,57 @@ export interface LaneCallOptions {
 }
 
 /**
- * POSTs JSON to `<lane base_url><path>`. Redirects are not followed (their Location is not ours to reveal), the
- * whole exchange (connect, headers, body) is bounded by `timeoutMs`, and the lane's credential is sent as
- * Authorization. 5xx, 408, 429, timeouts and network failures are retryable; other statuses are final.
+ * POSTs JSON to `<lane base_url><path>` through the lane's upstream (the pool the live relay uses too, so
+ * fan-out traffic counts against the lane's `max_sockets`). Redirects are not followed (their Location is not
+ * ours to reveal), the whole exchange (connect, headers, body) is bounded by `timeoutMs`, the lane's credential
+ * is sent as Authorization, and the answer is read with a bound. 5xx, 408, 429, timeouts and network failures are
+ * retryable; other statuses are final.
  */
-export async function callLane (lane: LaneConfig, path: string, body: unknown, options: LaneCallOptions): Promise<LaneCallResult> {
-  const signals = [AbortSignal.timeout(options.timeoutMs)]
-  if (options.signal !== undefined) signals.push(options.signal)
+export async function callLane (lane: Upstream, path: string, body: unknown, options: LaneCallOptions): Promise<LaneCallResult> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
-  if (lane.credential !== undefined) headers.authorization = lane.credential
   if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey
 
-  let response: Response
+  let status: number
   let text: string
   try {
-    response = await fetch(joinUrl(lane.base_url, path), {
+    const answer = await callUpstream(lane, {
       method: 'POST',
+      path,
       headers,
       body: JSON.stringify(body),
-      redirect: 'manual',
-      signal: AbortSignal.any(signals),
+      timeoutMs: options.timeoutMs,
+      maxBodyBytes: LANE_RESULT_LIMIT,
+      maxErrorBodyBytes: UPSTREAM_BODY_LIMIT,
+      signal: options.signal,
     })
-    text = await response.text()
+    status = answer.status
+    text = answer.body
   } catch (error) {
-    const timedOut = (error as Error).name === 'TimeoutError'
+    if (!(error instanceof GatewayError)) throw error
+    const kind = error.fields.upstream_failure as UpstreamFailureKind
     return {
       ok: false,
-      retryable: true,
-      failure: {
-        error: 'upstream_error',
-        upstream_status: 0,
-        message: timedOut ? 'The lane did not answer in time.' : 'The lane could not be reached.',
-        upstream_body: '',
-      },
+      // An answer over the size limit would come back the same way: not retried.
+      retryable: kind !== 'protocol',
+      failure: { error: 'upstream_error', upstream_status: 0, upstream_failure: kind, message: error.message, upstream_body: '' },
     }
   }
 
-  const status = response.status
   if (status >= 200 && status < 300) {
     const parsed = parseJson(text)
     // A lane that answers 2xx with {ok:false} refused the operation on its own terms.
     if (isObject(parsed) && parsed.ok === false) {
-      return { ok: false, retryable: false, failure: failure(status, 'The lane refused the operation.', text) }
+      return { ok: false, retryable: false, failure: failure(status, 'The lane refused the operation.', text.slice(0, UPSTREAM_BODY_LIMIT)) }
     }
     return { ok: true, status, body: parsed ?? text }
   }
   const retryable = status >= 500 || status === 408 || status === 429
-  return { ok: false, retryable, failure: failure(status, `The lane answered ${status}.`, text) }
+  // A 4xx/5xx body is already bounded by the engine (cut at UPSTREAM_BODY_LIMIT bytes, marked " [truncated]").
+  return { ok: false, retryable, failure: failure(status, `The lane answered ${status}.`, status >= 400 ? text : text.slice(0, UPSTREAM_BODY_LIMIT)) }
 }
 
 function failure (status: number, message: string, body: string): LaneFailure {
-  return { error: 'upstream_error', upstream_status: status, message, upstream_body: body.slice(0, UPSTREAM_BODY_LIMIT) }
-}
-
-function joinUrl (base: string, path: string): string {
-  return `${base.replace(/\/+$/, '')}${path}`
+  return { error: 'upstream_error', upstream_status: status, message, upstream_body: body }
 }
 
 function parseJson (text: string): unknown {

@@ -1,4 +1,6 @@
 import { ulid } from 'ulid'
+import type { LaneConfig } from '../../config/types.js'
+import type { UpstreamRegistry } from '../../upstream/registry.js'
 import type { Snapshot } from '../../config/snapshot.js'
 import { GatewayError } from '../../errors/gateway-error.js'
 import type { Principal } from '../../pipeline/request-context.js'
@@ -24,7 +26,7 @@ const BODY_KEYS = new Set(['operation_type', 'payload', 'store_org_ids'])
  * fanout_store_out_of_scope listing ALL offending stores; nothing is narrowed or dispatched). Then each lane
  * previews (one attempt, `lane_timeout_ms`); any failed store makes the dispatch `preview_failed`, still a 200.
  */
-export async function previewDispatch (body: unknown, principal: Principal, snapshot: Snapshot, store: DispatchStore): Promise<Dispatch> {
+export async function previewDispatch (body: unknown, principal: Principal, snapshot: Snapshot, store: DispatchStore, lanes: UpstreamRegistry<LaneConfig>): Promise<Dispatch> {
   const request = checkBody(body)
   const settings = fanoutSettingsOf(snapshot.config)
   const operationType = request.operation_type
@@ -66,7 +68,7 @@ export async function previewDispatch (body: unknown, principal: Principal, snap
   }
 
   const dispatchId = ulid()
-  const previews = await previewAtLanes(dispatchId, operationType, operation, request.payload, storeIds, snapshot, settings)
+  const previews = await previewAtLanes(dispatchId, operationType, operation, request.payload, storeIds, snapshot, settings, lanes)
   const failed = previews.some((p) => p.status === 'failed')
   const created: Dispatch = {
     dispatchId,
@@ -94,13 +96,13 @@ export async function previewDispatch (body: unknown, principal: Principal, snap
 }
 
 async function previewAtLanes (dispatchId: string, operationType: string, operation: FanoutOperation, payload: unknown,
-  storeIds: string[], snapshot: Snapshot, settings: ReturnType<typeof fanoutSettingsOf>): Promise<PreviewOutcome[]> {
+  storeIds: string[], snapshot: Snapshot, settings: ReturnType<typeof fanoutSettingsOf>, lanes: UpstreamRegistry<LaneConfig>): Promise<PreviewOutcome[]> {
   const limit = createLimiter(settings.concurrency)
   return Promise.all(storeIds.map((storeOrgId) => limit(async (): Promise<PreviewOutcome> => {
     // The scope check above guarantees a lane.
     const lane = activeLaneOf(snapshot.config, storeOrgId)
     if (lane === undefined) return { status: 'failed', error: { error: 'store_not_found', message: 'The store has no lane.' } }
-    const result = await callLane(lane, operation.preview_path, {
+    const result = await callLane(lanes.get(storeOrgId, lane), operation.preview_path, {
       dispatch_id: dispatchId,
       store_org_id: storeOrgId,
       operation_type: operationType,

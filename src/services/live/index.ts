@@ -2,10 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { OutgoingHttpHeaders } from 'node:http'
 import { GatewayError } from '../../errors/gateway-error.js'
 import type { RouteDefinition, ServiceModule } from '../service-module.js'
-import { laneRequestHeaders, relayedResponseHeaders } from './lane-headers.js'
-import { canonicalLanePath, laneHost, lanePath, splitLiveUrl } from './lane-path.js'
-import { LanePools } from './lane-pools.js'
-import { relayToLane } from './lane-relay.js'
+import type { UpstreamRegistry } from '../../upstream/registry.js'
+import { relayedResponseHeaders } from '../../upstream/headers.js'
+import { relayUpstream } from '../../upstream/relay.js'
+import type { LaneConfig } from '../../config/types.js'
+import { canonicalLanePath, pathBelowBase, splitLiveUrl } from './lane-path.js'
 import { resolveLaneStore } from './lane-store.js'
 import { liveSettings, liveSettingsSchema } from './settings.js'
 
@@ -22,9 +23,9 @@ export const liveService: ServiceModule = {
   description: 'Lane live proxy: relays reads and writes to a store\'s lane software.',
   routeIds: ['read', 'write'],
   settingsSchema: liveSettingsSchema,
-  build () {
-    const pools = new LanePools()
-    const handler = liveHandler(pools)
+  build (deps) {
+    // The lanes' pools are shared with fan-out's lane calls (one socket cap per lane) and closed with the gateway.
+    const handler = liveHandler(deps.shared.upstreams.lanes)
     const routes: RouteDefinition[] = [
       {
         id: 'read',
@@ -43,16 +44,11 @@ export const liveService: ServiceModule = {
         handler,
       },
     ]
-    return {
-      routes,
-      close: async function closeLive () {
-        await pools.close()
-      },
-    }
+    return { routes }
   },
 }
 
-function liveHandler (pools: LanePools) {
+function liveHandler (lanes: UpstreamRegistry<LaneConfig>) {
   return async function relayLive (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const storeId = (request.params as { store_org_id: string }).store_org_id
     if (!STORE_ID.test(storeId)) throw new GatewayError('store_not_found', { fields: { store_org_id: storeId } })
@@ -60,23 +56,17 @@ function liveHandler (pools: LanePools) {
     const settings = liveSettings(request.gw.snapshot.config)
 
     const { remainder, query } = splitLiveUrl(request.raw.url ?? '', storeId)
-    const path = lanePath(store.lane.base_url, canonicalLanePath(remainder), query)
+    const path = pathBelowBase(canonicalLanePath(remainder), query)
 
     const declared = Number(request.headers['content-length'] ?? 0)
     if (declared > settings.max_body_bytes) throw new GatewayError('payload_too_large')
 
-    await relayToLane({
+    await relayUpstream(lanes.get(store.id, store.lane), {
       req: request.raw,
       res: reply.raw,
-      lane: store.lane,
-      pool: pools.get(store.id, store.lane),
       path,
-      headers: laneRequestHeaders(request.headers, {
-        laneHost: laneHost(store.lane.base_url),
-        clientIp: request.ip,
-        requestId: String(request.id),
-        credential: store.lane.credential,
-      }),
+      clientIp: request.ip,
+      requestId: String(request.id),
       maxBodyBytes: settings.max_body_bytes,
       maxErrorBodyBytes: settings.max_upstream_error_body_bytes,
       takeOver: function takeOverReply (laneHeaders) {

@@ -81,32 +81,20 @@ const PLAIN_QUERY = /^[\x21-\x7e]*$/
 
 /**
  * The path and query a request is sent to on its lane: the lane's base path, then the canonical remainder and
- * the raw query (re-encoded the way a URL would encode it, should it hold anything beyond printable ASCII).
+ * the raw query (re-encoded the way a URL would encode it, should it hold anything beyond printable ASCII). The
+ * relay itself sends `pathBelowBase` to the engine, which prefixes the target's base path (parsed once per target).
  */
 export function lanePath (baseUrl: string, remainder: string, query: string): string {
-  const path = parsedBase(baseUrl).basePath + remainder
+  const basePath = new URL(baseUrl).pathname
+  return (basePath.endsWith('/') ? basePath.slice(0, -1) : basePath) + pathBelowBase(remainder, query)
+}
+
+/** The path and query below a target's base path (the upstream engine prefixes the target's own base path). */
+export function pathBelowBase (remainder: string, query: string): string {
+  const path = `/${remainder}`
   if (query === '') return path
   if (PLAIN_QUERY.test(query)) return `${path}?${query}`
   const encoded = new URL('http://lane.invalid/')
   encoded.search = `?${query}`
   return path + encoded.search
-}
-
-/** The lane's `host[:port]`, sent as its Host header. */
-export function laneHost (baseUrl: string): string {
-  return parsedBase(baseUrl).host
-}
-
-/** Lane base URLs come from the config, so there are few: each is parsed once (one URL parse per request less). */
-const parsedBases = new Map<string, { host: string, basePath: string }>()
-
-function parsedBase (baseUrl: string): { host: string, basePath: string } {
-  let parsed = parsedBases.get(baseUrl)
-  if (parsed === undefined) {
-    const base = new URL(baseUrl)
-    parsed = { host: base.host, basePath: base.pathname.endsWith('/') ? base.pathname : `${base.pathname}/` }
-    if (parsedBases.size >= 1024) parsedBases.clear()
-    parsedBases.set(baseUrl, parsed)
-  }
-  return parsed
 }

@@ -3,7 +3,7 @@ import type { GatewayConfig } from '../../config/types.js'
 import { GatewayError } from '../../errors/gateway-error.js'
 import type { ServiceModule, ServiceSettingProblem } from '../service-module.js'
 import { callerStores } from '../timeseries/caller-stores.js'
-import { queryCs } from '../timeseries/cs-client.js'
+import { csUpstream, queryCs } from '../timeseries/cs-client.js'
 import { timeseriesSettings } from '../timeseries/settings.js'
 import { reportDefinitions } from './definitions/index.js'
 import { validateParams } from './param-validation.js'
@@ -40,7 +40,7 @@ export const reportsService: ServiceModule = {
     if (timeseriesSettings(config) !== undefined) return []
     return [{ path: '', message: 'reports read the stream materialization service: configure services.timeseries.base_url' }]
   },
-  build () {
+  build (deps) {
     return {
       routes: [{
         id: 'run',
@@ -61,7 +61,7 @@ export const reportsService: ServiceModule = {
           const settings = timeseriesSettings(request.gw.snapshot.config)
           try {
             if (settings === undefined) throw new Error('services.timeseries is not configured')
-            const result = await report.run(params, { stores, query: (q) => queryCs(settings, q) })
+            const result = await report.run(params, { stores, query: (q) => queryCs(csUpstream(deps.shared.upstreams.services, settings), settings, q) })
             return { report_id: reportId, params, columns: result.columns, rows: result.rows }
           } catch (error) {
             throw new GatewayError('report_failed', {

@@ -1,4 +1,8 @@
 import { GatewayError } from '../../errors/gateway-error.js'
+import { callUpstream } from '../../upstream/call.js'
+import type { UpstreamRegistry } from '../../upstream/registry.js'
+import { singleTargetSettings, type UpstreamSettings } from '../../upstream/settings.js'
+import type { Upstream } from '../../upstream/upstream.js'
 import type { TimeseriesSettings } from './settings.js'
 
 export const GRANULARITIES = ['hour', 'day', 'week', 'month'] as const
@@ -30,32 +34,66 @@ export interface CsSeries {
   points: CsPoint[]
 }
 
+/** The largest answer read from the service; a longer one is a malformed answer (502). */
+export const CS_ANSWER_LIMIT = 64 * 1048576
+
+/** Connections to the stream materialization service at most (it had none before: global fetch's pool). */
+const CS_MAX_SOCKETS = 64
+
+const upstreamSettings = new WeakMap<TimeseriesSettings, UpstreamSettings>()
+
 /**
- * Runs one query. Failures are `cs_query_failed`: 422 when the service answered 4xx (the query was refused),
- * 502 when it answered 5xx, a malformed body, or nothing in time (`cs_status` 0). `cs_body` quotes at most
- * `max_error_body_bytes` of its answer; the service's address is never in the message.
+ * The stream materialization service's upstream (one target, no retry: a query is a POST), shared by the
+ * timeseries and reports services through the shared upstreams' `services` registry.
  */
-export async function queryCs (settings: TimeseriesSettings, query: CsQuery): Promise<CsSeries[]> {
-  let response: Response
+export function csUpstream (services: UpstreamRegistry<UpstreamSettings>, settings: TimeseriesSettings): Upstream {
+  let derived = upstreamSettings.get(settings)
+  if (derived === undefined) {
+    derived = singleTargetSettings(settings.base_url, {
+      label: 'The stream materialization service',
+      max_sockets: CS_MAX_SOCKETS,
+      timeouts: { connect_ms: settings.timeout_ms, response_ms: settings.timeout_ms, body_idle_ms: settings.timeout_ms },
+    })
+    upstreamSettings.set(settings, derived)
+  }
+  return services.get('timeseries', derived)
+}
+
+/**
+ * Runs one query through the upstream engine. Failures are `cs_query_failed`: 422 when the service answered 4xx
+ * (the query was refused), 502 when it answered 5xx, a malformed body, or nothing in time (`cs_status` 0; why is in
+ * the log). `cs_body` quotes at most `max_error_body_bytes` of its answer; the service's address is never in the
+ * message.
+ */
+export async function queryCs (upstream: Upstream, settings: TimeseriesSettings, query: CsQuery): Promise<CsSeries[]> {
+  let status: number
   let text: string
   try {
-    response = await fetch(new URL('query', settings.base_url.endsWith('/') ? settings.base_url : `${settings.base_url}/`), {
+    const answer = await callUpstream(upstream, {
       method: 'POST',
+      path: '/query',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify(query),
-      redirect: 'manual',
-      signal: AbortSignal.timeout(settings.timeout_ms),
+      timeoutMs: settings.timeout_ms,
+      maxBodyBytes: CS_ANSWER_LIMIT,
+      maxErrorBodyBytes: settings.max_error_body_bytes,
     })
-    text = await response.text()
+    status = answer.status
+    text = answer.body
   } catch (error) {
-    const timedOut = (error as Error).name === 'TimeoutError'
-    throw csFailure(0, timedOut ? 'The stream materialization service did not answer in time.' : 'The stream materialization service could not be reached.', '', settings, error)
+    const kind = error instanceof GatewayError ? error.fields.upstream_failure : undefined
+    const message = kind === 'timeout'
+      ? 'The stream materialization service did not answer in time.'
+      : kind === 'protocol'
+        ? 'The stream materialization service answered with a malformed body.'
+        : 'The stream materialization service could not be reached.'
+    throw csFailure(0, message, '', settings, error)
   }
-  if (response.status >= 400 && response.status < 500) {
-    throw csFailure(response.status, `The stream materialization service refused the query (${response.status}).`, text, settings).withStatus(422)
+  if (status >= 400 && status < 500) {
+    throw csFailure(status, `The stream materialization service refused the query (${status}).`, text, settings).withStatus(422)
   }
-  if (response.status !== 200) {
-    throw csFailure(response.status, `The stream materialization service answered ${response.status}.`, text, settings)
+  if (status !== 200) {
+    throw csFailure(status, `The stream materialization service answered ${status}.`, text, settings)
   }
   const series = parseSeries(text)
   if (series === undefined) throw csFailure(200, 'The stream materialization service answered with a malformed body.', text, settings)
@@ -63,9 +101,10 @@ export async function queryCs (settings: TimeseriesSettings, query: CsQuery): Pr
 }
 
 function csFailure (status: number, message: string, body: string, settings: TimeseriesSettings, cause?: unknown): GatewayError {
+  // 4xx/5xx bodies come bounded from the engine; a 2xx/3xx body is cut here.
   const limit = settings.max_error_body_bytes
-  const bytes = Buffer.from(body, 'utf8')
-  const quoted = bytes.length > limit ? `${bytes.subarray(0, limit).toString('utf8')} [truncated]` : body
+  const bytes = status >= 400 ? undefined : Buffer.from(body, 'utf8')
+  const quoted = bytes !== undefined && bytes.length > limit ? `${bytes.subarray(0, limit).toString('utf8')} [truncated]` : body
   return new GatewayError('cs_query_failed', { message, fields: { cs_status: status, cs_body: quoted }, cause })
 }
 

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { GatewayError } from '../../errors/gateway-error.js'
 import type { ServiceModule } from '../service-module.js'
 import { callerStores } from './caller-stores.js'
-import { queryCs } from './cs-client.js'
+import { csUpstream, queryCs } from './cs-client.js'
 import { parseTimeseriesParams } from './query-params.js'
 import { timeseriesSettings, timeseriesSettingsSchema } from './settings.js'
 import { rfc3339 } from './time-range.js'
@@ -17,7 +17,7 @@ export const timeseriesService: ServiceModule = {
   routeIds: ['query'],
   settingsSchema: timeseriesSettingsSchema,
   requiredSettings: ['base_url'],
-  build () {
+  build (deps) {
     return {
       routes: [{
         id: 'query',
@@ -34,7 +34,7 @@ export const timeseriesService: ServiceModule = {
           const to = rfc3339(params.to)
           const series = stores.length === 0
             ? []
-            : await queryCs(settings, { metric, stores, from, to, granularity: params.granularity })
+            : await queryCs(csUpstream(deps.shared.upstreams.services, settings), settings, { metric, stores, from, to, granularity: params.granularity })
           const byStore = new Map(series.map((s) => [s.store_org_id, s.points]))
           return {
             metric,

@@ -54,8 +54,21 @@ export const timeseriesSettingsSchema: Record<string, Record<string, unknown>> =
   },
 }
 
-/** The timeseries settings of a config (defaults filled in), or undefined when the service is not configured. */
+// One settings object per config snapshot: the engine's upstream is reconciled only when it changes.
+const bySnapshot = new WeakMap<GatewayConfig, TimeseriesSettings | undefined>()
+
+/**
+ * The timeseries settings of a config (defaults filled in), or undefined when the service is not configured.
+ * The same config gives the same object.
+ */
 export function timeseriesSettings (config: GatewayConfig): TimeseriesSettings | undefined {
+  if (bySnapshot.has(config)) return bySnapshot.get(config)
+  const settings = readSettings(config)
+  bySnapshot.set(config, settings)
+  return settings
+}
+
+function readSettings (config: GatewayConfig): TimeseriesSettings | undefined {
   const block = config.services.timeseries as Partial<TimeseriesSettings> | undefined
   if (block?.base_url === undefined) return undefined
   return {

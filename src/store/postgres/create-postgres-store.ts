@@ -39,7 +39,7 @@ export async function createPostgresStore (options: PostgresStoreOptions): Promi
   // An idle client losing its connection must not crash the process; the next query reports the problem.
   pool.on('error', () => {})
   try {
-    if (options.schema !== undefined) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`)
+    if (options.schema !== undefined) await createSchema(pool, options.schema)
     await migratePostgres(pool, postgresMigrations)
   } catch (error) {
     await pool.end()
@@ -51,5 +51,19 @@ export async function createPostgresStore (options: PostgresStoreOptions): Promi
     idempotency: createPostgresIdempotencyStore(pool),
     dispatches: createPostgresDispatchStore(pool),
     close: () => pool.end(),
+  }
+}
+
+/**
+ * `CREATE SCHEMA IF NOT EXISTS` is not safe against itself: two instances starting at once on a new schema can
+ * both pass the existence check, and the second then fails on the catalog's unique index (23505) or with
+ * duplicate_schema (42P06). Either means the schema now exists, which is all that is asked.
+ */
+async function createSchema (pool: pg.Pool, schema: string): Promise<void> {
+  try {
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`)
+  } catch (error) {
+    const code = (error as { code?: string }).code
+    if (code !== '23505' && code !== '42P06') throw error
   }
 }

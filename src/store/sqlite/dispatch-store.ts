@@ -27,7 +27,10 @@ interface StoreRow {
 
 /**
  * DispatchStore over better-sqlite3. Every method runs synchronously inside one SQLite transaction, so the
- * conditional updates are serialized by SQLite itself: one process, one writer, no interleaving. Its tables come
+ * conditional updates are serialized by SQLite itself. Several processes may share the file (`server.workers`):
+ * the read-then-write transactions are IMMEDIATE, taking the write lock (waiting up to busy_timeout) before
+ * their first read. A DEFERRED one would read, then fail with SQLITE_BUSY_SNAPSHOT when another process wrote
+ * in between, instead of waiting. Its tables come
  * from `sqliteDispatchMigrations`, applied by the store's migration runner (`createSqliteStore`).
  */
 export function createSqliteDispatchStore (db: Database.Database): DispatchStore {
@@ -93,13 +96,13 @@ export function createSqliteDispatchStore (db: Database.Database): DispatchStore
   return {
     create: async (dispatch) => { create(dispatch) },
     get: async (dispatchId) => read(dispatchId),
-    beginCommit: async (dispatchId, ownerOrgId, now, leaseUntil) => beginCommit(dispatchId, ownerOrgId, now, leaseUntil),
-    claimExpired: async (now, leaseUntil, limit) => claimExpired(now, leaseUntil, limit),
+    beginCommit: async (dispatchId, ownerOrgId, now, leaseUntil) => beginCommit.immediate(dispatchId, ownerOrgId, now, leaseUntil),
+    claimExpired: async (now, leaseUntil, limit) => claimExpired.immediate(now, leaseUntil, limit),
     renewLease: async (dispatchId, leaseUntil) => { setLease.run(leaseUntil, dispatchId) },
     recordDelivery: async (dispatchId, storeOrgId, state, now) => {
       updateDelivery.run(state.status, state.attempts, json(state.result), json(state.error), now, dispatchId, storeOrgId)
     },
-    finish: async (dispatchId, now) => finish(dispatchId, now),
+    finish: async (dispatchId, now) => finish.immediate(dispatchId, now),
   }
 }
 

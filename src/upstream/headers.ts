@@ -6,14 +6,14 @@ const HOP_BY_HOP = new Set([
   'proxy-authorization', 'proxy-authenticate', 'proxy-connection',
 ])
 
-/** The caller's credentials and forwarding claims never reach a lane; the gateway sets its own. */
+/** The caller's credentials and forwarding claims never reach an upstream; the gateway sets its own. */
 const REQUEST_DROP = new Set([
   'authorization', 'cookie', 'forwarded', 'x-real-ip', 'host', 'expect', 'x-request-id',
 ])
 
 /**
- * Lane response headers that are not relayed: credentials the lane hands out (a lane 401's challenge would look
- * like the gateway rejecting the caller's token), anything naming the lane's own address (`Location` on 3xx,
+ * Upstream response headers that are not relayed: credentials the upstream hands out (an upstream 401's challenge
+ * would look like the gateway rejecting the caller's token), anything naming the upstream's own address (`Location` on 3xx,
  * `Content-Location`, `Refresh`, `Alt-Svc`), and software banners. `Date` comes from the gateway itself.
  */
 const RESPONSE_DROP = new Set([
@@ -36,17 +36,17 @@ function connectionListed (headers: IncomingHttpHeaders): ReadonlySet<string> {
   return listed
 }
 
-export interface LaneRequestHeaderInput {
-  /** The lane's `host[:port]` from its configured base_url. */
-  laneHost: string
+export interface UpstreamRequestHeaderInput {
+  /** The target's `host[:port]` from its configured URL. */
+  host: string
   clientIp: string
   requestId: string
-  /** The gateway-issued credential for this lane, sent as Authorization. */
+  /** The upstream's configured credential, sent as Authorization. */
   credential?: string
 }
 
-/** The headers sent to a lane: the caller's, minus hop-by-hop and credentials, plus the gateway's own. */
-export function laneRequestHeaders (incoming: IncomingHttpHeaders, input: LaneRequestHeaderInput): Record<string, string | string[]> {
+/** The headers sent upstream: the caller's, minus hop-by-hop and credentials, plus the gateway's own. */
+export function upstreamRequestHeaders (incoming: IncomingHttpHeaders, input: UpstreamRequestHeaderInput): Record<string, string | string[]> {
   const listed = connectionListed(incoming)
   const out: Record<string, string | string[]> = {}
   for (const [name, value] of Object.entries(incoming)) {
@@ -54,14 +54,14 @@ export function laneRequestHeaders (incoming: IncomingHttpHeaders, input: LaneRe
     if (HOP_BY_HOP.has(name) || REQUEST_DROP.has(name) || listed.has(name) || name.startsWith('x-forwarded-')) continue
     out[name] = value
   }
-  out.host = input.laneHost
+  out.host = input.host
   out['x-forwarded-for'] = input.clientIp
   out['x-request-id'] = input.requestId
   if (input.credential !== undefined) out.authorization = input.credential
   return out
 }
 
-/** The lane response headers relayed to the caller (for 1xx-3xx answers; errors are rendered by the gateway). */
+/** The upstream response headers relayed to the caller (for 1xx-3xx answers; errors are rendered by the gateway). */
 export function relayedResponseHeaders (incoming: IncomingHttpHeaders): Record<string, string | string[]> {
   const listed = connectionListed(incoming)
   const out: Record<string, string | string[]> = {}

@@ -4,10 +4,10 @@ import zlib from 'node:zlib'
 export const TRUNCATED_MARKER = ' [truncated]'
 
 /**
- * Reads at most `limit` bytes of a failing lane's body as text, for `upstream_body`. A compressed body is
+ * Reads at most `limit` bytes of a failing upstream's body as text, for `upstream_body`. A compressed body is
  * decoded first (the caller gets readable text, never gzip bytes in JSON); a longer body is cut, marked with
  * " [truncated]", and the rest is not read: `body` is destroyed, which the relay takes as the signal to drop the
- * lane request rather than drain it. A body that breaks off (errors) keeps what arrived, also marked. Never
+ * upstream request rather than drain it. A body that breaks off (errors) keeps what arrived, also marked. Never
  * rejects.
  */
 export function readUpstreamBody (body: Readable, contentEncoding: string | string[] | undefined, limit: number): Promise<string> {

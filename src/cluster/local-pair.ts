@@ -1,0 +1,72 @@
+/**
+ * `npm run cluster`: the topology of docker/compose.yaml without Docker. Starts two `lanegate start` processes on
+ * two ports (default 8081 and 8082; `LANEGATE_CLUSTER_PORTS=9001,9002` to change) with docker/gateway.cluster.yaml,
+ * against this machine's PostgreSQL and Redis (DATABASE_URL / REDIS_URL override the file's defaults). Both use
+ * the same data_dir, so they share the signing keys. Ctrl-C (or SIGTERM) stops both, each draining its in-flight
+ * requests; when one exits on its own the other is stopped too, and the script exits non-zero.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('../../../', import.meta.url))
+const bin = `${root}bin/lanegate.js`
+const config = process.env.LANEGATE_CLUSTER_CONFIG ?? `${root}docker/gateway.cluster.yaml`
+const ports = (process.env.LANEGATE_CLUSTER_PORTS ?? '8081,8082').split(',').map((p) => Number(p.trim()))
+
+interface Instance { name: string, port: number, child: ChildProcess, exited: Promise<number | null> }
+
+function startInstance (name: string, port: number): Instance {
+  const child = spawn(process.execPath, [bin, 'start', '--config', config, '--port', String(port)], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  // Each line prefixed with the instance's name, so the two logs stay readable in one terminal.
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on('line', (line) => { process.stdout.write(`[${name}] ${line}\n`) })
+  }
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return { name, port, child, exited }
+}
+
+function main (): void {
+  if (ports.length < 1 || ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535)) {
+    console.error(`LANEGATE_CLUSTER_PORTS must list ports, e.g. 8081,8082 (got "${process.env.LANEGATE_CLUSTER_PORTS}")`)
+    process.exitCode = 1
+    return
+  }
+  console.log(`starting ${ports.length} gateways with ${config} on ports ${ports.join(', ')}; Ctrl-C stops them`)
+  const instances = ports.map((port, i) => startInstance(`gw-${i + 1}`, port))
+  let stopping = false
+
+  function stopAll (signal: NodeJS.Signals): void {
+    if (stopping) return
+    stopping = true
+    for (const { child } of instances) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+    }
+  }
+
+  // Ctrl-C reaches the whole foreground process group, children included; forwarding SIGTERM as well covers a
+  // plain `kill` of this script. A second signal is passed on as is (the gateways then exit at once).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) for (const { child } of instances) child.kill(signal)
+      stopAll('SIGTERM')
+    })
+  }
+  for (const instance of instances) {
+    void instance.exited.then((code) => {
+      if (!stopping) {
+        console.error(`[${instance.name}] exited (${code}) on its own; stopping the others`)
+        process.exitCode = 1
+        stopAll('SIGTERM')
+      }
+    })
+  }
+  void Promise.all(instances.map((i) => i.exited)).then((codes) => {
+    if (codes.some((code) => code !== 0)) process.exitCode = 1
+  })
+}
+
+main()

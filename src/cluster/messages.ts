@@ -1,0 +1,38 @@
+/**
+ * The messages between the primary and its workers (`server.workers` > 1), over node:cluster's IPC channel.
+ * Each carries a `channel` that no other sender uses (rate-limiter-flexible's cluster limiter shares the channel
+ * with its own `rate_limiter_flexible` messages).
+ */
+
+/** One request of a route limit (`rate_limits` entry) to count for `key`: `[id, limit, points, windowSeconds, key]`. */
+export type CountItem = [id: number, limit: string, points: number, windowSeconds: number, key: string]
+
+/** Its outcome: `[id, allowed (1/0), remaining, msBeforeReset]`. */
+export type CountOutcomeItem = [id: number, allowed: 0 | 1, remaining: number, msBeforeReset: number]
+
+/**
+ * Worker → primary: the counts asked for during one turn of the worker's event loop, sent as one message (an
+ * IPC message costs far more than the count itself; tuples keep the JSON small).
+ */
+export interface CountRequest {
+  channel: 'lanegate:count'
+  counts: CountItem[]
+}
+
+/** Primary → worker: the outcomes of one CountRequest, in its order. */
+export interface CountReply {
+  channel: 'lanegate:count'
+  outcomes: CountOutcomeItem[]
+}
+
+/** Primary → worker: re-read the config file now (SIGHUP to the primary, or the primary saw the file change). */
+export interface ReloadCommand { channel: 'lanegate:reload' }
+
+/** Primary → worker: drain and exit, as on SIGTERM. */
+export interface ShutdownCommand { channel: 'lanegate:shutdown' }
+
+export type PrimaryMessage = CountReply | ReloadCommand | ShutdownCommand
+
+export function isMessage<T extends { channel: string }> (value: unknown, channel: T['channel']): value is T {
+  return typeof value === 'object' && value !== null && (value as { channel?: unknown }).channel === channel
+}

@@ -1,0 +1,34 @@
+import cluster, { type Worker } from 'node:cluster'
+import { MemoryWindowCounter } from '../pipeline/request-counter.js'
+import { isMessage, type CountOutcomeItem, type CountReply, type CountRequest } from './messages.js'
+
+/**
+ * The primary's side of IpcCounter: one MemoryWindowCounter per limit name and settings, answering every
+ * worker's counts, so the workers share one count per limit and key. Counts outlive a crashed worker. Returns a
+ * function that stops answering.
+ */
+export function serveWorkerCounters (): () => void {
+  const counters = new Map<string, MemoryWindowCounter>()
+
+  function onWorkerMessage (worker: Worker, message: unknown): void {
+    if (!isMessage<CountRequest>(message, 'lanegate:count') || !Array.isArray(message.counts)) return
+    const outcomes: CountOutcomeItem[] = []
+    for (const [id, limit, points, windowSeconds, key] of message.counts) {
+      // Keyed by settings too: while a reload rolls through the workers, old and new settings count apart, and a
+      // changed limit starts afresh (as a reload does with one process).
+      const name = `${limit}\u0000${points}/${windowSeconds}`
+      let counter = counters.get(name)
+      if (counter === undefined) {
+        counter = new MemoryWindowCounter(points, windowSeconds)
+        counters.set(name, counter)
+      }
+      const outcome = counter.count(key)
+      outcomes.push([id, outcome.allowed ? 1 : 0, outcome.remaining, outcome.msBeforeReset])
+    }
+    const reply: CountReply = { channel: 'lanegate:count', outcomes }
+    if (worker.isConnected()) worker.send(reply)
+  }
+
+  cluster.on('message', onWorkerMessage)
+  return () => { cluster.off('message', onWorkerMessage) }
+}

@@ -1,0 +1,63 @@
+import type { UpstreamHealth } from './settings.js'
+import type { Target } from './target.js'
+import type { Upstream } from './upstream.js'
+
+type ActiveSettings = NonNullable<UpstreamHealth['active']>
+
+/**
+ * Active health checks: every `interval_seconds`, GET `path` (below each target's base path) on every target of
+ * the upstream, through the target's own pool. A 2xx or 3xx answer within the upstream's connect + response
+ * timeouts marks the target healthy (clearing any passive ejection too); anything else ejects it until a probe
+ * passes. Probes of one round run in parallel; a round still running when the next is due is not doubled.
+ */
+export class ActiveHealth {
+  private readonly timer: NodeJS.Timeout
+  private running = false
+
+  constructor (private readonly upstream: Upstream, private readonly active: ActiveSettings) {
+    this.timer = setInterval(() => { void this.round() }, active.interval_seconds * 1000)
+    this.timer.unref()
+  }
+
+  /** Whether these are the settings it runs with (a reload keeps the timer when they did not change). */
+  sameAs (active: ActiveSettings | undefined): boolean {
+    return active !== undefined && active.path === this.active.path && active.interval_seconds === this.active.interval_seconds
+  }
+
+  stop (): void {
+    clearInterval(this.timer)
+  }
+
+  /** One round over the current targets. */
+  async round (): Promise<void> {
+    if (this.running) return
+    this.running = true
+    try {
+      await Promise.all(this.upstream.targets.map((target) => this.probe(target)))
+    } finally {
+      this.running = false
+    }
+  }
+
+  private async probe (target: Target): Promise<void> {
+    const { timeouts } = this.upstream.settings
+    const wasDown = target.ejected
+    let healthy = false
+    try {
+      const answer = await target.pool.request({
+        path: target.basePath + this.active.path,
+        method: 'GET',
+        headers: { host: target.host },
+        signal: AbortSignal.timeout(timeouts.connect_ms + timeouts.response_ms),
+      })
+      await answer.body.dump()
+      healthy = answer.statusCode >= 200 && answer.statusCode < 400
+    } catch {
+      healthy = false
+    }
+    target.recordProbe(healthy)
+    if (healthy === wasDown) {
+      this.upstream.logger?.[healthy ? 'info' : 'warn']({ upstream_target: target.url }, healthy ? 'upstream target healthy again' : 'upstream target failed its health check')
+    }
+  }
+}

@@ -1,0 +1,113 @@
+import type { Dispatcher } from 'undici'
+import { GatewayError } from '../errors/gateway-error.js'
+import { readUpstreamBody } from './error-body.js'
+import { failureKindOf, isTransportFailure, unreachableError } from './failure.js'
+import type { Target } from './target.js'
+import type { Upstream } from './upstream.js'
+
+/** A request the gateway makes on its own behalf (fan-out's lane calls, timeseries queries). */
+export interface CallInput {
+  method: Dispatcher.HttpMethod
+  /** Path and query below the target's base path, starting with `/`. */
+  path: string
+  /** Request headers; `host` and the upstream's credential (`authorization`) are set by the engine. */
+  headers?: Record<string, string>
+  body?: string | Buffer
+  /** The whole exchange (connect, head and body, every attempt) is bounded by this. */
+  timeoutMs: number
+  /** A longer 2xx/3xx body is a failure (`protocol`); a longer 4xx/5xx body is cut with " [truncated]". */
+  maxBodyBytes: number
+  /** How much of a 4xx/5xx body `errorBody` keeps. */
+  maxErrorBodyBytes: number
+  /** Aborts the call (e.g. the service closes); rejected like a network failure (`unreachable`). */
+  signal?: AbortSignal
+}
+
+/** What an upstream answered: any status. 4xx/5xx bodies are bounded and decoded text, for `upstream_body`. */
+export interface CallAnswer {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  /** The body as UTF-8 text: whole for 1xx-3xx, at most `maxErrorBodyBytes` (marked when cut) for 4xx/5xx. */
+  body: string
+}
+
+/**
+ * Makes one request through the upstream's engine: the picked target's pool (so these calls share the target's
+ * socket cap with relayed traffic), redirects not followed, the answer read with a bound. Resolves with any
+ * status the upstream answered (the caller decides what a 4xx means); rejects only with a 502 `upstream_error`
+ * GatewayError (`upstream_status: 0`, `upstream_failure`) when no answer came: timeout, refused, reset, every
+ * target ejected. Idempotent methods (per `retry`) are tried again on another target after a transport failure.
+ */
+export async function callUpstream (upstream: Upstream, input: CallInput): Promise<CallAnswer> {
+  const { label, retry, credential } = upstream.settings
+  const signal = input.signal === undefined
+    ? AbortSignal.timeout(input.timeoutMs)
+    : AbortSignal.any([AbortSignal.timeout(input.timeoutMs), input.signal])
+  const headers: Record<string, string> = { ...input.headers }
+  if (credential !== undefined) headers.authorization = credential
+  const tried: Target[] = []
+  const mayRetry = retry.methods.includes(input.method)
+  let failure: GatewayError | undefined
+  for (;;) {
+    const target = upstream.pick(tried)
+    // No target left: every one is ejected (first attempt), or the last failure stands (a retry found none).
+    if (target === undefined) throw failure ?? unreachableError(label, 'ejected')
+    headers.host = target.host
+    try {
+      return await attempt(upstream, target, input, headers, signal)
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error
+      if (isTransportFailure(error)) upstream.reportFailure(target, error.fields.upstream_failure as string)
+      tried.push(target)
+      failure = error
+      if (!mayRetry || tried.length >= retry.attempts || signal.aborted) throw error
+    }
+  }
+}
+
+async function attempt (upstream: Upstream, target: Target, input: CallInput, headers: Record<string, string>, signal: AbortSignal): Promise<CallAnswer> {
+  const { label } = upstream.settings
+  target.inFlight++
+  try {
+    let answer: Dispatcher.ResponseData
+    try {
+      answer = await target.pool.request({ path: target.basePath + input.path, method: input.method, headers, body: input.body, signal })
+    } catch (error) {
+      throw unreachableError(label, timedOut(signal) ? 'timeout' : failureKindOf(error), error)
+    }
+    target.recordSuccess()
+    const { statusCode: status } = answer
+    if (status >= 400) {
+      const body = await readUpstreamBody(answer.body, answer.headers['content-encoding'], input.maxErrorBodyBytes)
+      return { status, headers: answer.headers, body }
+    }
+    return { status, headers: answer.headers, body: await readBounded(answer.body, input.maxBodyBytes, label, signal) }
+  } finally {
+    target.inFlight--
+  }
+}
+
+/** The whole body as text, or a `protocol` failure past `limit` bytes (the rest is not read). */
+async function readBounded (body: Dispatcher.ResponseData['body'], limit: number, label: string, signal: AbortSignal): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  try {
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length
+      if (size > limit) {
+        body.destroy()
+        throw unreachableError(label, 'protocol', undefined, `${label} answered with a body larger than ${limit} bytes.`)
+      }
+      chunks.push(chunk as Buffer)
+    }
+  } catch (error) {
+    if (error instanceof GatewayError) throw error
+    if (timedOut(signal)) throw unreachableError(label, 'timeout', error)
+    throw unreachableError(label, failureKindOf(error), error, `${label} closed the connection while answering.`)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function timedOut (signal: AbortSignal): boolean {
+  return signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError'
+}

@@ -1,0 +1,90 @@
+import { GatewayError } from '../errors/gateway-error.js'
+
+/**
+ * Why an upstream gave no usable answer, in the `upstream_failure` field and the log (docs/errors.md). The status
+ * is 502 for all of them: the caller learns the upstream is unusable, the operator learns why.
+ * - `timeout`: no connection within `connect_ms`, or no response head within `response_ms`;
+ * - `refused`: the connection was refused;
+ * - `reset`: the connection broke before an answer (or before the first body byte was relayed);
+ * - `dns`: the host name did not resolve;
+ * - `tls`: the TLS handshake failed (certificate, protocol);
+ * - `protocol`: the answer was not usable HTTP (invalid status, malformed head, body over the limit);
+ * - `ejected`: every target is ejected by health checks: answered at once, nothing was sent;
+ * - `unreachable`: any other network failure.
+ */
+export type UpstreamFailureKind = 'timeout' | 'refused' | 'reset' | 'dns' | 'tls' | 'protocol' | 'ejected' | 'unreachable'
+
+const BY_CODE: Readonly<Record<string, UpstreamFailureKind>> = {
+  UND_ERR_CONNECT_TIMEOUT: 'timeout',
+  UND_ERR_HEADERS_TIMEOUT: 'timeout',
+  UND_ERR_BODY_TIMEOUT: 'timeout',
+  ETIMEDOUT: 'timeout',
+  ECONNREFUSED: 'refused',
+  ECONNRESET: 'reset',
+  EPIPE: 'reset',
+  UND_ERR_SOCKET: 'reset',
+  UND_ERR_CLOSED: 'reset',
+  ENOTFOUND: 'dns',
+  EAI_AGAIN: 'dns',
+  HPE_INVALID_STATUS: 'protocol',
+  HPE_INVALID_CONSTANT: 'protocol',
+  HPE_INVALID_HEADER_TOKEN: 'protocol',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'protocol',
+  UND_ERR_INFO: 'protocol',
+}
+
+/** The kind of a network error undici reported (its code, or its cause's). */
+export function failureKindOf (error: unknown): UpstreamFailureKind {
+  const code = codeOf(error) ?? codeOf((error as { cause?: unknown } | undefined)?.cause)
+  if (code === undefined) return 'unreachable'
+  const kind = BY_CODE[code]
+  if (kind !== undefined) return kind
+  if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT')) return 'tls'
+  if (code.startsWith('HPE_')) return 'protocol'
+  return 'unreachable'
+}
+
+function codeOf (error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null | undefined)?.code
+  return typeof code === 'string' ? code : undefined
+}
+
+const PHRASES: Readonly<Record<UpstreamFailureKind, string>> = {
+  timeout: 'did not answer in time.',
+  refused: 'could not be reached.',
+  reset: 'closed the connection before answering.',
+  dns: 'could not be reached.',
+  tls: 'could not be reached.',
+  protocol: 'answered with an invalid response.',
+  ejected: 'has no healthy target.',
+  unreachable: 'could not be reached.',
+}
+
+/**
+ * The caller's answer when an upstream gave none: 502 `upstream_error`, `upstream_status: 0`, an empty
+ * `upstream_body` and `upstream_failure`. `message` overrides the default wording; it never names the target.
+ */
+export function unreachableError (label: string, kind: UpstreamFailureKind, cause?: unknown, message?: string): GatewayError {
+  return new GatewayError('upstream_error', {
+    message: message ?? `${label} ${PHRASES[kind]}`,
+    fields: { upstream_status: 0, upstream_failure: kind, upstream_body: '' },
+    cause,
+  })
+}
+
+/** The caller's answer when an upstream answered 4xx/5xx: its status, mirrored, with a bounded body. */
+export function mirroredError (label: string, status: number, body: string): GatewayError {
+  return new GatewayError('upstream_error', {
+    message: `${label} answered ${status}.`,
+    fields: { upstream_status: status, upstream_body: body },
+  }).withStatus(status)
+}
+
+/**
+ * A failure that counts against a target's passive health and may be retried on another target: no usable answer
+ * (timeout, refused, reset, dns, tls, protocol…). A status (any 4xx/5xx) does not count; neither does `ejected`
+ * (nothing was sent).
+ */
+export function isTransportFailure (error: GatewayError): boolean {
+  return error.code === 'upstream_error' && error.fields.upstream_status === 0 && error.fields.upstream_failure !== 'ejected'
+}

@@ -1,0 +1,26 @@
+/**
+ * The gateway's one upstream engine: every HTTP request lanegate sends to another server goes through it (the
+ * lane live relay, fan-out's lane calls, timeseries queries, and the `proxy` service).
+ *
+ * - `Upstream` (upstream.ts): weighted targets, each with its own undici pool; `round_robin` (smooth weighted) or
+ *   `least_connections` balancing; passive and active health; `reconcile(settings)` for hot reload.
+ * - `relayUpstream` (relay.ts): streams a caller's request and the answer both ways with backpressure; retries
+ *   idempotent body-less requests on another target before any byte reached the caller.
+ * - `callUpstream` (call.ts): a request of the gateway's own with a bounded, buffered answer.
+ * - `UpstreamRegistry` / `createSharedUpstreams` (registry.ts): upstreams by key, reconciled when a reload hands a
+ *   new config object; the shared set lives in `SharedResources.upstreams`.
+ * - failure.ts: the one mapping of failures to `upstream_error` (mirrored 4xx/5xx; 502 with `upstream_failure`).
+ * - headers.ts: hop-by-hop and credential hygiene both ways.
+ */
+export { Upstream, type UpstreamLogger } from './upstream.js'
+export { Target } from './target.js'
+export { relayUpstream, type RelayInput, type UpstreamHeaders } from './relay.js'
+export { callUpstream, type CallAnswer, type CallInput } from './call.js'
+export { UpstreamRegistry, createSharedUpstreams, laneUpstreamSettings, type SharedUpstreams } from './registry.js'
+export {
+  SINGLE_TARGET_DEFAULTS, singleTargetSettings, poolFingerprint,
+  type BalanceStrategy, type UpstreamHealth, type UpstreamRetry, type UpstreamSettings, type UpstreamTarget, type UpstreamTimeouts,
+} from './settings.js'
+export { failureKindOf, isTransportFailure, mirroredError, unreachableError, type UpstreamFailureKind } from './failure.js'
+export { relayedResponseHeaders, upstreamRequestHeaders, type UpstreamRequestHeaderInput } from './headers.js'
+export { readUpstreamBody, TRUNCATED_MARKER } from './error-body.js'

@@ -1,0 +1,285 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import { PassThrough } from 'node:stream'
+import type { Dispatcher } from 'undici'
+import { GatewayError } from '../errors/gateway-error.js'
+import { readUpstreamBody } from './error-body.js'
+import { failureKindOf, isTransportFailure, mirroredError, unreachableError, type UpstreamFailureKind } from './failure.js'
+import { upstreamRequestHeaders } from './headers.js'
+import { ByteLimit, hasBody } from './request-body.js'
+import type { Target } from './target.js'
+import type { Upstream } from './upstream.js'
+
+/** Response headers as undici hands them over. */
+export type UpstreamHeaders = Record<string, string | string[] | undefined>
+
+/** One caller request to relay to an upstream. */
+export interface RelayInput {
+  /** The caller's request; its body (if it declares one) is streamed upstream. */
+  req: IncomingMessage
+  /** The caller's raw response: written only once the upstream's answer is known to be relayed. */
+  res: ServerResponse
+  /** Path and query below the target's base path, starting with `/`; already checked (path safety is the caller's). */
+  path: string
+  /** The caller's address, sent as X-Forwarded-For. */
+  clientIp: string
+  /** Sent as X-Request-Id. */
+  requestId: string
+  /** Largest request body relayed (413 payload_too_large when a streamed body crosses it). */
+  maxBodyBytes: number
+  /** How much of a failing upstream's body is kept in `upstream_body`. */
+  maxErrorBodyBytes: number
+  /**
+   * Called once, when a 1xx-3xx answer is relayed: takes the reply over from fastify (hijack) and returns the
+   * caller's headers for the upstream's (filter them with `relayedResponseHeaders`). Returning `undefined` means
+   * the caller is gone: the upstream request is dropped.
+   */
+  takeOver: (upstreamHeaders: UpstreamHeaders) => OutgoingHttpHeaders | undefined
+}
+
+/**
+ * Relays one caller request to an upstream with undici's `dispatch` on the picked target's pool. Resolves once
+ * the caller's response has started (1xx-3xx: streamed on the raw response from the upstream's first body byte,
+ * or its end, with backpressure both ways), or rejects with a catalogued error while nothing has been written to
+ * the caller yet:
+ * - an upstream 4xx/5xx: `upstream_error` with its status and a bounded, decoded body (failure.ts);
+ * - no answer (timeout, refused, reset before the first body byte…): 502 `upstream_error`, `upstream_status: 0`
+ *   and `upstream_failure`. A request whose method is in `retry.methods` and that has no body is first tried again
+ *   on another target, up to `retry.attempts` in all; nothing was written to the caller before a retry;
+ * - every target ejected: 502 `upstream_failure: 'ejected'` at once, nothing sent.
+ * Once streaming, an upstream that breaks off or stalls destroys the caller's connection, so a cut response never
+ * looks complete; a caller that goes away aborts the upstream request.
+ *
+ * This replaced `http.request` on a keep-alive agent, which in turn replaced http-proxy-3: each step roughly
+ * halved the gateway's CPU per relayed GET (docs/performance.md). The single-target path costs what the lane relay
+ * did before it became this engine: one handler object, one timer, one header object per request.
+ */
+export function relayUpstream (upstream: Upstream, input: RelayInput): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const target = upstream.pick()
+    if (target === undefined) {
+      reject(unreachableError(upstream.settings.label, 'ejected'))
+      return
+    }
+    const headers = upstreamRequestHeaders(input.req.headers, {
+      host: target.host,
+      clientIp: input.clientIp,
+      requestId: input.requestId,
+      credential: upstream.settings.credential,
+    })
+    startAttempt(new Attempt(upstream, input, headers, target, undefined, resolve, reject))
+  })
+}
+
+function startAttempt (attempt: Attempt): void {
+  const { target, input } = attempt
+  target.inFlight++
+  target.pool.dispatch({
+    path: target.basePath + input.path,
+    method: input.req.method ?? 'GET',
+    headers: attempt.headers,
+    body: attempt.requestBody(),
+    // Writes are never sent twice, even when a kept-alive connection turns out to be closed.
+    idempotent: input.req.method === 'GET' || input.req.method === 'HEAD',
+  }, attempt)
+}
+
+/** One attempt of a relayed request on one target (undici's DispatchHandler). */
+class Attempt implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined
+  /** The outcome was given to the route handler (resolved or rejected), or handed to a retry. */
+  private settled = false
+  private streaming = false
+  private complete = false
+  private released = false
+  private bodyTooLarge = false
+  private waitingForDrain = false
+  private status = 0
+  private upstreamHeaders: UpstreamHeaders = {}
+  private errorBody: PassThrough | undefined
+  private readonly timer: NodeJS.Timeout
+
+  constructor (
+    private readonly upstream: Upstream,
+    readonly input: RelayInput,
+    readonly headers: Record<string, string | string[]>,
+    readonly target: Target,
+    /** Targets earlier attempts of this request used (undefined on the first attempt). */
+    private readonly tried: Target[] | undefined,
+    private readonly resolve: () => void,
+    private readonly reject: (error: GatewayError) => void,
+  ) {
+    this.timer = setTimeout(() => { this.fail(this.unreachable('timeout')) }, upstream.settings.timeouts.response_ms)
+    input.res.once('close', () => { this.callerClosed() })
+  }
+
+  /** The caller's body, counted against `maxBodyBytes`, or null when the request declares none. */
+  requestBody (): ByteLimit | null {
+    const { req } = this.input
+    // A request that declares no body (no Content-Length above 0, no Transfer-Encoding: node's parser then reads
+    // none) sends none; only a body is counted against the limit.
+    if (!hasBody(req.headers)) return null
+    const limited = new ByteLimit(this.input.maxBodyBytes)
+    limited.on('error', () => {
+      this.bodyTooLarge = true
+      this.fail(new GatewayError('payload_too_large'))
+    })
+    req.on('error', () => { limited.destroy() })
+    return req.pipe(limited)
+  }
+
+  onRequestStart (controller: Dispatcher.DispatchController): void {
+    this.controller = controller
+    // Timed out or abandoned while waiting for one of the target's connections: never sent.
+    if (this.settled) controller.abort(new GatewayError('upstream_error'))
+  }
+
+  onResponseStart (controller: Dispatcher.DispatchController, statusCode: number, headers: UpstreamHeaders): void {
+    if (statusCode < 200 && statusCode >= 100) return
+    clearTimeout(this.timer)
+    if (this.settled) {
+      controller.abort(new GatewayError('upstream_error'))
+      return
+    }
+    this.target.recordSuccess()
+    if (statusCode < 100 || statusCode > 599) {
+      // fail() aborts the upstream request too (after settling, so the abort's own error report is ignored).
+      this.fail(unreachableError(this.upstream.settings.label, 'protocol', undefined, `${this.upstream.settings.label} answered with an invalid status.`))
+      return
+    }
+    this.status = statusCode
+    if (statusCode >= 400) {
+      this.collectErrorBody(controller, statusCode, headers)
+      return
+    }
+    this.upstreamHeaders = headers
+  }
+
+  onResponseData (controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.errorBody !== undefined) {
+      if (!this.errorBody.destroyed) this.errorBody.write(chunk)
+      return
+    }
+    if (this.settled && !this.streaming) return
+    if (!this.streaming && !this.startCaller()) return
+    if (!this.input.res.write(chunk) && !this.waitingForDrain) {
+      // The caller reads slower than the upstream sends: stop reading the upstream until the caller drained (chunks
+      // the parser already holds may still arrive meanwhile; they are buffered, not waited for twice).
+      this.waitingForDrain = true
+      controller.pause()
+      this.input.res.once('drain', () => {
+        this.waitingForDrain = false
+        controller.resume()
+      })
+    }
+  }
+
+  onResponseEnd (): void {
+    this.complete = true
+    this.release()
+    if (this.errorBody !== undefined) {
+      this.errorBody.end()
+      return
+    }
+    if (this.settled && !this.streaming) return
+    if (!this.streaming && !this.startCaller()) return
+    this.input.res.end()
+  }
+
+  onResponseError (_controller: Dispatcher.DispatchController, error: Error): void {
+    clearTimeout(this.timer)
+    this.release()
+    if (this.streaming) {
+      // Part of the body is out: the caller must see a cut connection, never a complete-looking response.
+      this.input.res.destroy()
+      return
+    }
+    if (this.errorBody !== undefined) {
+      this.errorBody.destroy(error)
+      return
+    }
+    if (this.settled) return
+    if (this.bodyTooLarge) {
+      this.fail(new GatewayError('payload_too_large'))
+      return
+    }
+    // Answered, then broke off before the first body byte was relayed: the connection closed while answering.
+    const kind = this.status !== 0 ? 'reset' : failureKindOf(error)
+    this.fail(this.unreachable(kind, error, this.status !== 0 ? `${this.upstream.settings.label} closed the connection while answering.` : undefined))
+  }
+
+  private unreachable (kind: UpstreamFailureKind, cause?: unknown, message?: string): GatewayError {
+    return unreachableError(this.upstream.settings.label, kind, cause, message)
+  }
+
+  private release (): void {
+    if (this.released) return
+    this.released = true
+    this.target.inFlight--
+  }
+
+  /** Writes the caller's status and headers; false when the caller is gone (the upstream request is then dropped). */
+  private startCaller (): boolean {
+    const headers = this.input.takeOver(this.upstreamHeaders)
+    if (headers === undefined || this.input.res.destroyed) {
+      this.settled = true
+      this.controller?.abort(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))
+      this.resolve()
+      return false
+    }
+    this.settled = true
+    this.streaming = true
+    this.input.res.writeHead(this.status, headers)
+    this.resolve()
+    return true
+  }
+
+  /** An upstream 4xx/5xx: read a bounded, decoded part of its body, then answer `upstream_error` with its status. */
+  private collectErrorBody (controller: Dispatcher.DispatchController, status: number, headers: UpstreamHeaders): void {
+    const body = new PassThrough()
+    this.errorBody = body
+    body.on('close', () => {
+      // Truncated (or broken off): the rest of the upstream's body is not read.
+      if (!this.complete) controller.abort(new GatewayError('upstream_error'))
+    })
+    void readUpstreamBody(body, headers['content-encoding'], this.input.maxErrorBodyBytes).then((text) => {
+      this.fail(mirroredError(this.upstream.settings.label, status, text))
+    })
+  }
+
+  private callerClosed (): void {
+    if (this.complete) return
+    // The caller went away: nobody is left to answer, so the upstream request is dropped.
+    if (this.settled) this.controller?.abort(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))
+    else this.fail(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))
+  }
+
+  private fail (error: GatewayError): void {
+    if (this.settled) return
+    this.settled = true
+    clearTimeout(this.timer)
+    this.controller?.abort(error)
+    if (isTransportFailure(error)) {
+      this.upstream.reportFailure(this.target, error.fields.upstream_failure as string)
+      if (this.retry(error)) return
+    }
+    this.reject(error)
+  }
+
+  /**
+   * Tries the request again on a target not tried yet, when the method may be retried, it has no body and
+   * attempts are left; nothing was written to the caller (a started response is never retried). False when not.
+   */
+  private retry (error: GatewayError): boolean {
+    const { retry } = this.upstream.settings
+    const tried = this.tried ?? []
+    if (tried.length + 2 > retry.attempts || this.input.res.destroyed || hasBody(this.input.req.headers)) return false
+    if (!retry.methods.includes(this.input.req.method ?? 'GET')) return false
+    tried.push(this.target)
+    const next = this.upstream.pick(tried)
+    if (next === undefined) return false
+    this.headers.host = next.host
+    this.upstream.logger?.info({ upstream_failure: error.fields.upstream_failure, attempt: tried.length + 1 }, 'upstream request retried on another target')
+    startAttempt(new Attempt(this.upstream, this.input, this.headers, next, tried, this.resolve, this.reject))
+    return true
+  }
+}

@@ -1,0 +1,99 @@
+import { Pool } from 'undici'
+import type { UpstreamSettings, UpstreamTarget } from './settings.js'
+
+/**
+ * One target of an upstream: its own undici connection pool (`connections` = `max_sockets`, so a hung target
+ * fills only its own sockets; keep-alive between requests), the requests it has in flight, and its health.
+ *
+ * Health: `failures` transport failures in a row (passive) set `ejectedUntil`; once that time has passed the target
+ * is picked again on probation (one more failure ejects it again, a success clears it). A failing active probe sets
+ * `probeDown` until a probe succeeds. A target with neither never reads the clock when picked.
+ */
+export class Target {
+  readonly url: string
+  /** `host[:port]`, sent as the Host header. */
+  readonly host: string
+  /** The URL's path without its trailing slash (`''` for none), prefixed to every request path. */
+  readonly basePath: string
+  weight: number
+  readonly pool: Pool
+  /** Requests dispatched and not finished (least_connections). */
+  inFlight = 0
+  /** Smooth weighted round robin's running weight. */
+  current = 0
+  /** Set by a failing active probe, cleared by a passing one. */
+  probeDown = false
+  private failures = 0
+  private ejectedUntil = 0
+
+  constructor (target: UpstreamTarget, settings: UpstreamSettings) {
+    const url = new URL(target.url)
+    this.url = target.url
+    this.host = url.host
+    this.basePath = url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname
+    this.weight = target.weight
+    const { timeouts } = settings
+    this.pool = new Pool(url.origin, {
+      connections: settings.max_sockets,
+      pipelining: 1,
+      connect: { timeout: timeouts.connect_ms },
+      // Backstops: the relay runs its own timer from the start of an attempt to the response head (queueing for a
+      // connection included); once the head arrived, a body silent for body_idle_ms is cut off.
+      headersTimeout: timeouts.response_ms,
+      bodyTimeout: timeouts.body_idle_ms,
+    })
+  }
+
+  /** Whether the balancer may pick this target now. */
+  available (): boolean {
+    if (this.probeDown) return false
+    if (this.ejectedUntil === 0) return true
+    if (Date.now() < this.ejectedUntil) return false
+    // Back on probation: the next failure ejects it again at once.
+    this.ejectedUntil = 0
+    this.failures = Number.MAX_SAFE_INTEGER - 1
+    return true
+  }
+
+  /** Whether health checks have this target ejected right now (for logs and tests). */
+  get ejected (): boolean {
+    return this.probeDown || (this.ejectedUntil !== 0 && Date.now() < this.ejectedUntil)
+  }
+
+  /** The target answered: its run of failures ends. */
+  recordSuccess (): void {
+    if (this.failures !== 0) this.failures = 0
+  }
+
+  /**
+   * A transport failure (refused, reset, timeout…). Returns true when it ejected the target. Without passive
+   * health configured nothing is counted.
+   */
+  recordFailure (passive: UpstreamSettings['health']['passive']): boolean {
+    if (passive === undefined) return false
+    this.failures = Math.min(this.failures + 1, Number.MAX_SAFE_INTEGER)
+    if (this.failures < passive.failures) return false
+    this.failures = 0
+    this.ejectedUntil = Date.now() + passive.eject_seconds * 1000
+    return true
+  }
+
+  /** A passing (true) or failing (false) active probe. */
+  recordProbe (healthy: boolean): void {
+    this.probeDown = !healthy
+    if (healthy) {
+      this.failures = 0
+      this.ejectedUntil = 0
+    }
+  }
+
+  /** Stops taking requests: those in flight finish, then the connections close. */
+  retire (): void {
+    this.pool.close().catch(() => {})
+  }
+
+  /** Closes every connection now (shutdown). */
+  async destroy (): Promise<void> {
+    await this.pool.destroy().catch(() => {})
+  }
+}

@@ -1,0 +1,123 @@
+import { ActiveHealth } from './active-health.js'
+import { poolFingerprint, type UpstreamSettings } from './settings.js'
+import { Target } from './target.js'
+
+/** Where an upstream reports what its health checks did (a pino logger fits). */
+export interface UpstreamLogger {
+  warn (object: Record<string, unknown>, message: string): void
+  info (object: Record<string, unknown>, message: string): void
+}
+
+/**
+ * One upstream: a set of weighted targets, each with its own connection pool, a balancer over the targets that
+ * health checks have not ejected, and the health checks. Requests go through `relayUpstream` (relay.ts: streams a
+ * caller's request and the answer) or `callUpstream` (call.ts: a request with a bounded, buffered answer).
+ *
+ * `reconcile` applies new settings in place (hot reload): kept targets keep their pool, health and counters;
+ * removed targets' pools drain (requests in flight finish) and close; a change of socket cap or timeouts replaces
+ * every pool the same way.
+ */
+export class Upstream {
+  settings: UpstreamSettings
+  targets: Target[] = []
+  private fingerprint = ''
+  private health: ActiveHealth | undefined
+  /** least_connections: where the scan for a tie starts, so ties rotate. */
+  private cursor = 0
+
+  constructor (settings: UpstreamSettings, readonly logger?: UpstreamLogger) {
+    this.settings = settings
+    this.reconcile(settings)
+  }
+
+  /** Applies new settings; a no-op for the same object. See the class comment. */
+  reconcile (settings: UpstreamSettings): void {
+    if (settings === this.settings && this.targets.length > 0) return
+    const fingerprint = poolFingerprint(settings)
+    const keep = fingerprint === this.fingerprint
+    const old = new Map(this.targets.map((target) => [target.url, target]))
+    const next: Target[] = []
+    for (const wanted of settings.targets) {
+      const existing = keep ? old.get(wanted.url) : undefined
+      if (existing !== undefined && !next.includes(existing)) {
+        existing.weight = wanted.weight
+        existing.current = 0
+        old.delete(wanted.url)
+        next.push(existing)
+      } else {
+        next.push(new Target(wanted, settings))
+      }
+    }
+    for (const removed of old.values()) removed.retire()
+    this.targets = next
+    this.settings = settings
+    this.fingerprint = fingerprint
+    const active = settings.health.active
+    if (this.health === undefined || !this.health.sameAs(active)) {
+      this.health?.stop()
+      this.health = active === undefined ? undefined : new ActiveHealth(this, active)
+    }
+  }
+
+  /**
+   * The target the next request goes to, skipping ejected ones and `tried` (targets an earlier attempt of the
+   * same request used); `undefined` when none is left.
+   */
+  pick (tried?: readonly Target[]): Target | undefined {
+    const targets = this.targets
+    if (targets.length === 1) {
+      const only = targets[0] as Target
+      return (tried === undefined || !tried.includes(only)) && only.available() ? only : undefined
+    }
+    return this.settings.balance === 'least_connections' ? this.leastConnections(targets, tried) : this.roundRobin(targets, tried)
+  }
+
+  /** Smooth weighted round robin (nginx's): each cycle of sum(weights) picks gives every target its weight, spread out. */
+  private roundRobin (targets: readonly Target[], tried: readonly Target[] | undefined): Target | undefined {
+    let total = 0
+    let best: Target | undefined
+    for (const target of targets) {
+      if (!target.available() || (tried !== undefined && tried.includes(target))) continue
+      target.current += target.weight
+      total += target.weight
+      if (best === undefined || target.current > best.current) best = target
+    }
+    if (best !== undefined) best.current -= total
+    return best
+  }
+
+  /** The target with the fewest requests in flight per unit of weight; ties go round. */
+  private leastConnections (targets: readonly Target[], tried: readonly Target[] | undefined): Target | undefined {
+    let best: Target | undefined
+    let bestLoad = Infinity
+    const n = targets.length
+    const start = this.cursor
+    for (let i = 0; i < n; i++) {
+      const target = targets[(start + i) % n] as Target
+      if (!target.available() || (tried !== undefined && tried.includes(target))) continue
+      const load = target.inFlight / target.weight
+      if (load < bestLoad) {
+        best = target
+        bestLoad = load
+      }
+    }
+    this.cursor = (start + 1) % n
+    return best
+  }
+
+  /** A target failed at the transport level: counted against passive health, logged when it ejects it. */
+  reportFailure (target: Target, kind: string): void {
+    if (target.recordFailure(this.settings.health.passive)) {
+      this.logger?.warn({ upstream_target: target.url, upstream_failure: kind, eject_seconds: this.settings.health.passive?.eject_seconds }, 'upstream target ejected')
+    }
+  }
+
+  /** Stops health checks and closes every connection now (shutdown). */
+  async close (): Promise<void> {
+    this.health?.stop()
+    this.health = undefined
+    const targets = this.targets
+    this.targets = []
+    await Promise.all(targets.map((target) => target.destroy()))
+  }
+}

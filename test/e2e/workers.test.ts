@@ -1,0 +1,201 @@
+import { createServer, request as httpRequest } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import t from 'tap'
+import { validPayload } from '../helpers/fanout-fixture.js'
+import { startStubLane, type StubLane } from '../helpers/fanout-lane.js'
+import { repoPath } from '../helpers/paths.js'
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+
+/**
+ * `server.workers: 2` on a real `lanegate start`: the demo gateway.yaml (SQLite, memory limits) served by a
+ * primary and two workers on one port. Every request goes on a connection of its own, so the primary's
+ * round-robin spreads them over both workers; the request log lines carry each worker's pid.
+ */
+interface Answer { status: number, body: string }
+
+/** One request on a fresh connection (no keep-alive agent), so consecutive requests reach different workers. */
+function fresh (base: string, path: string, init: { method?: string, token?: string, body?: unknown } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const payload = init.body === undefined ? undefined : JSON.stringify(init.body)
+    const req = httpRequest(`${base}${path}`, {
+      method: init.method ?? 'GET',
+      agent: false,
+      headers: {
+        ...(init.token === undefined ? {} : { authorization: `Bearer ${init.token}` }),
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+    }, (res) => {
+      let body = ''
+      res.on('data', (d: Buffer) => { body += d.toString() })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+    })
+    req.on('error', reject)
+    req.end(payload)
+  })
+}
+
+async function token (base: string, client: string): Promise<string> {
+  const res = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client, client_secret: `${client}-secret` }),
+  })
+  return (await res.json() as { access_token: string }).access_token
+}
+
+interface LogLine { pid: number, msg?: string, version?: number, worker_pid?: number, req?: unknown }
+
+function logLines (gateway: SpawnedGateway): LogLine[] {
+  return gateway.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine)
+}
+
+function listeningPids (gateway: SpawnedGateway): number[] {
+  return logLines(gateway).filter((l) => l.msg?.startsWith('Server listening at') === true).map((l) => l.pid)
+}
+
+async function waitFor (condition: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms
+  while (Date.now() < end) {
+    if (condition()) return true
+    await sleep(50)
+  }
+  return condition()
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'lanegate-workers-'))
+const lanes = new Map<string, StubLane>()
+for (const store of ['org_store_001', 'org_store_002']) lanes.set(store, await startStubLane())
+// org_store_900's lane answers after 1.5 s: a request in flight while the gateway is told to stop.
+const slowLane = createServer((_req, res) => { setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"slow":true}'), 1500) })
+await new Promise<void>((resolve) => slowLane.listen(0, '127.0.0.1', resolve))
+t.teardown(async () => {
+  for (const lane of lanes.values()) await lane.close()
+  slowLane.closeAllConnections()
+  await new Promise((resolve) => slowLane.close(resolve))
+  await rm(dir, { recursive: true, force: true })
+})
+
+const configFile = join(dir, 'gateway.yaml')
+const demo = (await readFile(repoPath('gateway.yaml'), 'utf8'))
+  .replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
+  // Relative paths resolve against the config file's folder (a temporary one here).
+  .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
+  .replace(/  shutdown_grace_ms: \d+/, '  shutdown_grace_ms: 5000')
+  .replace(/  workers: 1 /, '  workers: 2 ')
+await writeFile(configFile, demo)
+const gateway = await spawnGateway({
+  config: configFile,
+  env: {
+    LANE_001_URL: lanes.get('org_store_001')?.url,
+    LANE_002_URL: lanes.get('org_store_002')?.url,
+    LANE_900_URL: `http://127.0.0.1:${(slowLane.address() as AddressInfo).port}`,
+  },
+})
+t.teardown(async () => {
+  if (gateway.child.exitCode === null && gateway.child.signalCode === null) {
+    gateway.child.kill('SIGKILL')
+    await gateway.exited
+  }
+})
+await waitFor(() => listeningPids(gateway).length === 2, 10_000)
+const primaryPid = gateway.child.pid as number
+
+t.test('two workers serve the port; the payments limit (memory driver) counts once across them', async (t) => {
+  t.equal(new Set(listeningPids(gateway)).size, 2, 'two workers listen')
+  const jwt = await token(gateway.base, 'demo-status')
+  const statuses: number[] = []
+  for (let i = 0; i < 100; i++) statuses.push((await fresh(gateway.base, '/api/v1/ecommerce/config/processor', { token: jwt })).status)
+  t.same(statuses, Array.from({ length: 100 }, () => 200))
+  const served = new Set(logLines(gateway).filter((l) => l.req !== undefined).map((l) => l.pid))
+  t.same([...served].sort(), [...listeningPids(gateway)].sort(), 'both workers served requests')
+  const over = await fresh(gateway.base, '/api/v1/ecommerce/config/processor', { token: jwt })
+  const overAgain = await fresh(gateway.base, '/api/v1/ecommerce/config/processor', { token: jwt })
+  t.same([over.status, overAgain.status], [429, 429], 'the 101st and 102nd are refused, whichever worker takes them')
+})
+
+t.test('a config edit reaches every worker once (only the primary polls the file)', async (t) => {
+  const jwt = await token(gateway.base, 'demo-content')
+  t.equal((await fresh(gateway.base, '/public/v1/content', { token: jwt })).status, 200)
+  await writeFile(`${configFile}.tmp`, demo.replace('content_list: [ { scope: { all: [engage:content.view] } } ]', 'content_list: [ { scope: { all: [engage:content.create] } } ]'))
+  await rename(`${configFile}.tmp`, configFile)
+  const reloaded = (): LogLine[] => logLines(gateway).filter((l) => l.msg === 'config reloaded')
+  t.ok(await waitFor(() => reloaded().length >= 2, 5000), 'reloaded within 5 s')
+  await sleep(1000)
+  t.same(reloaded().map((l) => [l.pid, l.version]).sort(), listeningPids(gateway).map((pid) => [pid, 2]).sort(), 'each worker reloaded once, to version 2')
+  const statuses: number[] = []
+  for (let i = 0; i < 6; i++) statuses.push((await fresh(gateway.base, '/public/v1/content', { token: jwt })).status)
+  t.same(statuses, [403, 403, 403, 403, 403, 403], 'the new policy applies on every worker')
+})
+
+t.test('SIGHUP to the primary is passed to the workers; nobody dies of it', async (t) => {
+  const before = logLines(gateway).length
+  process.kill(primaryPid, 'SIGHUP')
+  t.ok(await waitFor(() => logLines(gateway).slice(before).some((l) => l.pid === primaryPid && l.msg === 'config file changed or SIGHUP: every worker reloads'), 3000))
+  await sleep(300)
+  t.equal(gateway.child.exitCode, null, 'the primary still runs')
+  t.equal((await fresh(gateway.base, '/healthz')).status, 200)
+})
+
+t.test('100 concurrent commits of one dispatch across both workers on one SQLite file: one 200, each lane applied once', async (t) => {
+  const jwt = await token(gateway.base, 'demo-exchange')
+  const preview = JSON.parse((await fresh(gateway.base, '/v1/fanout/preview', {
+    method: 'POST', token: jwt, body: { operation_type: 'price-change', payload: validPayload, store_org_ids: ['org_store_001', 'org_store_002'] },
+  })).body) as { dispatch_id: string }
+  const id = preview.dispatch_id
+  const answers = await Promise.all(Array.from({ length: 100 }, () => fresh(gateway.base, `/v1/fanout/dispatches/${id}/commit`, { method: 'POST', token: jwt })))
+  t.same([answers.filter((a) => a.status === 200).length, answers.filter((a) => a.status === 409).length], [1, 99])
+  for (const [store, lane] of lanes) t.same([...lane.applied.entries()], [[`${id}:${store}`, 1]], `${store} applied once`)
+})
+
+t.test('the token endpoint\'s per-client limit (60 per minute) counts once across both workers', async (t) => {
+  const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: 'demo-checkout', client_secret: 'demo-checkout-secret' }).toString()
+  const issue = (): Promise<Answer> => new Promise((resolve, reject) => {
+    const req = httpRequest(`${gateway.base}/oauth/token`, { method: 'POST', agent: false, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (res) => {
+      let body = ''
+      res.on('data', (d: Buffer) => { body += d.toString() })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+    })
+    req.on('error', reject)
+    req.end(form)
+  })
+  const before = logLines(gateway).length
+  const statuses: number[] = []
+  for (let i = 0; i < 60; i++) statuses.push((await issue()).status)
+  t.same(statuses, Array.from({ length: 60 }, () => 200))
+  const served = new Set(logLines(gateway).slice(before).filter((l) => l.req !== undefined).map((l) => l.pid))
+  t.equal(served.size, 2, 'both workers issued tokens')
+  const over = await issue()
+  t.equal(over.status, 429, 'the 61st is refused')
+  t.equal((JSON.parse(over.body) as { error: string }).error, 'rate_limit_exceeded')
+})
+
+t.test('a worker killed with SIGKILL is restarted; the counts, kept by the primary, survive', async (t) => {
+  const [victim] = listeningPids(gateway)
+  process.kill(victim as number, 'SIGKILL')
+  t.ok(await waitFor(() => listeningPids(gateway).length === 3, 10_000), 'a third worker started listening')
+  t.match(logLines(gateway).find((l) => l.msg === 'worker exited; starting a new one'), { pid: primaryPid, worker_pid: victim })
+  const jwt = await token(gateway.base, 'demo-status')
+  const statuses: number[] = []
+  for (let i = 0; i < 4; i++) statuses.push((await fresh(gateway.base, '/api/v1/ecommerce/config/processor', { token: jwt })).status)
+  t.same(statuses, [429, 429, 429, 429], 'still over the limit counted before the crash, on every worker')
+})
+
+t.test('SIGTERM to the primary: every worker finishes its in-flight request, then all exit 0', async (t) => {
+  const jwt = await token(gateway.base, 'demo-other')
+  const started = Date.now()
+  const inFlight = fresh(gateway.base, '/v1/stores/org_store_900/live/items', { token: jwt })
+  await sleep(400)
+  process.kill(primaryPid, 'SIGTERM')
+  const answer = await inFlight
+  t.same(answer, { status: 200, body: '{"slow":true}' }, 'the request in flight was answered')
+  const code = await gateway.exited
+  t.equal(code, 0)
+  t.ok(Date.now() - started < 5000 + 2000, 'within the grace period')
+  const workerPids = new Set(listeningPids(gateway))
+  t.equal(logLines(gateway).filter((l) => workerPids.has(l.pid) && l.msg === 'shutting down: finishing in-flight requests').length, 2, 'both live workers drained')
+  t.ok(logLines(gateway).some((l) => l.pid === primaryPid && l.msg === 'every worker stopped'))
+})
