@@ -1,3 +1,4 @@
+import { resolve } from 'node:path'
 import { parseDocument } from 'yaml'
 
 /** What a benchmark gateway config changes in the demo config. */
@@ -39,6 +40,10 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
   if (options.metrics === false) doc.setIn(['admin'], false)
   // The workers scenario spawns `lanegate start` (which does start it) twice at once: a free port each, never 9464.
   else doc.setIn(['admin', 'port'], 0)
+  // The bench config is written to a folder of its own, and relative paths resolve against the config's folder:
+  // keep the content folder the demo names, as seen from the working directory (the repository root).
+  const sourceDir = doc.getIn(['services', 'content', 'source_dir'])
+  if (typeof sourceDir === 'string') doc.setIn(['services', 'content', 'source_dir'], resolve(sourceDir))
   doc.setIn(['issuer', 'token_rate_limit', 'points'], HUGE_LIMIT)
   doc.setIn(['issuer', 'failed_auth_limit', 'points'], HUGE_LIMIT)
   const limits = doc.getIn(['rate_limits']) as { items?: Array<{ key: { value: string } }> } | undefined

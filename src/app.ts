@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import { ConfigError } from './config/config-error.js'
 import { createErrorHandler } from './errors/error-handler.js'
 import { gatewayClientErrorHandler } from './errors/client-error-handler.js'
+import { registerBoundedJsonParser } from './errors/json-body.js'
 import { GatewayError } from './errors/gateway-error.js'
 import { renderError, type EnvelopeName } from './errors/envelopes.js'
 import type { Gateway } from './gateway.js'
@@ -15,6 +16,11 @@ import type { GatewayMetrics } from './observability/metrics.js'
 import { countRefusal, instrumentApp } from './observability/instrument-app.js'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
+
+/** A quarter of the shortest timeout, between 50 ms and 1 s. */
+function connectionsCheckingInterval (headersTimeoutMs: number, requestTimeoutMs: number): number {
+  return Math.max(50, Math.min(1_000, Math.floor(Math.min(headersTimeoutMs, requestTimeoutMs) / 4)))
+}
 
 /**
  * Builds the gateway's fastify app from the boot snapshot. It never listens (server.ts does), so tests build it
@@ -37,7 +43,15 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
     bodyLimit: server.body_limit_bytes,
     requestTimeout: server.request_timeout_ms,
     keepAliveTimeout: server.keep_alive_timeout_ms,
-    http: { maxHeaderSize: server.max_header_bytes, headersTimeout: server.headers_timeout_ms },
+    http: {
+      maxHeaderSize: server.max_header_bytes,
+      headersTimeout: server.headers_timeout_ms,
+      // Node checks headersTimeout/requestTimeout only every connectionsCheckingInterval (default 30 s), so a
+      // 10 s headers timeout closed slowloris sockets after 16–31 s (issue 15). Checking at least every second
+      // (more often for sub-second settings) enforces the configured values to within ±1 s, for a timer tick
+      // that walks the open connections.
+      connectionsCheckingInterval: connectionsCheckingInterval(server.headers_timeout_ms, server.request_timeout_ms),
+    },
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id']
@@ -64,6 +78,7 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
     ? undefined
     : function countRefusals (request, error) { countRefusal(metrics, request, error) }))
   if (metrics !== undefined) instrumentApp(app, metrics)
+  registerBoundedJsonParser(app)
   // Set when the request starts rather than in an onSend hook, which cost every response a promise. A handler
   // that allows caching (content) overwrites cache-control; the error handler sets no-store again.
   app.addHook('onRequest', function standardHeaders (request, reply, done) {

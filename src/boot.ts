@@ -6,6 +6,7 @@ import { buildApp } from './app.js'
 import { catalog } from './catalog.js'
 import { loadConfigFile, parseConfigText, type LoadedConfig } from './config/load-config.js'
 import { createGateway, type Gateway } from './gateway.js'
+import { createAsyncLogDestination } from './log-destination.js'
 import { createLogger } from './logging.js'
 import { openSharedResources } from './shared-resources.js'
 import { adminSettings } from './observability/admin-settings.js'
@@ -35,6 +36,8 @@ export interface Booted {
   readiness: Readiness
   /** Closes the app (waiting for in-flight requests), then the shared resources. */
   close (): Promise<void>
+  /** Waits (at most `timeoutMs`) for buffered log lines to be written; immediate with a logger passed in. */
+  flushLogs (timeoutMs: number): Promise<void>
 }
 
 /** Loads the config, opens the shared resources, builds the gateway and its app. Does not listen. */
@@ -45,7 +48,8 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
     : await loadConfigFile(options.file ?? 'gateway.yaml', catalog, env)
   options.adjust?.(loaded)
   const config = loaded.config
-  const logger = options.logger ?? createLogger(config.server.log_level)
+  const destination = options.logger === undefined ? createAsyncLogDestination(1) : undefined
+  const logger = options.logger ?? createLogger(config.server.log_level, destination)
   await mkdir(resolve(config.server.data_dir), { recursive: true })
   const shared = await openSharedResources(config, logger as FastifyBaseLogger)
   let app: FastifyInstance
@@ -68,6 +72,7 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
       shared,
       file: options.text === undefined ? options.file : undefined,
       logger: logger as FastifyBaseLogger,
+      adjust: options.adjust,
       onReload: metrics === undefined ? undefined : (result) => { metrics.configReloads.inc(result.outcome) },
     })
     app = await buildApp(gateway, logger, metrics)
@@ -87,5 +92,6 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
       await app.close()
       await shared.close()
     },
+    flushLogs: (timeoutMs) => destination?.flush(timeoutMs) ?? Promise.resolve(),
   }
 }

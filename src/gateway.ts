@@ -35,6 +35,11 @@ export function createGateway (options: {
   logger: FastifyBaseLogger
   /** Told the result of every reload (metrics count them). */
   onReload?: (result: ReloadResult) => void
+  /**
+   * Changes applied to every config read from the file, at boot and on each reload (`lanegate start --port/--host`),
+   * so a reload compares like with like and does not report `server` as needing a restart.
+   */
+  adjust?: (loaded: LoadedConfig) => void
 }): Gateway {
   const { catalog, shared, logger } = options
   let snapshot = buildSnapshot(options.loaded.config, 1, catalog, shared)
@@ -59,7 +64,9 @@ export function createGateway (options: {
   async function reloadOnce (): Promise<ReloadResult> {
     if (options.file === undefined) return { outcome: 'unchanged', version: snapshot.version }
     try {
-      return apply(await loadConfigFile(options.file, catalog))
+      const loaded = await loadConfigFile(options.file, catalog)
+      options.adjust?.(loaded)
+      return apply(loaded)
     } catch (error) {
       const problems = error instanceof ConfigError ? error.problems : undefined
       logger.error({ problems, err: problems ? undefined : error }, 'config reload rejected; the running config stays')

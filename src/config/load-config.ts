@@ -3,6 +3,7 @@ import { Ajv, type ErrorObject } from 'ajv'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { ConfigError, formatPath, type ConfigProblem } from './config-error.js'
 import { substituteEnv } from './env-substitution.js'
+import { resolveConfigPaths } from './resolve-paths.js'
 import { buildConfigSchema } from './schema.js'
 import { checkSemantics, type ConfigWarning } from './semantic-checks.js'
 import type { GatewayConfig } from './types.js'
@@ -65,6 +66,7 @@ export function parseConfigText (text: string, file: string, catalog: ConfigCata
     })))
   }
   const config = substituted as GatewayConfig
+  resolveConfigPaths(config, file)
 
   // Pass 2: references between sections, policy options, service settings.
   const { problems: semantic, warnings } = checkSemantics(config, catalog)

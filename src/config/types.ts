@@ -38,6 +38,8 @@ export interface ServerConfig {
   keep_alive_timeout_ms: number
   /** How long SIGTERM waits for in-flight requests before closing. */
   shutdown_grace_ms: number
+  /** How long start-up retries PostgreSQL and the rate-limit Redis before exiting 1. */
+  startup_timeout_ms: number
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** Directory for the SQLite file and generated keys. */
   data_dir: string
@@ -152,6 +154,8 @@ export interface UserTokenIssuerConfig {
   jwks_uri?: string
   /** A development issuer whose key pair is generated under this directory (relative to data_dir). */
   development_key_dir?: string
+  /** Longest accepted token lifetime (`exp - iat`, seconds; default 86400); longer-lived tokens get 401. */
+  max_token_lifetime_seconds?: number
 }
 
 export interface RateLimitConfig {

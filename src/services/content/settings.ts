@@ -3,7 +3,7 @@ import type { GatewayConfig, ServiceConfig } from '../../config/types.js'
 
 /** `services.content` settings beside prefix, envelope, policies and routes. */
 export interface ContentSettings {
-  /** Folder of YAML/JSON item files; relative paths are resolved against the working directory. */
+  /** Folder of YAML/JSON item files; relative paths are resolved against the config file's folder. */
   source_dir: string
   max_per_page: number
   default_per_page: number
@@ -16,7 +16,7 @@ export const contentSettingsSchema: Record<string, Record<string, unknown>> = {
     type: 'string',
     minLength: 1,
     default: './content',
-    description: 'Folder of content files (*.yaml, *.yml, *.json; one item or an array of items each), relative to the working directory.',
+    description: 'Folder of content files (*.yaml, *.yml, *.json; one item or an array of items each), relative to the config file\'s folder.',
   },
   max_per_page: { type: 'integer', minimum: 1, maximum: 1000, default: 100, description: 'Largest per_page a client may ask for.' },
   default_per_page: { type: 'integer', minimum: 1, maximum: 1000, default: 20, description: 'per_page when the client gives none (capped at max_per_page).' },

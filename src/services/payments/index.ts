@@ -1,5 +1,6 @@
 import type { RouteDefinition, ServiceModule } from '../service-module.js'
 import { paymentsHandlers } from './handlers.js'
+import { requireJsonBody } from './json-content-type.js'
 import { paymentsSettingsSchema } from './settings.js'
 
 /** The route ids (YAML keys under `services.payments.routes`). */
@@ -33,6 +34,7 @@ export const paymentsService: ServiceModule = {
         method: 'POST',
         url: '/payment-intents',
         description: 'Creates a payment intent (Idempotency-Key supported). Scope: commerce:payment-intents.create.',
+        options: { preParsing: requireJsonBody },
         handler: h.createIntent,
       },
       {
@@ -47,6 +49,7 @@ export const paymentsService: ServiceModule = {
         method: 'POST',
         url: '/payment-intents/:intent/cancel',
         description: 'Cancels a payment intent (Idempotency-Key supported). Scope: commerce:payment-intents.create.',
+        options: { preParsing: requireJsonBody },
         handler: h.cancelIntent,
       },
       {
