@@ -29,9 +29,16 @@ module.exports = {
     {
       name: 'upstream-engine-is-a-leaf',
       severity: 'error',
-      comment: 'src/upstream/ (pools, balancing, health, retry; docs/upstream-engine.md) is the engine services build on: it imports only config/ types and errors/, never runtime, the pipeline, services or the app.',
+      comment: 'src/upstream/ (pools, balancing, health, retry; docs/upstream-engine.md) is the engine services build on: it imports only config/ types, errors/ and the metric recorders of observability/, never runtime, the pipeline, services or the app.',
       from: { path: '^src/upstream/' },
-      to: { path: '^(src|plugins)/', pathNot: '^src/(upstream|config|errors)/' },
+      to: { path: '^(src|plugins)/', pathNot: '^src/(upstream|config|errors)/|^src/observability/(recorders|metrics|trace-context)\\.ts$' },
+    },
+    {
+      name: 'observability-recorders-are-low',
+      severity: 'error',
+      comment: 'The metrics, recorders and trace context of src/observability/ are recorded into from the oauth, upstream and service code: they import only config/ types and errors/. Only the admin listener (which serves a booted gateway) sits above.',
+      from: { path: '^src/observability/', pathNot: '^src/observability/admin-listener\\.ts$' },
+      to: { path: '^(src|plugins)/', pathNot: '^src/(observability|config|errors)/' },
     },
     {
       name: 'runtime-uses-only-cluster-counting',

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path'
 import { parseDocument } from 'yaml'
 
 /** What a benchmark gateway config changes in the demo config. */
@@ -13,6 +14,8 @@ export interface BenchConfigOptions {
    * otherwise every limit is effectively unlimited so the measurement is of the chain, not of refusals.
    */
   floodPoints?: number
+  /** false: `admin: false`, so the gateway collects no metrics (the metrics-off variant). Default: on. */
+  metrics?: boolean
   /** Count the limits in this Redis (rate_limit_store.driver: redis) under `redisPrefix` instead of in memory. */
   redisUrl?: string
   redisPrefix?: string
@@ -33,6 +36,14 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
   if (doc.errors.length > 0) throw new Error(`gateway.yaml does not parse: ${doc.errors[0].message}`)
   doc.setIn(['server', 'log_level'], options.logLevel ?? 'warn')
   doc.setIn(['server', 'data_dir'], options.dataDir)
+  // The bench boots the app without the admin listener; `admin: false` also turns metrics collection off.
+  if (options.metrics === false) doc.setIn(['admin'], false)
+  // The workers scenario spawns `lanegate start` (which does start it) twice at once: a free port each, never 9464.
+  else doc.setIn(['admin', 'port'], 0)
+  // The bench config is written to a folder of its own, and relative paths resolve against the config's folder:
+  // keep the content folder the demo names, as seen from the working directory (the repository root).
+  const sourceDir = doc.getIn(['services', 'content', 'source_dir'])
+  if (typeof sourceDir === 'string') doc.setIn(['services', 'content', 'source_dir'], resolve(sourceDir))
   doc.setIn(['issuer', 'token_rate_limit', 'points'], HUGE_LIMIT)
   doc.setIn(['issuer', 'failed_auth_limit', 'points'], HUGE_LIMIT)
   const limits = doc.getIn(['rate_limits']) as { items?: Array<{ key: { value: string } }> } | undefined

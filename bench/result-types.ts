@@ -73,6 +73,8 @@ export interface TargetCheck {
   goal: string
   measured: string
   met: boolean
+  /** A goal kept in the report for comparison with earlier runs, no longer a target (shown as "–"). */
+  reportOnly?: boolean
 }
 
 /** The whole file written to bench/results/<date>.json. */

@@ -71,6 +71,17 @@ async function gatewayLive (servers: ServerSet): Promise<PreparedVariant> {
   }
 }
 
+/**
+ * The same gateway request on a gateway with metrics off (`admin: false`): the subject's ratio against this
+ * one's, in the same rounds, is what metrics cost (issue 14 asks for within 5 %).
+ */
+async function metricsOff (servers: ServerSet, path: string, name: string, client: string): Promise<PreparedVariant> {
+  const gateway = await servers.gateway('no-metrics')
+  await servers.lane()
+  const token = await fetchToken(gateway.url, client)
+  return { name, role: 'peer', server: gateway, request: { url: gateway.url + path, method: 'GET', headers: bearer(token) }, expect: OK }
+}
+
 async function expressGatewayToken (): Promise<string> {
   return new SignJWT({ sub: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('2h')
     .sign(new TextEncoder().encode(EXPRESS_GATEWAY_JWT_SECRET))
@@ -132,6 +143,7 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
         { name: 'lanegate-auth-get', role: 'subject', server: gateway, request: { url: gateway.url + GATEWAY_CONTENT_PATH, method: 'GET', headers: bearer(token) }, expect: OK },
         // Not a target: bare fastify answering the same request with the same headers and body (see hello.ts).
         { name: 'fastify-same-response', role: 'peer', server: hello, request: { url: hello.url + '/content', method: 'GET', headers: bearer(token) }, expect: OK },
+        await metricsOff(servers, GATEWAY_CONTENT_PATH, 'lanegate-auth-get-metrics-off', CONTENT_CLIENT),
       )
       break
     }
@@ -160,6 +172,7 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
     case 'live-proxy':
     case 'latency-c1': {
       plan.variants.push(await laneDirect(servers), await gatewayLive(servers))
+      if (id === 'live-proxy') plan.variants.push(await metricsOff(servers, GATEWAY_LIVE_PATH, 'lanegate-live-metrics-off', EXCHANGE_CLIENT))
       if (options.peers) await addPeers(servers, plan)
       if (id === 'latency-c1') {
         plan.kind = 'latency'

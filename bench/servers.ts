@@ -20,9 +20,10 @@ export interface RunningServer {
 
 /**
  * Which gateway config: unlimited limits, a tight content limit (429 scenario), a fresh one for memory, the
- * limits counted in Redis, or `lanegate start` with server.workers 1 or 2 (the workers scenario).
+ * main one with metrics off (`admin: false`) to measure what metrics cost, the limits counted in Redis, or
+ * `lanegate start` with server.workers 1 or 2 (the workers scenario).
  */
-export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'redis' | 'workers-1' | 'workers-2'
+export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'workers-1' | 'workers-2'
 
 /** The Redis of the auth-get-redis scenario (its keys get a prefix of their own; nothing is flushed). */
 export const BENCH_REDIS_URL = process.env.LANEGATE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -98,6 +99,7 @@ export class ServerSet {
         dataDir,
         laneUrl: lane.url,
         floodPoints: flavour === 'flood' ? 100 : undefined,
+        metrics: flavour !== 'no-metrics',
         ...(flavour === 'redis' ? { redisUrl: BENCH_REDIS_URL, redisPrefix: `lanegate-bench-${process.pid}-${Date.now()}` } : {}),
         workers,
       }))

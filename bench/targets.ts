@@ -1,13 +1,26 @@
 import type { ScenarioResult, TargetCheck } from './result-types.js'
+import type { LoadResult } from './load-job.js'
+import { spread, type Spread } from './stats.js'
 
-/** Issue 6's targets (ratios from one run on the 2-core box). */
+/**
+ * The targets (ratios from one run on the 2-core box). Issue 16 restated two of issue 6's: auth-get is held
+ * against bare fastify sending the same answer (the hello-world ratio stays reported), and the c=1 tail against
+ * nginx's in the same rounds (the absolute 0.3 ms stays reported), because both old goals sat at the shared VM's
+ * noise level (docs/performance.md).
+ */
 export const TARGETS = {
+  /** Reported only since issue 16 (see authGetSameResponseRatio). */
   authGetRatio: 0.80,
+  /** Issue 16: auth-get ÷ `fastify-same-response` (same body and headers), same rounds: a floor. */
+  authGetSameResponseRatio: 0.85,
   /** Issue 16: the auth-get request with Redis limits ÷ the same with memory limits, same rounds. */
   authGetRedisRatio: 0.6,
   liveProxyRatio: 0.15,
   tokensPerSecond: 5000,
+  /** Reported only since issue 16 (see addedP99OverNginxMs). */
   addedP99Ms: 0.3,
+  /** Issue 16: the live proxy's added p99 at c=1 at most nginx's added p99 of the same round plus this. */
+  addedP99OverNginxMs: 0.2,
   rssBytes: 200 * 1024 * 1024,
   /** "Flat across a soak": the last sample at most this much above the first. */
   soakGrowth: 0.10,
@@ -21,7 +34,11 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   const subject = (id: string, name: string) => scenarios.find((s) => s.id === id)?.variants.find((v) => v.name === name)
   const auth = subject('auth-get', 'lanegate-auth-get')
   if (auth !== undefined) {
-    checks.push({ scenario: 'auth-get', what: 'authenticated in-process GET ÷ bare fastify', goal: `≥ ${TARGETS.authGetRatio}×`, measured: `${auth.ratio.median}× (${auth.ratio.min}–${auth.ratio.max})`, met: auth.ratio.median >= TARGETS.authGetRatio })
+    checks.push({ scenario: 'auth-get', what: 'authenticated in-process GET ÷ bare fastify', goal: `≥ ${TARGETS.authGetRatio}× (reported)`, measured: `${auth.ratio.median}× (${auth.ratio.min}–${auth.ratio.max})`, met: auth.ratio.median >= TARGETS.authGetRatio, reportOnly: true })
+  }
+  const sameResponse = perRound(scenarios, 'auth-get', 'lanegate-auth-get', 'fastify-same-response', (gw, peer) => gw.rps / peer.rps)
+  if (sameResponse !== undefined) {
+    checks.push({ scenario: 'auth-get', what: 'authenticated in-process GET ÷ bare fastify sending the same answer', goal: `≥ ${TARGETS.authGetSameResponseRatio}×`, measured: `${round3(sameResponse.median)}× (${round3(sameResponse.min)}–${round3(sameResponse.max)})`, met: sameResponse.median >= TARGETS.authGetSameResponseRatio })
   }
   const redis = subject('auth-get-redis', 'lanegate-auth-get-redis')
   if (redis !== undefined) {
@@ -37,7 +54,12 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   }
   const latency = subject('latency-c1', 'lanegate-live')
   if (latency?.addedP99Ms !== undefined) {
-    checks.push({ scenario: 'latency-c1', what: 'added p99 latency of a proxied request at c=1', goal: `≤ ${TARGETS.addedP99Ms} ms`, measured: `${latency.addedP99Ms.median} ms (${latency.addedP99Ms.min}–${latency.addedP99Ms.max})`, met: latency.addedP99Ms.median <= TARGETS.addedP99Ms })
+    checks.push({ scenario: 'latency-c1', what: 'added p99 latency of a proxied request at c=1', goal: `≤ ${TARGETS.addedP99Ms} ms (reported)`, measured: `${latency.addedP99Ms.median} ms (${latency.addedP99Ms.min}–${latency.addedP99Ms.max})`, met: latency.addedP99Ms.median <= TARGETS.addedP99Ms, reportOnly: true })
+  }
+  // Both added p99s are taken against the same round's lane direct, so their difference is the two p99s'.
+  const overNginx = perRound(scenarios, 'latency-c1', 'lanegate-live', 'nginx', (gw, peer) => gw.latencyMs.p99 - peer.latencyMs.p99)
+  if (overNginx !== undefined) {
+    checks.push({ scenario: 'latency-c1', what: 'added p99 at c=1 of the live proxy minus nginx\'s, same rounds', goal: `≤ ${TARGETS.addedP99OverNginxMs} ms`, measured: `${round3(overNginx.median)} ms (${round3(overNginx.min)}–${round3(overNginx.max)})`, met: overNginx.median <= TARGETS.addedP99OverNginxMs })
   }
   const memory = scenarios.find((s) => s.id === 'memory')?.memory
   if (memory !== undefined) {
@@ -57,4 +79,24 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
     }
   }
   return checks
+}
+
+/**
+ * `measure(subject, peer)` in every round where both variants of scenario `id` ran, spread over those rounds;
+ * undefined when no round had both (the peer was skipped, or the scenario did not run).
+ */
+function perRound (scenarios: readonly ScenarioResult[], id: string, subject: string, peer: string,
+  measure: (subject: LoadResult, peer: LoadResult) => number): Spread | undefined {
+  const runs = scenarios.find((s) => s.id === id)?.runs ?? []
+  const values: number[] = []
+  for (const round of new Set(runs.map((r) => r.round))) {
+    const a = runs.find((r) => r.round === round && r.variant === subject)?.result
+    const b = runs.find((r) => r.round === round && r.variant === peer)?.result
+    if (a !== undefined && b !== undefined) values.push(measure(a, b))
+  }
+  return values.length === 0 ? undefined : spread(values)
+}
+
+function round3 (value: number): number {
+  return Math.round(value * 1000) / 1000
 }

@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Logger } from 'pino'
 import { createErrorHandler } from './errors/error-handler.js'
 import { gatewayClientErrorHandler } from './errors/client-error-handler.js'
+import { registerBoundedJsonParser } from './errors/json-body.js'
 import { GatewayError } from './errors/gateway-error.js'
 import { renderError, type EnvelopeName } from './errors/envelopes.js'
 import type { Gateway } from './gateway.js'
@@ -11,15 +12,23 @@ import { createChainRunner, createPreflightRunner } from './pipeline/chain-runne
 import { mountServiceRoutes } from './services/mount-service.js'
 import { serviceRoutes } from './services/service-module.js'
 import { deferredRequestLoggerFactory } from './request-logger.js'
+import type { GatewayMetrics } from './observability/metrics.js'
+import { countRefusal, instrumentApp } from './observability/instrument-app.js'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
+
+/** A quarter of the shortest timeout, between 50 ms and 1 s. */
+function connectionsCheckingInterval (headersTimeoutMs: number, requestTimeoutMs: number): number {
+  return Math.max(50, Math.min(1_000, Math.floor(Math.min(headersTimeoutMs, requestTimeoutMs) / 4)))
+}
 
 /**
  * Builds the gateway's fastify app from the boot snapshot. It never listens (server.ts does), so tests build it
  * the same way and use `inject` or `listen({port: 0})`. Routes are registered once; their policy chains are read
- * from the current snapshot on each request, which is what makes hot reload possible.
+ * from the current snapshot on each request, which is what makes hot reload possible. With `metrics` every
+ * answer and refusal is counted (observability/instrument-app.ts); without, the app has no metrics hook at all.
  */
-export async function buildApp (gateway: Gateway, logger: Logger): Promise<FastifyInstance> {
+export async function buildApp (gateway: Gateway, logger: Logger, metrics?: GatewayMetrics): Promise<FastifyInstance> {
   const { config } = gateway.current()
   const { server } = config
   const servicePrefixes = Object.entries(config.services).map(([, s]) => [s.prefix, s.envelope] as const)
@@ -34,7 +43,15 @@ export async function buildApp (gateway: Gateway, logger: Logger): Promise<Fasti
     bodyLimit: server.body_limit_bytes,
     requestTimeout: server.request_timeout_ms,
     keepAliveTimeout: server.keep_alive_timeout_ms,
-    http: { maxHeaderSize: server.max_header_bytes, headersTimeout: server.headers_timeout_ms },
+    http: {
+      maxHeaderSize: server.max_header_bytes,
+      headersTimeout: server.headers_timeout_ms,
+      // Node checks headersTimeout/requestTimeout only every connectionsCheckingInterval (default 30 s), so a
+      // 10 s headers timeout closed slowloris sockets after 16–31 s (issue 15). Checking at least every second
+      // (more often for sub-second settings) enforces the configured values to within ±1 s, for a timer tick
+      // that walks the open connections.
+      connectionsCheckingInterval: connectionsCheckingInterval(server.headers_timeout_ms, server.request_timeout_ms),
+    },
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id']
@@ -60,7 +77,11 @@ export async function buildApp (gateway: Gateway, logger: Logger): Promise<Fasti
   // `request.gw` is declared on every request (runtime/request-context.ts), so it is decorated once, here at the
   // root: every scope (oauth, services, hooks of other plugins) sees the same property. The chain runner sets it.
   app.decorateRequest('gw', null as never)
-  app.setErrorHandler(createErrorHandler('plain'))
+  app.setErrorHandler(createErrorHandler('plain', metrics === undefined
+    ? undefined
+    : function countRefusals (request, error) { countRefusal(metrics, request, error) }))
+  if (metrics !== undefined) instrumentApp(app, metrics)
+  registerBoundedJsonParser(app)
   // Set when the request starts rather than in an onSend hook, which cost every response a promise. A handler
   // that allows caching (content) overwrites cache-control; the error handler sets no-store again.
   app.addHook('onRequest', function standardHeaders (request, reply, done) {

@@ -6,8 +6,13 @@ import { buildApp } from './app.js'
 import { loadGatewayConfig, parseGatewayConfig, type LoadedGatewayConfig } from './pipeline/load-gateway-config.js'
 import { catalog as builtIn, type Catalog } from './pipeline/registry.js'
 import { createGateway, type Gateway } from './gateway.js'
+import { createAsyncLogDestination } from './log-destination.js'
 import { createLogger } from './logging.js'
 import { openSharedResources } from './runtime/open-shared-resources.js'
+import { adminSettings } from './observability/admin-settings.js'
+import { GatewayMetrics } from './observability/metrics.js'
+import { Readiness } from './observability/readiness.js'
+import { useMetrics } from './observability/recorders.js'
 
 export interface BootOptions {
   /** Config file to load (and to re-read on reload). */
@@ -27,8 +32,14 @@ export interface Booted {
   app: FastifyInstance
   gateway: Gateway
   logger: Logger
+  /** The gateway's metrics; undefined with `admin: false` (nothing is collected). */
+  metrics: GatewayMetrics | undefined
+  /** What /readyz reports; the shutdown calls `readiness.markDraining()` first. */
+  readiness: Readiness
   /** Closes the app (waiting for in-flight requests), then the shared resources. */
   close (): Promise<void>
+  /** Waits (at most `timeoutMs`) for buffered log lines to be written; immediate with a logger passed in. */
+  flushLogs (timeoutMs: number): Promise<void>
 }
 
 /** Loads the config, opens the shared resources, builds the gateway and its app. Does not listen. */
@@ -39,26 +50,49 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
     ? await parseGatewayConfig(options.text, options.file ?? 'gateway.yaml', { env, adjust: options.adjust }, options.catalog ?? builtIn)
     : await loadGatewayConfig(options.file ?? 'gateway.yaml', { env, adjust: options.adjust }, options.catalog ?? builtIn)
   const config = loaded.config
-  const logger = options.logger ?? createLogger(config.server.log_level)
+  const destination = options.logger === undefined ? createAsyncLogDestination(1) : undefined
+  const logger = options.logger ?? createLogger(config.server.log_level, destination)
   await mkdir(resolve(config.server.data_dir), { recursive: true })
   const shared = await openSharedResources(config, logger as FastifyBaseLogger)
   let app: FastifyInstance
-  let gateway: Gateway
+  let gateway: Gateway | undefined
+  const readiness = new Readiness({
+    config: () => { if (gateway?.current() === undefined) throw new Error('no config snapshot loaded') },
+    keys: () => { if (shared.keys.jwks().keys.length === 0) throw new Error('no signing key loaded') },
+    ...shared.dependencyChecks,
+  }, Object.keys(shared.dependencyChecks))
+  const metrics = adminSettings(config) === undefined
+    ? undefined
+    : new GatewayMetrics({
+      configVersion: () => gateway?.current().version ?? 0,
+      dependencies: () => readiness.dependencies(),
+    })
   try {
-    gateway = createGateway({ loaded, shared, file: options.text === undefined ? options.file : undefined, logger: logger as FastifyBaseLogger })
-    app = await buildApp(gateway, logger)
+    gateway = createGateway({
+      loaded,
+      shared,
+      file: options.text === undefined ? options.file : undefined,
+      logger: logger as FastifyBaseLogger,
+      adjust: options.adjust,
+      onReload: metrics === undefined ? undefined : (result) => { metrics.configReloads.inc(result.outcome) },
+    })
+    app = await buildApp(gateway, logger, metrics)
     await app.ready()
   } catch (error) {
     await shared.close()
     throw error
   }
+  useMetrics(metrics)
   return {
     app,
     gateway,
     logger,
+    metrics,
+    readiness,
     close: async () => {
       await app.close()
       await shared.close()
     },
+    flushLogs: (timeoutMs) => destination?.flush(timeoutMs) ?? Promise.resolve(),
   }
 }

@@ -1,13 +1,22 @@
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { ConfigError, formatProblem } from './config/config-error.js'
 import { loadGatewayConfig } from './pipeline/load-gateway-config.js'
 import { hashSecret } from './oauth/secret-hash.js'
+import { StartupDependencyError } from './startup-dependencies.js'
+
+/** The version in package.json (two folders up from dist/src/cli.js and from src/cli.ts alike). */
+function packageVersion (): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  return pkg.version
+}
 
 const HELP: Record<string, string> = {
   '': `lanegate — API gateway for retail platforms
 
 Usage: lanegate <command> [options]
+       lanegate --version
 
 Commands:
   start        Serve gateway.yaml (reloads it on change or SIGHUP)
@@ -22,8 +31,10 @@ Run 'lanegate help <command>' for details.`,
 
 Serves the gateway described by FILE (default ./gateway.yaml). Editing the file applies it within 2 s
 (invalid files are rejected and logged; the running config stays). SIGHUP reloads at once. SIGTERM/SIGINT
-finish in-flight requests, then exit. With server.workers > 1 (or auto), a primary process runs that many
-workers on the port; send it the signals.`,
+finish in-flight requests (up to server.shutdown_grace_ms), then exit; a second signal exits at once.
+PostgreSQL and Redis are retried for server.startup_timeout_ms at start, then it exits 1 with one line.
+Relative paths in FILE are relative to FILE's folder. With server.workers > 1 (or auto), a primary process
+runs that many workers on the port; send it the signals.`,
   validate: `lanegate validate FILE
 
 Validates FILE in two passes (structure, then references and each policy's options). Prints every error as
@@ -53,6 +64,10 @@ function readStdin (): Promise<string> {
 /** Runs one CLI command; resolves to the exit code (long-running `start` resolves once listening). */
 export async function main (argv: string[]): Promise<number | undefined> {
   const [command = '', ...rest] = argv
+  if (command === '--version' || command === '-v' || command === 'version') {
+    console.log(packageVersion())
+    return 0
+  }
   if (command === '' || command === '--help' || command === '-h' || command === 'help') {
     const topic = command === 'help' ? rest[0] ?? '' : ''
     if (topic === 'loadtest') {
@@ -77,11 +92,14 @@ export async function main (argv: string[]): Promise<number | undefined> {
         if (await startCluster({ file: values.config })) return undefined
         await startServer({ file: values.config, port: values.port === undefined ? undefined : Number(values.port), host: values.host })
       } catch (error) {
-        if (error instanceof ConfigError) {
+        if (error instanceof ConfigError || error instanceof StartupDependencyError) {
           console.error(error.message)
-          return 1
+        } else {
+          console.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`)
         }
-        throw error
+        // Never hang on a failed start: whatever a half-opened client still holds, the process ends.
+        setTimeout(() => process.exit(1), 250).unref()
+        return 1
       }
       return undefined
     }

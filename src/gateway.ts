@@ -39,6 +39,13 @@ export function createGateway (options: {
   shared: SharedResources
   file?: string
   logger: FastifyBaseLogger
+  /** Told the result of every reload (metrics count them). */
+  onReload?: (result: ReloadResult) => void
+  /**
+   * Changes applied to every config read from the file, at boot and on each reload (`lanegate start --port/--host`),
+   * so a reload compares like with like and does not report `server` as needing a restart.
+   */
+  adjust?: (loaded: LoadedGatewayConfig) => void
 }): Gateway {
   const { shared, logger } = options
   // Outside policies are imported once, at start; reloads validate against the same set (config-rules.ts).
@@ -66,7 +73,7 @@ export function createGateway (options: {
   async function reloadOnce (): Promise<ReloadResult> {
     if (options.file === undefined) return { outcome: 'unchanged', version: snapshot.version }
     try {
-      return apply(await loadConfigFile(options.file, reloadRules))
+      return apply(await loadConfigFile(options.file, reloadRules, { adjust: options.adjust }))
     } catch (error) {
       const problems = error instanceof ConfigError ? error.problems : undefined
       logger.error({ problems, err: problems ? undefined : error }, 'config reload rejected; the running config stays')
@@ -85,7 +92,9 @@ export function createGateway (options: {
       while (pending !== undefined) await pending
       pending = reloadOnce()
       try {
-        return await pending
+        const result = await pending
+        options.onReload?.(result)
+        return result
       } finally {
         pending = undefined
       }

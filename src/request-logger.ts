@@ -1,5 +1,7 @@
+import type { IncomingMessage } from 'node:http'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Bindings, ChildLoggerOptions, Level, Logger } from 'pino'
+import { traceOf } from './observability/trace-context.js'
 
 type LevelMethod = (...args: unknown[]) => void
 
@@ -12,7 +14,7 @@ type LevelMethod = (...args: unknown[]) => void
 class DeferredRequestLogger {
   #child: Logger | undefined
 
-  constructor (private readonly parent: Logger, private readonly bindings: Bindings) {}
+  constructor (private readonly parent: Logger, private readonly bindings: Bindings, private readonly req?: IncomingMessage) {}
 
   get level (): string {
     return this.parent.level
@@ -33,7 +35,7 @@ class DeferredRequestLogger {
   silent (): void {}
 
   #real (): Logger {
-    this.#child ??= this.parent.child(this.bindings)
+    this.#child ??= this.parent.child(withTraceId(this.bindings, this.req))
     return this.#child
   }
 
@@ -51,10 +53,18 @@ class DeferredRequestLogger {
 }
 
 /**
+ * The request's bindings with its W3C trace id beside the request id, so every line of a request can be found
+ * by either. The trace is worked out here, when the first line is logged, not for every request.
+ */
+function withTraceId (bindings: Bindings, req: IncomingMessage | undefined): Bindings {
+  return req === undefined ? bindings : { ...bindings, trace_id: traceOf(req).traceId }
+}
+
+/**
  * fastify's `childLoggerFactory`: a deferred child per request. A route with its own log level (`logLevel`) gets
  * the eager child, whose level differs from the parent's.
  */
-export function deferredRequestLoggerFactory (logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
-  if (options.level !== undefined) return logger.child(bindings, options)
-  return new DeferredRequestLogger(logger as unknown as Logger, bindings) as unknown as FastifyBaseLogger
+export function deferredRequestLoggerFactory (logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions, req?: IncomingMessage): FastifyBaseLogger {
+  if (options.level !== undefined) return logger.child(withTraceId(bindings, req), options)
+  return new DeferredRequestLogger(logger as unknown as Logger, bindings, req) as unknown as FastifyBaseLogger
 }

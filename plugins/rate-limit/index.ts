@@ -47,6 +47,7 @@ const rateLimit = definePolicy({
       return context.refuse('too_many_requests', {
         fields: { retry_after: retryAfter },
         headers: { 'Retry-After': String(retryAfter) },
+        limit: options.limit,
       })
     }
 

@@ -15,6 +15,12 @@ export interface TokenProfile {
   readonly algorithms: string[]
   readonly getKey: JWTVerifyGetKey
   /**
+   * Longest `exp - iat` accepted (before the clock tolerance): the gateway's longest configured lifetime for its
+   * own tokens, `max_token_lifetime_seconds` for a user issuer. A validly signed token living longer (a leaked
+   * signing key, a misconfigured issuer: `exp` 1e301) is refused.
+   */
+  readonly maxLifetimeSeconds: number
+  /**
    * Everything that decided a verification. A cached principal whose fingerprint differs from the current
    * config's profile (issuer removed, audience or keys changed by a reload) is verified again.
    */
@@ -31,6 +37,9 @@ export interface ProfileSourceDeps {
   readonly keys: KeyStore
   readonly devUserIssuer?: DevUserIssuerLoader
 }
+
+/** `user_token_issuers[].max_token_lifetime_seconds` when a config built in code leaves it out (the schema's default). */
+export const DEFAULT_USER_TOKEN_MAX_LIFETIME_SECONDS = 86_400
 
 /** How long a remote JWKS is trusted before it is fetched again, and the pause between fetches for unknown kids. */
 const remoteJwksOptions = { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000, timeoutDuration: 5_000 }
@@ -80,7 +89,8 @@ export function createProfileSource (deps: ProfileSourceDeps): (config: GatewayC
       audience: entry.audience,
       algorithms: asymmetricOnly(entry.algorithms),
       getKey,
-      fingerprint: JSON.stringify(['user', entry.issuer, entry.audience, entry.algorithms, entry.jwks, entry.jwks_uri, entry.development_key_dir]),
+      maxLifetimeSeconds: entry.max_token_lifetime_seconds ?? DEFAULT_USER_TOKEN_MAX_LIFETIME_SECONDS,
+      fingerprint: JSON.stringify(['user', entry.issuer, entry.audience, entry.algorithms, entry.jwks, entry.jwks_uri, entry.development_key_dir, entry.max_token_lifetime_seconds]),
     }
   }
 
@@ -89,13 +99,15 @@ export function createProfileSource (deps: ProfileSourceDeps): (config: GatewayC
     // Every algorithm the gateway can sign with: a key of another algorithm added at runtime (rotation) must not
     // cause false 401s until the next reload. Each published JWK carries its own alg, so this widens nothing.
     const algorithms = ['EdDSA', 'ES256', 'RS256']
+    const maxLifetimeSeconds = Math.max(config.issuer.default_lifetime_seconds, ...Object.values(config.issuer.scope_lifetimes))
     return {
       tokenType: 'service',
       issuer: config.issuer.issuer,
       audience: config.issuer.audience,
       algorithms,
       getKey: deps.keys.resolve,
-      fingerprint: JSON.stringify(['service', config.issuer.issuer, config.issuer.audience, algorithms, published.map((k) => k.kid).sort()]),
+      maxLifetimeSeconds,
+      fingerprint: JSON.stringify(['service', config.issuer.issuer, config.issuer.audience, algorithms, published.map((k) => k.kid).sort(), maxLifetimeSeconds]),
     }
   }
 

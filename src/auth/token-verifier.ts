@@ -140,12 +140,29 @@ export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw invalidToken('The access token expired', error)
       if (!(error instanceof joseErrors.JOSEError)) warnKeyFailure(profile.issuer, error)
+      // A token signed by a key the issuer does not (or no longer) publish is the usual puzzle behind an
+      // "unexplained 401" (another key directory, a rotated key): say so, without any of the token's text.
+      else if (error instanceof joseErrors.JWKSNoMatchingKey) deps.logger.info({ issuer: profile.issuer, kid: typeof kid === 'string' ? kid.slice(0, 64) : undefined }, 'bearer token refused: no key of its issuer matches its kid')
       // Anything else, including a key set that cannot be fetched, is the caller's 401 and not a 500 (C2).
       throw invalidToken('The access token is invalid', error)
     }
+    checkLifetime(payload.iat, payload.exp, profile, config.issuer.clock_tolerance_seconds)
     const principal = principalFromClaims(payload, profile)
     const signedBy = keyBefore !== undefined && ownPublishedKey(kid) === keyBefore ? signerOf(kid as string, keyBefore) : undefined
     return { principal, fingerprint: profile.fingerprint, signedBy }
+  }
+
+  /**
+   * `exp - iat` within the issuer's longest lifetime (plus the clock tolerance), and `iat` not in the future
+   * (else a far-future `iat` would carry a far-future `exp` past the first check).
+   */
+  function checkLifetime (iat: unknown, exp: unknown, profile: TokenProfile, toleranceSeconds: number): void {
+    const now = Date.now() / 1000
+    if (typeof iat !== 'number' || typeof exp !== 'number' || !Number.isFinite(iat) || !Number.isFinite(exp) ||
+      iat > now + toleranceSeconds || exp - iat > profile.maxLifetimeSeconds + toleranceSeconds) {
+      deps.logger.info({ issuer: profile.issuer, max_lifetime_seconds: profile.maxLifetimeSeconds }, 'bearer token refused: iat in the future or lifetime longer than its issuer allows')
+      throw invalidToken('The access token is invalid', new Error('token lifetime out of bounds'))
+    }
   }
 
   /** Key-source failures are the operator's problem: warn, at most once a minute per issuer. */

@@ -27,6 +27,13 @@ export interface ReportResult {
   rows: unknown[][]
 }
 
+/** One entry of the reports registry: what `run` accepts, as JSON Schema. */
+export interface ReportDescription {
+  report_id: string
+  description: string
+  parameter_schema: Record<string, unknown>
+}
+
 export type HostfileAction = 'A' | 'C' | 'D'
 
 /** One host-file record: `record_type`, `action_code` and the type's snake_case fields. */
@@ -58,9 +65,23 @@ export class TimeseriesApi {
   }
 }
 
-/** `POST /v1/reports/{report_id}/run` (scope `exchange:reports.run`). Changes no state, so retried on 5xx. */
+/**
+ * The reports registry and `POST /v1/reports/{report_id}/run` (scope `exchange:reports.run`). None of them
+ * changes state, so all are retried on 5xx.
+ */
 export class ReportsApi {
   constructor (private readonly core: HttpCore, private readonly prefix: string) {}
+
+  /** `GET /v1/reports`: every report the gateway serves, with its `parameter_schema`. */
+  async list (options: CallOptions = {}): Promise<ReportDescription[]> {
+    const answer = await this.core.json<{ reports: ReportDescription[] }>({ ...options, method: 'GET', path: this.prefix })
+    return answer.reports
+  }
+
+  /** `GET /v1/reports/{report_id}`; an unknown id throws `report_not_found`. */
+  get (reportId: string, options: CallOptions = {}): Promise<ReportDescription> {
+    return this.core.json<ReportDescription>({ ...options, method: 'GET', path: `${this.prefix}/${encodeURIComponent(reportId)}` })
+  }
 
   run (reportId: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<ReportResult> {
     return this.core.json<ReportResult>({ ...options, method: 'POST', path: `${this.prefix}/${encodeURIComponent(reportId)}/run`, json: params, idempotent: true })

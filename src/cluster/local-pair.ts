@@ -3,7 +3,8 @@
  * two ports (default 8081 and 8082; `LANEGATE_CLUSTER_PORTS=9001,9002` to change) with docker/gateway.cluster.yaml,
  * against this machine's PostgreSQL and Redis (DATABASE_URL / REDIS_URL override the file's defaults). Both use
  * the same data_dir, so they share the signing keys. Ctrl-C (or SIGTERM) stops both, each draining its in-flight
- * requests; when one exits on its own the other is stopped too, and the script exits non-zero.
+ * requests; when one exits on its own the other is stopped too, and the script exits non-zero. Their admin
+ * listeners (/metrics, /readyz) get ports 9464, 9465… (`LANEGATE_ADMIN_PORT` of the first; the file reads it).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
@@ -13,12 +14,15 @@ const root = fileURLToPath(new URL('../../../', import.meta.url))
 const bin = `${root}bin/lanegate.js`
 const config = process.env.LANEGATE_CLUSTER_CONFIG ?? `${root}docker/gateway.cluster.yaml`
 const ports = (process.env.LANEGATE_CLUSTER_PORTS ?? '8081,8082').split(',').map((p) => Number(p.trim()))
+const firstAdminPort = Number(process.env.LANEGATE_ADMIN_PORT ?? 9464)
 
 interface Instance { name: string, port: number, child: ChildProcess, exited: Promise<number | null> }
 
-function startInstance (name: string, port: number): Instance {
+function startInstance (name: string, port: number, adminPort: number): Instance {
   const child = spawn(process.execPath, [bin, 'start', '--config', config, '--port', String(port)], {
     cwd: root,
+    // Each instance its own admin port: two on one host cannot share 9464.
+    env: { ...process.env, LANEGATE_ADMIN_PORT: String(adminPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   // Each line prefixed with the instance's name, so the two logs stay readable in one terminal.
@@ -36,7 +40,7 @@ function main (): void {
     return
   }
   console.log(`starting ${ports.length} gateways with ${config} on ports ${ports.join(', ')}; Ctrl-C stops them`)
-  const instances = ports.map((port, i) => startInstance(`gw-${i + 1}`, port))
+  const instances = ports.map((port, i) => startInstance(`gw-${i + 1}`, port, firstAdminPort === 0 ? 0 : firstAdminPort + i))
   let stopping = false
 
   function stopAll (signal: NodeJS.Signals): void {

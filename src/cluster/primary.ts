@@ -3,6 +3,7 @@ import { RateLimiterClusterMaster } from 'rate-limiter-flexible'
 import type { Logger } from 'pino'
 import { loadGatewayConfig } from '../pipeline/load-gateway-config.js'
 import { watchConfigFile } from '../config/watch-config.js'
+import { createAsyncLogDestination, type AsyncLogDestination } from '../log-destination.js'
 import { createLogger } from '../logging.js'
 import type { ReloadCommand, ShutdownCommand } from './messages.js'
 import { serveWorkerCounters } from './primary-counters.js'
@@ -13,6 +14,8 @@ const QUICK_CRASH_MS = 5_000
 const MAX_RESTART_DELAY_MS = 10_000
 /** After the grace period, how long the primary waits on top for workers to close their stores and exit. */
 const EXIT_MARGIN_MS = 2_000
+/** How long the primary waits for its buffered log lines before it exits (a reader that stalled gets no more). */
+const LOG_FLUSH_MS = 500
 
 export interface ClusterStartOptions {
   file: string
@@ -25,10 +28,13 @@ export interface ClusterStartOptions {
  */
 export async function startCluster (options: ClusterStartOptions): Promise<boolean> {
   if (!cluster.isPrimary) return false
+  // The loader resolves relative paths against the file's folder, as in the workers (config/resolve-paths.ts).
   const { config } = await loadGatewayConfig(options.file)
   const workers = resolveWorkerCount(config.server.workers)
   if (workers <= 1) return false
-  runPrimary({ file: options.file, workers, graceMs: config.server.shutdown_grace_ms, logger: createLogger(config.server.log_level) })
+  // Asynchronous like the workers' logs: a stdout pipe nobody reads must not block the primary's signal handling.
+  const destination = createAsyncLogDestination(1)
+  runPrimary({ file: options.file, workers, graceMs: config.server.shutdown_grace_ms, logger: createLogger(config.server.log_level, destination), destination })
   return true
 }
 
@@ -37,13 +43,16 @@ interface PrimaryOptions {
   workers: number
   graceMs: number
   logger: Logger
+  destination: AsyncLogDestination
 }
 
 /**
  * The primary: counts route and token limits for every worker (memory driver), restarts a worker that dies,
- * polls the config file once and tells every worker to reload (also on SIGHUP), and on SIGTERM/SIGINT asks every
- * worker to drain, waiting up to server.shutdown_grace_ms (+2 s) before killing what is left. It serves no
- * request itself.
+ * polls the config file once and tells every worker to reload (also on SIGHUP, which never stops it), and on
+ * SIGTERM/SIGINT asks every worker to drain, waiting up to server.shutdown_grace_ms (+2 s) before killing what is
+ * left; a second signal kills them at once. A worker that fails to start before any worker serves (a dependency
+ * still down after server.startup_timeout_ms, a port in use) stops the primary with exit 1, as a single process
+ * would exit; later deaths are restarts. It serves no request itself.
  */
 function runPrimary (options: PrimaryOptions): void {
   const { logger } = options
@@ -51,8 +60,20 @@ function runPrimary (options: PrimaryOptions): void {
   void new RateLimiterClusterMaster()
   const stopCounting = serveWorkerCounters()
   let stopping = false
+  let serving = false
   const startedAt = new Map<number, number>()
   let quickCrashes = 0
+
+  /** Exits once the buffered log lines are out, or LOG_FLUSH_MS later (a stalled stdout reader gets no more). */
+  function exitAfterLogs (code: number): void {
+    void options.destination.flush(LOG_FLUSH_MS).then(() => process.exit(code))
+  }
+
+  function killWorkers (): void {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL')
+  }
+
+  cluster.on('listening', function onWorkerListening () { serving = true })
 
   function fork (): void {
     const worker = cluster.fork()
@@ -63,6 +84,16 @@ function runPrimary (options: PrimaryOptions): void {
     const lived = Date.now() - (startedAt.get(worker.id) ?? 0)
     startedAt.delete(worker.id)
     if (stopping) return
+    if (!serving && code !== 0) {
+      // Its one line (e.g. the dependency and address) is already on stderr; restarting would loop forever.
+      stopping = true
+      logger.error({ worker_pid: worker.process.pid, code, signal }, 'a worker could not start: stopping')
+      stopCounting()
+      stopWatching()
+      killWorkers()
+      exitAfterLogs(1)
+      return
+    }
     quickCrashes = lived < QUICK_CRASH_MS ? quickCrashes + 1 : 0
     const delay = quickCrashes === 0 ? 0 : Math.min(100 * 2 ** quickCrashes, MAX_RESTART_DELAY_MS)
     logger.error({ worker_pid: worker.process.pid, code, signal, restart_in_ms: delay }, 'worker exited; starting a new one')
@@ -76,6 +107,8 @@ function runPrimary (options: PrimaryOptions): void {
   }
 
   function reload (): void {
+    // Stays registered while stopping (then ignored): without a listener, SIGHUP's default action kills the process.
+    if (stopping) return
     logger.info('config file changed or SIGHUP: every worker reloads')
     broadcast({ channel: 'lanegate:reload' })
   }
@@ -85,24 +118,23 @@ function runPrimary (options: PrimaryOptions): void {
   function shutdown (signal: NodeJS.Signals): void {
     if (stopping) {
       logger.error({ signal }, 'second signal: killing the workers')
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL')
+      killWorkers()
       process.exit(1)
     }
     stopping = true
     logger.info({ signal, workers: Object.keys(cluster.workers ?? {}).length }, 'shutting down: every worker finishes its in-flight requests')
     stopWatching()
-    process.off('SIGHUP', reload)
     broadcast({ channel: 'lanegate:shutdown' })
     const deadline = setTimeout(() => {
       logger.error('workers still running after the grace period: killing them')
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL')
-      process.exit(1)
+      killWorkers()
+      exitAfterLogs(1)
     }, options.graceMs + EXIT_MARGIN_MS)
     waitForWorkers().then(() => {
       clearTimeout(deadline)
       stopCounting()
       logger.info('every worker stopped')
-      process.exit(0)
+      exitAfterLogs(0)
     }, () => {})
   }
   process.on('SIGTERM', shutdown)

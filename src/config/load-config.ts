@@ -6,6 +6,7 @@ import { ConfigError, formatPath, type ConfigProblem } from './config-error.js'
 import { deepFreeze } from './deep-freeze.js'
 import { substituteEnv } from './env-substitution.js'
 import { buildIndexes, type ConfigIndexes } from './indexes.js'
+import { resolveConfigPaths } from './resolve-paths.js'
 import { buildConfigSchema, type ServiceSchema } from './schema.js'
 import { checkReferences, type ConfigWarning, type LocatedProblem } from './semantic-checks.js'
 import type { GatewayConfig } from './types.js'
@@ -97,6 +98,7 @@ export async function parseConfigText<Catalog> (text: string, file: string, rule
   }))
   if (!structural.every((e) => shapeKeeping.has(e.keyword))) throw new ConfigError(file, first)
   const config = substituted as GatewayConfig
+  resolveConfigPaths(config, file)
 
   // Pass 2: references between sections (here), then policies, plugins and service settings (the rules).
   let second: SecondPass<Catalog>

@@ -12,6 +12,7 @@ export function restartRequiredChanges (before: GatewayConfig, after: GatewayCon
   }
   compare('plugins', before.plugins, after.plugins)
   compare('server', before.server, after.server)
+  compare('admin', before.admin, after.admin)
   compare('storage', before.storage, after.storage)
   compare('rate_limit_store', before.rate_limit_store, after.rate_limit_store)
   compare('issuer.key_dir', before.issuer.key_dir, after.issuer.key_dir)

@@ -102,6 +102,7 @@ const userTokenIssuer = obj('An external issuer of user tokens that the gateway 
   jwks: obj('Inline public keys.', { keys: { type: 'array', description: 'JWKs.', items: { type: 'object', description: 'A public JWK.' } } }, ['keys']),
   jwks_uri: str('URL of the issuer\'s JWKS (cached, refetched at most every 30 s on unknown kid).', { pattern: '^https?://' }),
   development_key_dir: str('Development issuer: a key pair generated under this directory (relative to server.data_dir); `lanegate user-token` signs with it.'),
+  max_token_lifetime_seconds: int('Longest accepted user-token lifetime (exp - iat, seconds); longer-lived tokens get 401.', { minimum: 60, maximum: 2592000, default: 86400 }),
 }, ['issuer', 'audience'])
 
 /** Builds the whole-file schema, including each known service's own settings. */
@@ -140,14 +141,25 @@ export function buildConfigSchema (services: readonly ServiceSchema[]): Schema {
       headers_timeout_ms: int('Time allowed to receive the request head (slowloris brake).', { minimum: 1, default: 10000 }),
       keep_alive_timeout_ms: int('Idle keep-alive connection lifetime.', { minimum: 1, default: 5000 }),
       shutdown_grace_ms: int('On SIGTERM, how long in-flight requests may finish.', { minimum: 0, default: 10000 }),
+      startup_timeout_ms: int('At start, how long PostgreSQL and the rate-limit Redis are retried before exiting 1.', { minimum: 1, default: 30000 }),
       log_level: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level.', default: 'info' },
-      data_dir: str('Directory for the SQLite file and generated keys (relative to the working directory).', { default: './data' }),
+      data_dir: str('Directory for the SQLite file and generated keys (relative to the config file\'s folder).', { default: './data' }),
       workers: {
         description: 'Worker processes serving the port (node:cluster), each a whole gateway: a count, or auto (one per core). 1 runs no cluster.',
         anyOf: [{ type: 'integer', minimum: 1, maximum: 256 }, { type: 'string', enum: ['auto'] }],
         default: 1,
       },
     }, [], { default: {} }),
+    admin: {
+      description: 'The admin listener serving /metrics (Prometheus), /healthz and /readyz; false turns it and metrics off.',
+      anyOf: [
+        { type: 'boolean', const: false, description: 'No admin listener, no metrics collected.' },
+        obj('Where the admin listener listens (defaults: 127.0.0.1, 9464).', {
+          host: str('Address of the admin listener (default 127.0.0.1: keep it off public networks).'),
+          port: int('Port of the admin listener (default 9464; 0 picks a free port).', { minimum: 0, maximum: 65535 }),
+        }),
+      ],
+    },
     storage: obj('Where payment intents, idempotency keys and dispatches are kept.', {
       driver: { type: 'string', enum: ['sqlite', 'postgres'], description: 'sqlite (embedded default) or postgres (several gateway instances).', default: 'sqlite' },
       sqlite_file: str('SQLite file, relative to server.data_dir.', { default: 'lanegate.db' }),

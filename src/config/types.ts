@@ -9,6 +9,11 @@ export interface GatewayConfig {
   /** Outside policy plugins (module paths relative to the config file's folder, or package names). */
   plugins: string[]
   server: ServerConfig
+  /**
+   * The admin listener (/metrics, /healthz, /readyz): absent means the default `127.0.0.1:9464`; `false` turns it
+   * and metrics collection off. Read it with `adminSettings` (src/observability/admin-settings.ts).
+   */
+  admin?: AdminConfig | false
   storage: StorageConfig
   rate_limit_store: RateLimitStoreConfig
   issuer: IssuerConfig
@@ -35,11 +40,18 @@ export interface ServerConfig {
   keep_alive_timeout_ms: number
   /** How long SIGTERM waits for in-flight requests before closing. */
   shutdown_grace_ms: number
+  /** How long start-up retries PostgreSQL and the rate-limit Redis before exiting 1. */
+  startup_timeout_ms: number
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** Directory for the SQLite file and generated keys. */
   data_dir: string
   /** Worker processes on the port (node:cluster); `auto` is one per core; 1 (default) runs no primary. */
   workers: number | 'auto'
+}
+
+export interface AdminConfig {
+  host?: string
+  port?: number
 }
 
 export interface StorageConfig {
@@ -144,6 +156,8 @@ export interface UserTokenIssuerConfig {
   jwks_uri?: string
   /** A development issuer whose key pair is generated under this directory (relative to data_dir). */
   development_key_dir?: string
+  /** Longest accepted token lifetime (`exp - iat`, seconds; default 86400); longer-lived tokens get 401. */
+  max_token_lifetime_seconds?: number
 }
 
 export interface RateLimitConfig {

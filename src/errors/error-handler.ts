@@ -44,8 +44,11 @@ export function envelopeOf (request: FastifyRequest, fallback: EnvelopeName): En
   return (request as { gw?: { envelope: EnvelopeName } }).gw?.envelope ?? fallback
 }
 
-/** Builds fastify's error handler. `fallback` is the envelope used before a route is known (`plain`). */
-export function createErrorHandler (fallback: EnvelopeName = 'plain') {
+/**
+ * Builds fastify's error handler. `fallback` is the envelope used before a route is known (`plain`); `observe`
+ * sees every error as answered (metrics count refusals there).
+ */
+export function createErrorHandler (fallback: EnvelopeName = 'plain', observe?: (request: FastifyRequest, error: GatewayError) => void) {
   return function gatewayErrorHandler (error: unknown, request: FastifyRequest, reply: FastifyReply): void {
     if (error instanceof PolicyAnswer) {
       reply.code(error.status)
@@ -54,6 +57,7 @@ export function createErrorHandler (fallback: EnvelopeName = 'plain') {
       return
     }
     const gwError = toGatewayError(error)
+    observe?.(request, gwError)
     // The error's own entry: a policy-declared code is not in the catalogue.
     const entry = gwError.entry
     if (entry.upstream === true) {

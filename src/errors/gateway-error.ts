@@ -12,6 +12,8 @@ export interface GatewayErrorOptions {
   headers?: Record<string, string>
   /** The underlying error, logged but never rendered. */
   cause?: unknown
+  /** The named rate limit that refused the request (a metrics label; never rendered). */
+  limit?: string
 }
 
 /**
@@ -26,6 +28,8 @@ export class GatewayError extends Error {
   readonly headers: Record<string, string>
   /** The code's entry: the catalogue's, or the declaring policy's (`shape: 'code'`). Envelopes render from it. */
   readonly entry: CatalogueEntry
+  /** The named rate limit that refused the request, for `lanegate_rate_limited_total` (never rendered). */
+  readonly limit: string | undefined
 
   /** `entry` is the catalogue's unless `declaredError` passes a policy's own; callers never pass it. */
   constructor (code: ErrorCode, options: GatewayErrorOptions = {}, entry: CatalogueEntry = catalogue[code]) {
@@ -46,6 +50,7 @@ export class GatewayError extends Error {
     this.fields = options.fields ?? {}
     this.headers = options.headers ?? {}
     this.entry = entry
+    this.limit = options.limit
   }
 
   /** Same code and message, status overridden (upstream_error mirrors the lane's status). */

@@ -47,12 +47,16 @@ export function oauthRoutes (deps: OauthRoutesDeps) {
       preParsing: [checkContentType],
       handler,
     })
-    // RFC 6749 §3.2: the token endpoint is POST only; other methods get 405 with Allow (A8), in the oauth envelope.
+    // RFC 6749 §3.2: the token endpoint is POST only; every other method fastify routes (TRACE and WebDAV ones
+    // included) gets 405 with Allow (A8), in the oauth envelope, refused in onRequest, before any body is read
+    // or parsed (a PATCH with a body must not get 415/413/400 instead).
     app.route({
-      method: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      method: app.supportedMethods.filter((m) => m !== 'POST'),
       url: TOKEN_PATH,
-      onRequest: [oauthContext(deps, 'token'), noCache],
-      handler: async function tokenMethodNotAllowed () {
+      onRequest: [oauthContext(deps, 'token'), noCache, async function tokenMethodNotAllowed () {
+        throw new GatewayError('method_not_allowed', { message: 'The token endpoint accepts POST only.', headers: { allow: 'POST' } })
+      }],
+      handler: async function unreachable () {
         throw new GatewayError('method_not_allowed', { message: 'The token endpoint accepts POST only.', headers: { allow: 'POST' } })
       },
     })

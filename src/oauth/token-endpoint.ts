@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { GatewayConfig } from '../config/types.js'
 import { GatewayError } from '../errors/gateway-error.js'
+import { recordTokenIssued } from '../observability/recorders.js'
 import type { KeyStore } from '../runtime/shared-resources.js'
 import { readCredentials, type ClientAuthenticator, type ClientCredentials, type PresentedCredentials } from './client-auth.js'
 import { duplicatedParameters, formValue, isFormContentType, type FormParameters } from './form-body.js'
@@ -130,6 +131,7 @@ export function createTokenHandler (deps: TokenEndpointDeps) {
       lifetimeSeconds: lifetime,
     })
     request.log.info({ client_id: account.client_id, scope: scopes.join(' '), jti: signed.jti, expires_in: lifetime, auth_method: credentials.method }, 'token issued')
+    recordTokenIssued(account.client_id)
     reply.code(200)
     return { access_token: signed.token, token_type: 'Bearer', expires_in: lifetime, expires_at: signed.expiresAt, scope: scopes.join(' ') }
   }

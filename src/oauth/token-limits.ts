@@ -28,12 +28,13 @@ function retryAfterSeconds (res: RateLimiterRes): number {
   return Math.max(1, Math.ceil(res.msBeforeNext / 1000))
 }
 
-function tooMany (res: RateLimiterRes, message?: string): GatewayError {
+function tooMany (res: RateLimiterRes, limit: string, message?: string): GatewayError {
   const seconds = retryAfterSeconds(res)
   return new GatewayError('rate_limit_exceeded', {
     ...(message === undefined ? {} : { message }),
     fields: { retry_after: seconds },
     headers: { 'retry-after': String(seconds) },
+    limit,
   })
 }
 
@@ -58,7 +59,7 @@ export function createTokenLimits (limiters: LimiterRegistry, logger: FastifyBas
         return storeFailed(error)
       }
       if (res !== null && res.consumedPoints >= issuer.failed_auth_limit.points) {
-        throw tooMany(res, 'Too many failed client authentications from this address; retry after the indicated number of seconds.')
+        throw tooMany(res, 'issuer.failed_auth_limit', 'Too many failed client authentications from this address; retry after the indicated number of seconds.')
       }
     },
 
@@ -76,7 +77,7 @@ export function createTokenLimits (limiters: LimiterRegistry, logger: FastifyBas
       try {
         await limiters.get(CLIENT_LIMITER, { key: 'client', points, window_seconds: windowSeconds }).consume(clientId)
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) throw tooMany(rejection)
+        if (rejection instanceof RateLimiterRes) throw tooMany(rejection, 'issuer.token_rate_limit')
         storeFailed(rejection)
       }
     },

@@ -29,6 +29,8 @@ export interface RefuseOptions {
   headers?: Record<string, string>
   /** Extra body fields, rendered by the route's envelope (e.g. `retry_after`). */
   fields?: ErrorFields
+  /** The named rate limit that refused the request: a metrics label (`lanegate_rate_limited_total`), never rendered. */
+  limit?: string
 }
 
 /** What a policy's `create` may use. One context per route per config snapshot. */

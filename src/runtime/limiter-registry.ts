@@ -11,6 +11,8 @@ import type { LimiterRegistry } from './shared-resources.js'
 export interface OwnedLimiterRegistry extends LimiterRegistry {
   /** Resolves once the store can take requests (Redis connected); rejects when it cannot connect in time. */
   ready (timeoutMs?: number): Promise<void>
+  /** Resolves when the counter store answers (Redis PING; memory: at once); rejects otherwise. */
+  ping (): Promise<void>
   /** Closes the Redis connection when the registry opened it (not one passed in). */
   close (): Promise<void>
 }
@@ -53,6 +55,7 @@ function keptBySettings<T> (make: (name: string, limit: RateLimitConfig) => T): 
  */
 export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Redis): OwnedLimiterRegistry {
   let client: Redis | undefined = redis
+  let lastConnectionError: Error | undefined
   const ownsClient = config.driver === 'redis' && redis === undefined
   if (ownsClient) {
     if (config.redis_url === undefined) throw new Error('rate_limit_store.redis_url is required when driver is redis')
@@ -65,7 +68,8 @@ export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Red
       retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
     })
     // Connection errors surface as command failures; the 'error' event only needs a listener so it never crashes.
-    client.on('error', () => {})
+    // The last one is kept for the start-up failure message.
+    client.on('error', (error: Error) => { lastConnectionError = error })
   }
 
   const prefix = config.key_prefix.replace(/:+$/, '')
@@ -102,11 +106,15 @@ export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Red
       if (client === undefined || client.status === 'ready') return
       const redisClient = client
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => { cleanup(); reject(new Error('the rate-limit Redis did not become ready in time')) }, timeoutMs)
+        const timer = setTimeout(() => { cleanup(); reject(new Error(`the rate-limit Redis did not become ready in time${lastConnectionError ? ` (${lastConnectionError.message})` : ''}`)) }, timeoutMs)
         function onReady (): void { cleanup(); resolve() }
         function cleanup (): void { clearTimeout(timer); redisClient.off('ready', onReady) }
         redisClient.on('ready', onReady)
       })
+    },
+    async ping () {
+      // enableOfflineQueue is off: while the connection is down this rejects at once rather than waiting.
+      if (client !== undefined) await client.ping()
     },
     async close () {
       if (ownsClient && client !== undefined) {

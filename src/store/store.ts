@@ -21,6 +21,8 @@ export interface Store {
   readonly dispatches: DispatchStore
   /** Which driver backs the store (for logs and health output). */
   readonly driver: 'sqlite' | 'postgres'
+  /** Resolves when the database answers a trivial query (readiness checks); rejects otherwise. */
+  ping (): Promise<void>
   /** Closes the database (waits for queries in flight). */
   close (): Promise<void>
 }

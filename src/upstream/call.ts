@@ -2,6 +2,9 @@ import type { Dispatcher } from 'undici'
 import { GatewayError } from '../errors/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
 import { failureKindOf, isTransportFailure, unreachableError } from './failure.js'
+import type { UpstreamTrace } from './headers.js'
+import { outcomeOfStatus } from '../observability/recorders.js'
+import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
 import type { Target } from './target.js'
 import type { Upstream } from './upstream.js'
 
@@ -21,6 +24,8 @@ export interface CallInput {
   maxErrorBodyBytes: number
   /** Aborts the call (e.g. the service closes); rejected like a network failure (`unreachable`). */
   signal?: AbortSignal
+  /** The trace context of the request the call is made for, sent as `traceparent`/`tracestate`. */
+  trace?: UpstreamTrace
 }
 
 /** What an upstream answered: any status. 4xx/5xx bodies are bounded and decoded text, for `upstream_body`. */
@@ -37,6 +42,7 @@ export interface CallAnswer {
  * status the upstream answered (the caller decides what a 4xx means); rejects only with a 502 `upstream_error`
  * GatewayError (`upstream_status: 0`, `upstream_failure`) when no answer came: timeout, refused, reset, every
  * target ejected. Idempotent methods (per `retry`) are tried again on another target after a transport failure.
+ * The call is counted once in `lanegate_upstream_*` (outcome.ts): by the answer's status, or the final failure.
  */
 export async function callUpstream (upstream: Upstream, input: CallInput): Promise<CallAnswer> {
   const { label, retry, credential } = upstream.settings
@@ -45,23 +51,37 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
     : AbortSignal.any([AbortSignal.timeout(input.timeoutMs), input.signal])
   const headers: Record<string, string> = { ...input.headers }
   if (credential !== undefined) headers.authorization = credential
+  if (input.trace !== undefined) {
+    headers.traceparent = input.trace.traceparent
+    if (input.trace.tracestate !== undefined) headers.tracestate = input.trace.tracestate
+  }
   const tried: Target[] = []
   const mayRetry = retry.methods.includes(input.method)
+  const started = performance.now()
   let failure: GatewayError | undefined
-  for (;;) {
-    const target = upstream.pick(tried)
-    // No target left: every one is ejected (first attempt), or the last failure stands (a retry found none).
-    if (target === undefined) throw failure ?? unreachableError(label, 'ejected')
-    headers.host = target.host
-    try {
-      return await attempt(upstream, target, input, headers, signal)
-    } catch (error) {
-      if (!(error instanceof GatewayError)) throw error
-      if (isTransportFailure(error)) upstream.reportFailure(target, error.fields.upstream_failure as string)
-      tried.push(target)
-      failure = error
-      if (!mayRetry || tried.length >= retry.attempts || signal.aborted) throw error
+  try {
+    for (;;) {
+      const target = upstream.pick(tried)
+      // No target left: every one is ejected (first attempt), or the last failure stands (a retry found none).
+      if (target === undefined) throw failure ?? unreachableError(label, 'ejected')
+      headers.host = target.host
+      let answer: CallAnswer
+      try {
+        answer = await attempt(upstream, target, input, headers, signal)
+      } catch (error) {
+        if (!(error instanceof GatewayError)) throw error
+        if (isTransportFailure(error)) upstream.reportFailure(target, error.fields.upstream_failure as string)
+        tried.push(target)
+        failure = error
+        if (!mayRetry || tried.length >= retry.attempts || signal.aborted) throw error
+        continue
+      }
+      recordOutcome(upstream, outcomeOfStatus(answer.status), started)
+      return answer
     }
+  } catch (error) {
+    recordOutcome(upstream, upstreamFailureOutcome(error), started)
+    throw error
   }
 }
 

@@ -9,6 +9,8 @@ const HOP_BY_HOP = new Set([
 /** The caller's credentials and forwarding claims never reach an upstream; the gateway sets its own. */
 const REQUEST_DROP = new Set([
   'authorization', 'cookie', 'forwarded', 'x-real-ip', 'host', 'expect', 'x-request-id',
+  // The gateway's own trace context replaces the caller's (observability/trace-context.ts).
+  'traceparent', 'tracestate',
 ])
 
 /**
@@ -36,6 +38,12 @@ function connectionListed (headers: IncomingHttpHeaders): ReadonlySet<string> {
   return listed
 }
 
+/** W3C trace context sent upstream: the request's trace with the gateway's span as parent, and the caller's tracestate. */
+export interface UpstreamTrace {
+  readonly traceparent: string
+  readonly tracestate: string | undefined
+}
+
 export interface UpstreamRequestHeaderInput {
   /** The target's `host[:port]` from its configured URL. */
   host: string
@@ -43,6 +51,8 @@ export interface UpstreamRequestHeaderInput {
   requestId: string
   /** The upstream's configured credential, sent as Authorization. */
   credential?: string
+  /** Sent as `traceparent` (and `tracestate`); the caller's own are never forwarded as they came. */
+  trace?: UpstreamTrace
 }
 
 /** The headers sent upstream: the caller's, minus hop-by-hop and credentials, plus the gateway's own. */
@@ -58,6 +68,10 @@ export function upstreamRequestHeaders (incoming: IncomingHttpHeaders, input: Up
   out['x-forwarded-for'] = input.clientIp
   out['x-request-id'] = input.requestId
   if (input.credential !== undefined) out.authorization = input.credential
+  if (input.trace !== undefined) {
+    out.traceparent = input.trace.traceparent
+    if (input.trace.tracestate !== undefined) out.tracestate = input.trace.tracestate
+  }
   return out
 }
 

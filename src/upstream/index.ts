@@ -10,7 +10,9 @@
  * - `UpstreamRegistry` / `createSharedUpstreams` (registry.ts): upstreams by key, reconciled when a reload hands a
  *   new config object; the shared set lives in `SharedResources.upstreams`.
  * - failure.ts: the one mapping of failures to `upstream_error` (mirrored 4xx/5xx; 502 with `upstream_failure`).
- * - headers.ts: hop-by-hop and credential hygiene both ways.
+ * - headers.ts: hop-by-hop and credential hygiene both ways; the request's W3C trace context sent upstream.
+ * - outcome.ts: each request counted once in `lanegate_upstream_*` by outcome (ok, http_4xx, http_5xx, timeout,
+ *   unreachable), labelled with the upstream's registry key.
  */
 export { Upstream, type UpstreamLogger } from './upstream.js'
 export { Target } from './target.js'
@@ -22,5 +24,6 @@ export {
   type BalanceStrategy, type UpstreamHealth, type UpstreamRetry, type UpstreamSettings, type UpstreamTarget, type UpstreamTimeouts,
 } from './settings.js'
 export { failureKindOf, isTransportFailure, mirroredError, unreachableError, type UpstreamFailureKind } from './failure.js'
-export { relayedResponseHeaders, upstreamRequestHeaders, type UpstreamRequestHeaderInput } from './headers.js'
+export { relayedResponseHeaders, upstreamRequestHeaders, type UpstreamRequestHeaderInput, type UpstreamTrace } from './headers.js'
+export { upstreamFailureOutcome } from './outcome.js'
 export { readUpstreamBody, TRUNCATED_MARKER } from './error-body.js'

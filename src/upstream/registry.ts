@@ -12,6 +12,7 @@ interface Entry<S> {
  * Upstreams by key, built on first use from a config object and reconciled when a reload hands a different one:
  * the same object costs one map lookup and one comparison per request. `derive` turns the config object into
  * settings; `Upstream.reconcile` keeps pools whose target and socket/timeouts did not change, and drains the rest.
+ * The key is also the upstream's `upstream` label in the metrics (`Upstream.name`).
  */
 export class UpstreamRegistry<S extends object> {
   private readonly entries = new Map<string, Entry<S>>()
@@ -28,7 +29,7 @@ export class UpstreamRegistry<S extends object> {
       }
       return entry.upstream
     }
-    const upstream = new Upstream(this.derive(source), this.logger)
+    const upstream = new Upstream(this.derive(source), this.logger, key)
     this.entries.set(key, { source, upstream })
     return upstream
   }

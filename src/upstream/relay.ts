@@ -4,7 +4,8 @@ import type { Dispatcher } from 'undici'
 import { GatewayError } from '../errors/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
 import { failureKindOf, isTransportFailure, mirroredError, unreachableError, type UpstreamFailureKind } from './failure.js'
-import { upstreamRequestHeaders } from './headers.js'
+import { upstreamRequestHeaders, type UpstreamTrace } from './headers.js'
+import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
 import { ByteLimit, hasBody } from './request-body.js'
 import type { Target } from './target.js'
 import type { Upstream } from './upstream.js'
@@ -24,6 +25,8 @@ export interface RelayInput {
   clientIp: string
   /** Sent as X-Request-Id. */
   requestId: string
+  /** The request's trace context, sent as `traceparent`/`tracestate` (the caller's own are dropped). */
+  trace?: UpstreamTrace
   /** Largest request body relayed (413 payload_too_large when a streamed body crosses it). */
   maxBodyBytes: number
   /** How much of a failing upstream's body is kept in `upstream_body`. */
@@ -49,14 +52,20 @@ export interface RelayInput {
  * Once streaming, an upstream that breaks off or stalls destroys the caller's connection, so a cut response never
  * looks complete; a caller that goes away aborts the upstream request.
  *
+ * Each relayed request is counted once in `lanegate_upstream_*` (outcome.ts) where it settles: `ok` when a 1xx-3xx
+ * answer starts, else the outcome of the final failure (a retried failure is not counted; the caller's own
+ * failures, a body too large or going away, are not the upstream's).
+ *
  * This replaced `http.request` on a keep-alive agent, which in turn replaced http-proxy-3: each step roughly
  * halved the gateway's CPU per relayed GET (docs/performance.md). The single-target path costs what the lane relay
  * did before it became this engine: one handler object, one timer, one header object per request.
  */
 export function relayUpstream (upstream: Upstream, input: RelayInput): Promise<void> {
   return new Promise<void>((resolve, reject) => {
+    const started = performance.now()
     const target = upstream.pick()
     if (target === undefined) {
+      recordOutcome(upstream, 'unreachable', started)
       reject(unreachableError(upstream.settings.label, 'ejected'))
       return
     }
@@ -65,8 +74,9 @@ export function relayUpstream (upstream: Upstream, input: RelayInput): Promise<v
       clientIp: input.clientIp,
       requestId: input.requestId,
       credential: upstream.settings.credential,
+      trace: input.trace,
     })
-    startAttempt(new Attempt(upstream, input, headers, target, undefined, resolve, reject))
+    startAttempt(new Attempt(upstream, input, headers, target, undefined, started, resolve, reject))
   })
 }
 
@@ -105,6 +115,8 @@ class Attempt implements Dispatcher.DispatchHandler {
     readonly target: Target,
     /** Targets earlier attempts of this request used (undefined on the first attempt). */
     private readonly tried: Target[] | undefined,
+    /** `performance.now()` when the first attempt started (for the upstream duration metric). */
+    private readonly started: number,
     private readonly resolve: () => void,
     private readonly reject: (error: GatewayError) => void,
   ) {
@@ -223,12 +235,14 @@ class Attempt implements Dispatcher.DispatchHandler {
     if (headers === undefined || this.input.res.destroyed) {
       this.settled = true
       this.controller?.abort(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))
+      recordOutcome(this.upstream, 'ok', this.started)
       this.resolve()
       return false
     }
     this.settled = true
     this.streaming = true
     this.input.res.writeHead(this.status, headers)
+    recordOutcome(this.upstream, 'ok', this.started)
     this.resolve()
     return true
   }
@@ -262,6 +276,7 @@ class Attempt implements Dispatcher.DispatchHandler {
       this.upstream.reportFailure(this.target, error.fields.upstream_failure as string)
       if (this.retry(error)) return
     }
+    recordOutcome(this.upstream, upstreamFailureOutcome(error), this.started)
     this.reject(error)
   }
 
@@ -279,7 +294,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     if (next === undefined) return false
     this.headers.host = next.host
     this.upstream.logger?.info({ upstream_failure: error.fields.upstream_failure, attempt: tried.length + 1 }, 'upstream request retried on another target')
-    startAttempt(new Attempt(this.upstream, this.input, this.headers, next, tried, this.resolve, this.reject))
+    startAttempt(new Attempt(this.upstream, this.input, this.headers, next, tried, this.started, this.resolve, this.reject))
     return true
   }
 }

@@ -25,7 +25,11 @@ export class Upstream {
   /** least_connections: where the scan for a tie starts, so ties rotate. */
   private cursor = 0
 
-  constructor (settings: UpstreamSettings, readonly logger?: UpstreamLogger) {
+  /**
+   * `name` is the upstream's `upstream` label in `lanegate_upstream_*` metrics (a lane's store id, `timeseries`):
+   * the registry key, never a target address.
+   */
+  constructor (settings: UpstreamSettings, readonly logger?: UpstreamLogger, readonly name = 'upstream') {
     this.settings = settings
     this.reconcile(settings)
   }

@@ -169,14 +169,14 @@ t.test('404 connected_account_not_found for a reachable organization without a c
   t.same(res.json(), { success: false, message: 'Organization org_store_2 has no connected account.' })
 })
 
-t.test('connected_account_id: unknown → 404, another tree\'s → 403', async (t) => {
+t.test('connected_account_id: unknown and another tree\'s → the same 404 (E1: existence not revealed)', async (t) => {
   const { app } = await buildPaymentsApp(t)
   const unknown = await create(app, 'org_hq', { connected_account_id: 'acct_nope', amount: 1, currency: 'usd' })
   t.equal(unknown.statusCode, 404)
   t.same(unknown.json(), { success: false, message: 'Connected account not found.' })
   const foreign = await create(app, 'org_hq', { connected_account_id: 'acct_store_9', amount: 1, currency: 'usd' })
-  t.equal(foreign.statusCode, 403)
-  t.same(foreign.json(), { success: false, message: 'This connected account is outside your organization\'s access.' })
+  t.equal(foreign.statusCode, 404)
+  t.same(foreign.json(), unknown.json(), 'a foreign account id is answered exactly like an unknown one')
 })
 
 t.test('GET returns the intent to its organization and to a parent organization', async (t) => {

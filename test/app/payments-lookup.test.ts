@@ -20,14 +20,15 @@ t.test('GET config/processor?connected_account_id= adds the account\'s processor
   })
 })
 
-t.test('GET config/processor: unknown account → 404, another tree\'s → 403, repeated → 422', async (t) => {
+t.test('GET config/processor: unknown account and another tree\'s → the same 404 (E1), repeated → 422', async (t) => {
   const { app } = await buildPaymentsApp(t)
   const unknown = await app.inject({ method: 'GET', url: `${BASE}/config/processor?connected_account_id=acct_nope`, headers: caller('org_hq') })
   t.equal(unknown.statusCode, 404)
   t.same(unknown.json(), { success: false, message: 'Connected account not found.' })
   const foreign = await app.inject({ method: 'GET', url: `${BASE}/config/processor?connected_account_id=acct_other`, headers: caller('org_hq') })
-  t.equal(foreign.statusCode, 403)
-  t.same(foreign.json(), { success: false, message: 'This connected account is outside your organization\'s access.' })
+  t.equal(foreign.statusCode, 404)
+  t.same(foreign.json(), unknown.json(), 'a foreign account id is answered exactly like an unknown one')
+  t.equal(foreign.headers['content-type'], unknown.headers['content-type'])
   const twice = await app.inject({ method: 'GET', url: `${BASE}/config/processor?connected_account_id=acct_hq&connected_account_id=acct_hq`, headers: caller('org_hq') })
   t.equal(twice.statusCode, 422)
   t.same(twice.json(), { success: false, message: 'The query parameters are invalid.', errors: { connected_account_id: ['must be given once'] } })

@@ -30,6 +30,15 @@ t.test('--help explains each command', async (t) => {
   t.match(sub.stdout, /lanegate validate FILE/)
 })
 
+t.test('--version and -v print the package version', async (t) => {
+  const { version } = JSON.parse(await readFile(repoPath('package.json'), 'utf8')) as { version: string }
+  for (const flag of ['--version', '-v']) {
+    const res = await run([flag])
+    t.equal(res.code, 0)
+    t.equal(res.stdout, `${version}\n`)
+  }
+})
+
 t.test('validate accepts the shipped demo config', async (t) => {
   const res = await run(['validate', repoPath('gateway.yaml')])
   t.equal(res.code, 0, res.stderr)

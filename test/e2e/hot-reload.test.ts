@@ -10,7 +10,7 @@ import { repoPath } from '../helpers/paths.js'
 async function bootFromFile (t: Test, transform: (text: string) => string = (x) => x): Promise<{ gw: TestApp, file: string, demo: string, write: (text: string) => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'lanegate-reload-'))
   const file = join(dir, 'gateway.yaml')
-  const demo = transform((await readFile(repoPath('gateway.yaml'), 'utf8')).replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data')))
+  const demo = transform((await readFile(repoPath('gateway.yaml'), 'utf8')).replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data')).replace('source_dir: ./content', `source_dir: ${repoPath('content')}`))
   await writeFile(file, demo)
   const gw = await buildTestApp({ file })
   const stop = watchConfigFile(file, () => { void gw.gateway.reload() })

@@ -155,6 +155,10 @@ t.test('timeseries.query and reports.run read the stream materialization', async
   const expected = answerQuery({ metric: 'sales_total', stores: ['org_store_001'], from: series.from, to: series.to, granularity: 'day' })
   t.same(series.series, expected.series)
   t.equal(series.series[0]?.points.length, 3)
+  const registry = await client.reports.list()
+  t.same(registry.map((r) => r.report_id).sort(), ['sales.by_department', 'sales.daily_totals'])
+  const described = await client.reports.get('sales.daily_totals')
+  t.same(described.parameter_schema.required, ['from', 'to'])
   const report = await client.reports.run('sales.daily_totals', { from: '2026-11-01', to: '2026-11-02' })
   t.same({ id: report.report_id, columns: report.columns, rows: report.rows.length }, { id: 'sales.daily_totals', columns: ['date', 'sales_total', 'transactions', 'items_sold'], rows: 2 })
   t.same(await Promise.all([
@@ -162,11 +166,13 @@ t.test('timeseries.query and reports.run read the stream materialization', async
     failure(client.timeseries.query('sales_total', { from: '2026-11-03', to: '2026-11-01' })),
     failure(client.reports.run('sales.nope')),
     failure(client.reports.run('sales.daily_totals', { from: 'yesterday' })),
+    failure(client.reports.get('sales.nope')),
   ]), [
     { status: 404, code: 'store_not_found' },
     { status: 422, code: 'validation_failed' },
     { status: 404, code: 'report_not_found' },
     { status: 422, code: 'report_param_validation_failed' },
+    { status: 404, code: 'report_not_found' },
   ])
 })
 

@@ -8,7 +8,10 @@ t.test('a GET is relayed below the lane base path with the gateway\'s headers, a
   const res = await send(base, { path: '/v1/stores/org_store_a/live/items/42?fields=price&x=1', headers: { ...hq, accept: 'application/json' } })
   t.equal(res.status, 200)
   t.equal(laneA.requests.length, 1)
-  t.same(JSON.parse(res.body), {
+  const echoed = JSON.parse(res.body) as { headers: Record<string, string> }
+  // The gateway starts a W3C trace for a request without one and sends it on (test/e2e/trace-context).
+  t.match(echoed.headers.traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
+  t.same(echoed, {
     lane: 'a',
     method: 'GET',
     url: '/stores/A/items/42?fields=price&x=1',
@@ -20,6 +23,7 @@ t.test('a GET is relayed below the lane base path with the gateway\'s headers, a
       'x-request-id': res.headers['x-request-id'],
       authorization: 'Lane lane-secret-a',
       connection: 'keep-alive',
+      traceparent: echoed.headers.traceparent,
     },
     body: '',
   })
@@ -81,7 +85,7 @@ t.test('hop-by-hop request headers never reach the lane (F1)', async (t) => {
   // Transfer-Encoding, its choice): exactly one framing header, and none of the caller's hop-by-hop ones.
   const framing: string[] = names.filter((n) => n === 'content-length' || n === 'transfer-encoding')
   t.equal(framing.length, 1, 'one framing header')
-  t.same(names.filter((n) => !framing.includes(n)), [Object.keys(hq)[0], 'authorization', 'connection', 'content-type', 'host', 'x-forwarded-for', 'x-request-id'].sort())
+  t.same(names.filter((n) => !framing.includes(n)), [Object.keys(hq)[0], 'authorization', 'connection', 'content-type', 'host', 'traceparent', 'x-forwarded-for', 'x-request-id'].sort())
   t.equal(laneA.requests[0]?.headers.connection, 'keep-alive')
   t.equal(laneA.requests[0]?.body, 'hello')
 })

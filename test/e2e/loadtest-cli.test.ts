@@ -15,6 +15,7 @@ const demo = await readFile(repoPath('gateway.yaml'), 'utf8')
 function configText (dataDir: string, issuer = 'http://127.0.0.1:1'): string {
   const doc = parseDocument(demo)
   doc.setIn(['server', 'data_dir'], dataDir)
+  doc.setIn(['services', 'content', 'source_dir'], repoPath('content'))
   doc.setIn(['server', 'log_level'], 'silent')
   doc.setIn(['issuer', 'issuer'], issuer)
   doc.setIn(['issuer', 'scope_lifetimes', 'engage:content.view'], 60)

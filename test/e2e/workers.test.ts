@@ -82,6 +82,8 @@ t.teardown(async () => {
 const configFile = join(dir, 'gateway.yaml')
 const demo = (await readFile(repoPath('gateway.yaml'), 'utf8'))
   .replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
+  // Relative paths resolve against the config file's folder (a temporary one here).
+  .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
   .replace(/  shutdown_grace_ms: \d+/, '  shutdown_grace_ms: 5000')
   .replace(/  workers: 1 /, '  workers: 2 ')
 await writeFile(configFile, demo)

@@ -14,7 +14,7 @@ export function baseTestConfig (overrides: Partial<GatewayConfig> = {}): Gateway
     plugins: [],
     server: {
       host: '127.0.0.1', port: 0, trusted_proxies: [], body_limit_bytes: 1048576, max_header_bytes: 16384,
-      request_timeout_ms: 30000, headers_timeout_ms: 10000, keep_alive_timeout_ms: 5000, shutdown_grace_ms: 1000,
+      request_timeout_ms: 30000, headers_timeout_ms: 10000, keep_alive_timeout_ms: 5000, shutdown_grace_ms: 1000, startup_timeout_ms: 30000,
       log_level: 'silent', data_dir: './data', workers: 1,
     },
     storage: { driver: 'sqlite', sqlite_file: 'lanegate.db' },

@@ -84,6 +84,8 @@ export function clusterEnv (options: { schema: string, prefix: string, dataDir: 
     LANEGATE_POSTGRES_SCHEMA: options.schema,
     LANEGATE_REDIS_PREFIX: options.prefix,
     LANEGATE_DATA_DIR: options.dataDir,
+    // The file sits in a temporary folder here; its relative default (../content) would point next to it.
+    LANEGATE_CONTENT_DIR: repoPath('content'),
     ...options.lanes,
   }
 }

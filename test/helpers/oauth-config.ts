@@ -69,6 +69,7 @@ export async function buildOauthConfig (options: OauthConfigOptions = {}): Promi
       headers_timeout_ms: 10_000,
       keep_alive_timeout_ms: 5_000,
       shutdown_grace_ms: 1_000,
+      startup_timeout_ms: 30000,
       log_level: 'debug',
       data_dir: dataDir,
       workers: 1,

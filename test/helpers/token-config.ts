@@ -20,7 +20,7 @@ export function testConfig (userJwks: { keys: JWK[] }, extraIssuers: UserTokenIs
     plugins: [],
     server: {
       host: '127.0.0.1', port: 0, trusted_proxies: [], body_limit_bytes: 1_000_000, max_header_bytes: 16_384,
-      request_timeout_ms: 10_000, headers_timeout_ms: 10_000, keep_alive_timeout_ms: 5_000, shutdown_grace_ms: 1_000,
+      request_timeout_ms: 10_000, headers_timeout_ms: 10_000, keep_alive_timeout_ms: 5_000, shutdown_grace_ms: 1_000, startup_timeout_ms: 30_000,
       log_level: 'silent', data_dir: '/tmp/lanegate-policies-test', workers: 1,
     },
     storage: { driver: 'sqlite', sqlite_file: ':memory:' },

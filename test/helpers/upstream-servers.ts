@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { renderError } from '../../src/errors/envelopes.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
-import { relayedResponseHeaders } from '../../src/upstream/headers.js'
+import { relayedResponseHeaders, type UpstreamTrace } from '../../src/upstream/headers.js'
 import { relayUpstream } from '../../src/upstream/relay.js'
 import { SINGLE_TARGET_DEFAULTS, type UpstreamSettings } from '../../src/upstream/settings.js'
 import { Upstream } from '../../src/upstream/upstream.js'
@@ -89,7 +89,7 @@ export function testUpstream (t: Teardown, settings: UpstreamSettings): Upstream
  * A front server relaying every request to `upstream` the way the gateway's routes do, rendering failures in the
  * exchange envelope. Returns its base URL.
  */
-export async function startRelay (t: Teardown, upstream: Upstream, options: { maxBodyBytes?: number, maxErrorBodyBytes?: number } = {}): Promise<string> {
+export async function startRelay (t: Teardown, upstream: Upstream, options: { maxBodyBytes?: number, maxErrorBodyBytes?: number, trace?: UpstreamTrace } = {}): Promise<string> {
   const server = createServer((req, res) => {
     relayUpstream(upstream, {
       req,
@@ -97,6 +97,7 @@ export async function startRelay (t: Teardown, upstream: Upstream, options: { ma
       path: req.url ?? '/',
       clientIp: '127.0.0.1',
       requestId: 'req-1',
+      trace: options.trace,
       maxBodyBytes: options.maxBodyBytes ?? 1048576,
       maxErrorBodyBytes: options.maxErrorBodyBytes ?? 64,
       takeOver: (headers) => relayedResponseHeaders(headers),

@@ -40,3 +40,10 @@ t.test('the bench config passes the gateway\'s own validation', async (t) => {
   t.equal(loaded.config.server.log_level, 'warn')
   t.equal(loaded.config.server.data_dir, '/tmp/bench-data')
 })
+
+t.test('the bench config gives the admin listener a free port (two `lanegate start` at once), or none with metrics off', async (t) => {
+  const on = parse(benchConfigText(demo, { dataDir: '/tmp/d', laneUrl: LANE, workers: 2 })) as { admin: { host: string, port: number } }
+  t.equal(on.admin.port, 0)
+  const off = parse(benchConfigText(demo, { dataDir: '/tmp/d', laneUrl: LANE, metrics: false })) as { admin: unknown }
+  t.equal(off.admin, false)
+})

@@ -7,7 +7,7 @@ export const ContentSettingsSchema = Type.Object({
   source_dir: Type.String({
     minLength: 1,
     default: './content',
-    description: 'Folder of content files (*.yaml, *.yml, *.json; one item or an array of items each), relative to the working directory.',
+    description: 'Folder of content files (*.yaml, *.yml, *.json; one item or an array of items each), relative to the config file\'s folder.',
   }),
   max_per_page: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Largest per_page a client may ask for.' }),
   default_per_page: Type.Integer({ minimum: 1, maximum: 1000, default: 20, description: 'per_page when the client gives none (capped at max_per_page).' }),
@@ -27,8 +27,8 @@ export const contentSettingsSchema = ContentSettingsSchema.properties as unknown
 const settingsByConfig = new WeakMap<GatewayConfig, ContentSettings>()
 
 /**
- * The content settings of a config with defaults filled in and `source_dir` made absolute (against the working
- * directory when the snapshot was first asked: the gateway never changes its working directory).
+ * The content settings of a config (defaults filled by the loader, `source_dir` made absolute against the config
+ * file's folder by the loader), with per_page capped.
  */
 export function contentSettingsOf (config: GatewayConfig): ContentSettings {
   let settings = settingsByConfig.get(config)

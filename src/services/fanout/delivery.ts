@@ -4,6 +4,7 @@ import type { GatewayConfig, LaneConfig } from '../../config/types.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
 import type { Dispatch, DispatchEntry, DispatchStore } from '../../store/dispatch-store.js'
 import { callLane } from './lane-client.js'
+import { recordFanoutDispatch } from '../../observability/recorders.js'
 import { activeLaneOf } from './lane-lookup.js'
 import { createLimiter, type Limiter } from './limiter.js'
 import { fanoutSettingsOf, type FanoutSettings } from './settings.js'
@@ -77,6 +78,7 @@ export function createDeliveryRunner (deps: DeliveryDeps): DeliveryRunner {
       if (shutdown.signal.aborted) return
       const status = await store.finish(dispatchId, iso())
       if (status !== undefined) logger.info({ dispatch_id: dispatchId, status }, 'fan-out dispatch settled')
+      if (status !== undefined) recordFanoutDispatch(status)
     } finally {
       clearInterval(renew)
     }

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { GatewayError } from '../../errors/gateway-error.js'
+import { traceOf } from '../../observability/trace-context.js'
 import type { Principal } from '../../runtime/request-context.js'
 import { isFinalCommitStatus } from '../../store/dispatch-store.js'
 import type { RouteDeclaration, RouteImplementation, ServiceModule, ServiceSettingProblem } from '../service-module.js'
@@ -68,7 +69,7 @@ export const fanoutService: ServiceModule = {
 
     const preview: RouteImplementation = {
       handler: async function previewFanout (request: FastifyRequest) {
-        const dispatch = await previewDispatch(request.body, principalOf(request), request.gw.snapshot, store, lanes)
+        const dispatch = await previewDispatch(request.body, principalOf(request), request.gw.snapshot, store, lanes, traceOf(request.raw))
         return renderPreview(dispatch)
       },
     }

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../errors/gateway-error.js'
 import { callUpstream } from '../../upstream/call.js'
 import type { UpstreamFailureKind } from '../../upstream/failure.js'
+import type { UpstreamTrace } from '../../upstream/headers.js'
 import type { Upstream } from '../../upstream/upstream.js'
 
 /** How much of a failing lane's body is kept in `upstream_body` (a lane may answer megabytes of HTML). */
@@ -29,6 +30,8 @@ export interface LaneCallOptions {
   idempotencyKey?: string
   /** Aborts the call when the service closes. */
   signal?: AbortSignal
+  /** W3C trace context of the request that made the call (sent as `traceparent`; none for background deliveries). */
+  trace?: UpstreamTrace
 }
 
 /**
@@ -36,7 +39,7 @@ export interface LaneCallOptions {
  * fan-out traffic counts against the lane's `max_sockets`). Redirects are not followed (their Location is not
  * ours to reveal), the whole exchange (connect, headers, body) is bounded by `timeoutMs`, the lane's credential
  * is sent as Authorization, and the answer is read with a bound. 5xx, 408, 429, timeouts and network failures are
- * retryable; other statuses are final.
+ * retryable; other statuses are final. The engine counts the call in `lanegate_upstream_*` under the lane's store id.
  */
 export async function callLane (lane: Upstream, path: string, body: unknown, options: LaneCallOptions): Promise<LaneCallResult> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
@@ -54,6 +57,7 @@ export async function callLane (lane: Upstream, path: string, body: unknown, opt
       maxBodyBytes: LANE_RESULT_LIMIT,
       maxErrorBodyBytes: UPSTREAM_BODY_LIMIT,
       signal: options.signal,
+      trace: options.trace,
     })
     status = answer.status
     text = answer.body

@@ -1,5 +1,6 @@
 import { ulid } from 'ulid'
 import type { LaneConfig } from '../../config/types.js'
+import type { UpstreamTrace } from '../../upstream/headers.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
 import type { Snapshot } from '../../runtime/snapshot.js'
 import { GatewayError } from '../../errors/gateway-error.js'
@@ -26,7 +27,8 @@ const BODY_KEYS = new Set(['operation_type', 'payload', 'store_org_ids'])
  * fanout_store_out_of_scope listing ALL offending stores; nothing is narrowed or dispatched). Then each lane
  * previews (one attempt, `lane_timeout_ms`); any failed store makes the dispatch `preview_failed`, still a 200.
  */
-export async function previewDispatch (body: unknown, principal: Principal, snapshot: Snapshot, store: DispatchStore, lanes: UpstreamRegistry<LaneConfig>): Promise<Dispatch> {
+export async function previewDispatch (body: unknown, principal: Principal, snapshot: Snapshot, store: DispatchStore, lanes: UpstreamRegistry<LaneConfig>,
+  trace?: UpstreamTrace): Promise<Dispatch> {
   const request = checkBody(body)
   const settings = fanoutSettingsOf(snapshot.config)
   const operationType = request.operation_type
@@ -68,7 +70,7 @@ export async function previewDispatch (body: unknown, principal: Principal, snap
   }
 
   const dispatchId = ulid()
-  const previews = await previewAtLanes(dispatchId, operationType, operation, request.payload, storeIds, snapshot, settings, lanes)
+  const previews = await previewAtLanes(dispatchId, operationType, operation, request.payload, storeIds, snapshot, settings, lanes, trace)
   const failed = previews.some((p) => p.status === 'failed')
   const created: Dispatch = {
     dispatchId,
@@ -96,7 +98,8 @@ export async function previewDispatch (body: unknown, principal: Principal, snap
 }
 
 async function previewAtLanes (dispatchId: string, operationType: string, operation: FanoutOperation, payload: unknown,
-  storeIds: string[], snapshot: Snapshot, settings: ReturnType<typeof fanoutSettingsOf>, lanes: UpstreamRegistry<LaneConfig>): Promise<PreviewOutcome[]> {
+  storeIds: string[], snapshot: Snapshot, settings: ReturnType<typeof fanoutSettingsOf>, lanes: UpstreamRegistry<LaneConfig>,
+  trace: UpstreamTrace | undefined): Promise<PreviewOutcome[]> {
   const limit = createLimiter(settings.concurrency)
   return Promise.all(storeIds.map((storeOrgId) => limit(async (): Promise<PreviewOutcome> => {
     // The scope check above guarantees a lane.
@@ -107,7 +110,7 @@ async function previewAtLanes (dispatchId: string, operationType: string, operat
       store_org_id: storeOrgId,
       operation_type: operationType,
       payload,
-    }, { timeoutMs: settings.lane_timeout_ms })
+    }, { timeoutMs: settings.lane_timeout_ms, trace })
     return result.ok ? { status: 'ok', result: result.body } : { status: 'failed', error: { ...result.failure } }
   })))
 }

@@ -1,5 +1,6 @@
 import type { RouteDeclaration, ServiceModule } from '../service-module.js'
 import { paymentsHandlers } from './handlers.js'
+import { requireJsonBody } from './json-content-type.js'
 import { paymentsRequiredSettings, paymentsSettingsSchema } from './settings.js'
 
 /** The routes (ids are the YAML keys under `services.payments.routes`). */
@@ -59,9 +60,10 @@ export const paymentsService: ServiceModule = {
     return {
       handlers: {
         processor_config: h.processorConfig,
-        create_intent: h.createIntent,
+        // A body that is not application/json in UTF-8 is refused before it is parsed (415 unsupported_media_type).
+        create_intent: { handler: h.createIntent, options: { preParsing: requireJsonBody } },
         get_intent: h.getIntent,
-        cancel_intent: h.cancelIntent,
+        cancel_intent: { handler: h.cancelIntent, options: { preParsing: requireJsonBody } },
         connected_account: h.connectedAccount,
       },
     }

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import type { GatewayConfig } from '../../config/types.js'
 import { GatewayError } from '../../errors/gateway-error.js'
+import { traceOf } from '../../observability/trace-context.js'
 import type { ServiceModule, ServiceSettingProblem } from '../service-module.js'
 import { callerStores } from '../timeseries/caller-stores.js'
 import { csUpstream, queryCs } from '../timeseries/cs-client.js'
@@ -33,8 +34,14 @@ function enabledReport (config: GatewayConfig, reportId: string): ReportDefiniti
   return byId.get(reportId)
 }
 
+/** What the registry shows of a report: what a caller needs to run it, nothing of how it runs. */
+function describeReport (report: ReportDefinition): { report_id: string, description: string, parameter_schema: Record<string, unknown> } {
+  return { report_id: report.report_id, description: report.description, parameter_schema: report.parameter_schema }
+}
+
 /**
- * Reports: `POST <prefix>/:report_id/run` checks the body against the report's parameter_schema and runs it on
+ * Reports: `GET <prefix>` lists the served reports with their `parameter_schema`, `GET <prefix>/:report_id`
+ * shows one, and `POST <prefix>/:report_id/run` checks the body against the report's parameter_schema and runs it on
  * the stream materialization service configured under `services.timeseries`. Suggested chain: `auth` →
  * `token-type` → `scope: exchange:reports.run`.
  */
@@ -42,6 +49,18 @@ export const reportsService: ServiceModule = {
   name: 'reports',
   description: 'Reports computed from the stream materialization service.',
   routes: [{
+    id: 'list',
+    method: 'GET',
+    url: '/',
+    description: 'Lists the served reports: id, description and parameter_schema. Scope: exchange:reports.run.',
+    scopes: ['exchange:reports.run'],
+  }, {
+    id: 'get',
+    method: 'GET',
+    url: '/:report_id',
+    description: 'One report\'s id, description and parameter_schema. Scope: exchange:reports.run.',
+    scopes: ['exchange:reports.run'],
+  }, {
     id: 'run',
     method: 'POST',
     url: '/:report_id/run',
@@ -56,6 +75,17 @@ export const reportsService: ServiceModule = {
   build (deps) {
     return {
       handlers: {
+        list: async function listReports (request: FastifyRequest) {
+          const config = request.gw.snapshot.config
+          const reports = reportDefinitions.filter((r) => enabledReport(config, r.report_id) !== undefined)
+          return { reports: reports.map(describeReport) }
+        },
+        get: async function getReport (request: FastifyRequest) {
+          const { report_id: reportId } = request.params as { report_id: string }
+          const report = enabledReport(request.gw.snapshot.config, reportId)
+          if (report === undefined) throw new GatewayError('report_not_found', { fields: { report_id: reportId } })
+          return describeReport(report)
+        },
         run: async function runReport (request: FastifyRequest) {
           const { report_id: reportId } = request.params as { report_id: string }
           const report = enabledReport(request.gw.snapshot.config, reportId)
@@ -70,7 +100,9 @@ export const reportsService: ServiceModule = {
           const settings = timeseriesSettings(request.gw.snapshot.config)
           try {
             if (settings === undefined) throw new Error('services.timeseries is not configured')
-            const result = await report.run(params, { stores, query: (q) => queryCs(csUpstream(deps.shared.upstreams.services, settings), settings, q) })
+            const upstream = csUpstream(deps.shared.upstreams.services, settings)
+            const trace = traceOf(request.raw)
+            const result = await report.run(params, { stores, query: (q) => queryCs(upstream, settings, q, trace) })
             return { report_id: reportId, params, columns: result.columns, rows: result.rows }
           } catch (error) {
             throw new GatewayError('report_failed', {

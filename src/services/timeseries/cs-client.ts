@@ -1,5 +1,6 @@
 import { GatewayError } from '../../errors/gateway-error.js'
 import { callUpstream } from '../../upstream/call.js'
+import type { UpstreamTrace } from '../../upstream/headers.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
 import { singleTargetSettings, type UpstreamSettings } from '../../upstream/settings.js'
 import type { Upstream } from '../../upstream/upstream.js'
@@ -63,9 +64,10 @@ export function csUpstream (services: UpstreamRegistry<UpstreamSettings>, settin
  * Runs one query through the upstream engine. Failures are `cs_query_failed`: 422 when the service answered 4xx
  * (the query was refused), 502 when it answered 5xx, a malformed body, or nothing in time (`cs_status` 0; why is in
  * the log). `cs_body` quotes at most `max_error_body_bytes` of its answer; the service's address is never in the
- * message.
+ * message. `trace` is the calling request's trace context (sent as `traceparent`); the engine counts each call as
+ * upstream `timeseries` in `lanegate_upstream_*`.
  */
-export async function queryCs (upstream: Upstream, settings: TimeseriesSettings, query: CsQuery): Promise<CsSeries[]> {
+export async function queryCs (upstream: Upstream, settings: TimeseriesSettings, query: CsQuery, trace?: UpstreamTrace): Promise<CsSeries[]> {
   let status: number
   let text: string
   try {
@@ -73,6 +75,7 @@ export async function queryCs (upstream: Upstream, settings: TimeseriesSettings,
       method: 'POST',
       path: '/query',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
+      trace,
       body: JSON.stringify(query),
       timeoutMs: settings.timeout_ms,
       maxBodyBytes: CS_ANSWER_LIMIT,

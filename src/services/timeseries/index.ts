@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { GatewayError } from '../../errors/gateway-error.js'
+import { traceOf } from '../../observability/trace-context.js'
 import type { ServiceModule } from '../service-module.js'
 import { callerStores } from './caller-stores.js'
 import { csUpstream, queryCs } from './cs-client.js'
@@ -36,7 +37,7 @@ export const timeseriesService: ServiceModule = {
           const to = rfc3339(params.to)
           const series = stores.length === 0
             ? []
-            : await queryCs(csUpstream(deps.shared.upstreams.services, settings), settings, { metric, stores, from, to, granularity: params.granularity })
+            : await queryCs(csUpstream(deps.shared.upstreams.services, settings), settings, { metric, stores, from, to, granularity: params.granularity }, traceOf(request.raw))
           const byStore = new Map(series.map((s) => [s.store_org_id, s.points]))
           return {
             metric,

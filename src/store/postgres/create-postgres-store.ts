@@ -50,6 +50,7 @@ export async function createPostgresStore (options: PostgresStoreOptions): Promi
     payments: createPostgresPaymentIntentStore(pool),
     idempotency: createPostgresIdempotencyStore(pool),
     dispatches: createPostgresDispatchStore(pool),
+    ping: async () => { await pool.query('SELECT 1') },
     close: () => pool.end(),
   }
 }

@@ -26,6 +26,7 @@ export function createSqliteStore (file: string): Store {
       payments: createSqlitePaymentIntentStore(db),
       idempotency: createSqliteIdempotencyStore(db),
       dispatches: createSqliteDispatchStore(db),
+      ping: async () => { db.prepare('SELECT 1').get() },
       close: async () => { db.close() },
     }
   } catch (error) {

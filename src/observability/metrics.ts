@@ -1,0 +1,120 @@
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client'
+import { asPromMetric, CounterFamily, HistogramFamily, type CounterCell, type HistogramCell } from './series.js'
+
+/** How one call to an upstream (a lane, a proxied service) ended. */
+export type UpstreamOutcome = 'ok' | 'http_4xx' | 'http_5xx' | 'unreachable' | 'timeout'
+
+/** Latency buckets in seconds: a cached-token GET is well under a millisecond, a lane call up to its timeout. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+/** The series of one route: its latency histogram cell and its counters by method and status. */
+export class RouteSeries {
+  readonly #byMethod = new Map<string, Map<number, CounterCell>>()
+
+  constructor (
+    private readonly requests: CounterFamily,
+    private readonly durations: HistogramFamily,
+    private readonly service: string,
+    private readonly route: string,
+    private readonly duration: HistogramCell = durations.cell(service, route),
+  ) {}
+
+  /** Counts one answered request; `ms` is fastify's `reply.elapsedTime`. */
+  record (method: string, status: number, ms: number): void {
+    let byStatus = this.#byMethod.get(method)
+    if (byStatus === undefined) {
+      byStatus = new Map()
+      this.#byMethod.set(method, byStatus)
+    }
+    let cell = byStatus.get(status)
+    if (cell === undefined) {
+      cell = this.requests.cell(this.service, this.route, method, String(status))
+      byStatus.set(status, cell)
+    }
+    cell.value++
+    this.durations.observe(this.duration, ms / 1000)
+  }
+}
+
+/** Values read when /metrics is scraped (the config version, the dependencies' last known state). */
+export interface MetricSources {
+  configVersion (): number
+  /** dependency name → up (1) or down (0), checked at scrape time. */
+  dependencies (): Promise<Record<string, boolean>>
+}
+
+/**
+ * The gateway's Prometheus metrics in their own registry (not prom-client's global one: tests boot several
+ * gateways in one process). Labels are bounded: service and route ids from gateway.yaml, never raw paths;
+ * client ids only on the token endpoint's counter. Request series are found once per route, method and status
+ * and then incremented in place (see series.ts), so a request costs a few Map lookups and additions.
+ */
+export class GatewayMetrics {
+  readonly registry = new Registry()
+  readonly requests = new CounterFamily('lanegate_http_requests_total', 'Requests answered, by service, route id, method and status.', ['service', 'route', 'method', 'status'])
+  readonly durations = new HistogramFamily('lanegate_http_request_duration_seconds', 'Time from request start to the end of the answer.', ['service', 'route'], LATENCY_BUCKETS)
+  readonly upstreamRequests = new CounterFamily('lanegate_upstream_requests_total', 'Calls to upstreams (lane store ids, proxied services) by outcome.', ['upstream', 'outcome'])
+  readonly upstreamDurations = new HistogramFamily('lanegate_upstream_duration_seconds', 'Time until an upstream answered or failed.', ['upstream'], LATENCY_BUCKETS)
+  readonly rateLimited = new CounterFamily('lanegate_rate_limited_total', 'Requests refused with 429, by the limit that refused them.', ['limit'])
+  readonly authRefusals = new CounterFamily('lanegate_auth_refusals_total', 'Requests refused with 401 or 403, by service and error code.', ['service', 'code'])
+  readonly tokensIssued = new CounterFamily('lanegate_tokens_issued_total', 'Access tokens issued, by client id.', ['client_id'])
+  readonly tokenErrors = new CounterFamily('lanegate_token_errors_total', 'Token endpoint refusals, by OAuth error code.', ['error'])
+  readonly configReloads = new CounterFamily('lanegate_config_reloads_total', 'Config reloads by result (applied, unchanged, rejected).', ['result'])
+  readonly fanoutDispatches = new CounterFamily('lanegate_fanout_dispatches_total', 'Fan-out dispatches that settled, by final status.', ['status'])
+  readonly #routes = new Map<string, Map<string, RouteSeries>>()
+  readonly #upstreams = new Map<string, { outcomes: Map<UpstreamOutcome, CounterCell>, duration: HistogramCell }>()
+
+  constructor (sources: MetricSources) {
+    for (const family of [this.requests, this.durations, this.upstreamRequests, this.upstreamDurations, this.rateLimited,
+      this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches]) {
+      this.registry.registerMetric(asPromMetric(family))
+    }
+    new Gauge({
+      name: 'lanegate_config_version',
+      help: 'Version of the config snapshot in use (1 at start, +1 per applied reload).',
+      registers: [this.registry],
+      collect () { this.set(sources.configVersion()) },
+    })
+    new Gauge({
+      name: 'lanegate_dependency_up',
+      help: 'Whether a dependency answered its check at scrape time (1) or not (0).',
+      labelNames: ['dependency'],
+      registers: [this.registry],
+      async collect () {
+        for (const [dependency, up] of Object.entries(await sources.dependencies())) this.set({ dependency }, up ? 1 : 0)
+      },
+    })
+    collectDefaultMetrics({ register: this.registry })
+  }
+
+  /** The series of one route (kept: the second request of a route finds it with two Map lookups). */
+  route (service: string, route: string): RouteSeries {
+    let routes = this.#routes.get(service)
+    if (routes === undefined) {
+      routes = new Map()
+      this.#routes.set(service, routes)
+    }
+    let series = routes.get(route)
+    if (series === undefined) {
+      series = new RouteSeries(this.requests, this.durations, service, route)
+      routes.set(route, series)
+    }
+    return series
+  }
+
+  /** One upstream call's outcome and duration in seconds. */
+  upstream (upstream: string, outcome: UpstreamOutcome, seconds: number): void {
+    let known = this.#upstreams.get(upstream)
+    if (known === undefined) {
+      known = { outcomes: new Map(), duration: this.upstreamDurations.cell(upstream) }
+      this.#upstreams.set(upstream, known)
+    }
+    let cell = known.outcomes.get(outcome)
+    if (cell === undefined) {
+      cell = this.upstreamRequests.cell(upstream, outcome)
+      known.outcomes.set(outcome, cell)
+    }
+    cell.value++
+    this.upstreamDurations.observe(known.duration, seconds)
+  }
+}

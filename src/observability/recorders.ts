@@ -1,0 +1,36 @@
+import type { GatewayMetrics, UpstreamOutcome } from './metrics.js'
+
+/**
+ * The process's metrics, for code that records outside a request's hooks (the live relay, the token handler,
+ * fan-out deliveries) and would otherwise need the metrics object passed through every layer. `lanegate start`
+ * runs one gateway per process; when a test process boots several gateways in-process, the last one booted with
+ * metrics on receives these counts (request series are per gateway: they are recorded by the app's own hooks).
+ */
+let active: GatewayMetrics | undefined
+
+/** Makes `metrics` the process's recorder target (`undefined`: metrics off, the recorders do nothing). */
+export function useMetrics (metrics: GatewayMetrics | undefined): void {
+  active = metrics
+}
+
+/** One upstream call: `upstream` is the lane's store id or the proxied service's target name. */
+export function recordUpstream (upstream: string, outcome: UpstreamOutcome, seconds: number): void {
+  active?.upstream(upstream, outcome, seconds)
+}
+
+/** The outcome label of an upstream answer's HTTP status. */
+export function outcomeOfStatus (status: number): UpstreamOutcome {
+  if (status >= 500) return 'http_5xx'
+  if (status >= 400) return 'http_4xx'
+  return 'ok'
+}
+
+/** A token was issued to `clientId` (a configured account: the label set is bounded by gateway.yaml). */
+export function recordTokenIssued (clientId: string): void {
+  active?.tokensIssued.inc(clientId)
+}
+
+/** A fan-out dispatch reached `status` (committed, or a final status). */
+export function recordFanoutDispatch (status: string): void {
+  active?.fanoutDispatches.inc(status)
+}

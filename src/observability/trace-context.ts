@@ -1,0 +1,82 @@
+import { randomFillSync } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+
+/** W3C Trace Context `traceparent`, version 00: version-traceid-parentid-flags, lowercase hex. */
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/
+const ZERO_TRACE = '00000000000000000000000000000000'
+const ZERO_SPAN = '0000000000000000'
+
+/** A request's trace: the trace id it belongs to and the span id the gateway uses for its own calls. */
+export interface TraceContext {
+  /** 32 hex digits: the caller's when it sent a valid `traceparent`, else a new one. */
+  readonly traceId: string
+  /** 16 hex digits: the gateway's span, the parent id of every call it makes for this request. */
+  readonly spanId: string
+  /** Trace flags (2 hex digits): the caller's, or `01` (sampled) for a trace the gateway started. */
+  readonly flags: string
+  /** The caller's `tracestate`, forwarded only with its valid `traceparent`. */
+  readonly tracestate: string | undefined
+  /** The `traceparent` to send upstream: this trace, the gateway's span as parent. */
+  readonly traceparent: string
+}
+
+const RANDOM_BYTES = 4096
+const random = Buffer.alloc(RANDOM_BYTES)
+let offset = RANDOM_BYTES
+
+/** `bytes` random bytes as hex, from a pool refilled when spent (one fill per ~170 requests, not one per id). */
+function randomHex (bytes: number): string {
+  if (offset + bytes > RANDOM_BYTES) {
+    randomFillSync(random)
+    offset = 0
+  }
+  const hex = random.toString('hex', offset, offset + bytes)
+  offset += bytes
+  return hex
+}
+
+/**
+ * Parses a `traceparent` header value (W3C Trace Context §3.2): a known shape, not all-zero ids, version not
+ * `ff`; version 00 must have exactly four fields. Anything else is treated as absent (the gateway starts a trace).
+ */
+export function parseTraceparent (value: string | undefined): { traceId: string, flags: string } | undefined {
+  if (value === undefined || value.length < 55) return undefined
+  const m = TRACEPARENT.exec(value.trim())
+  if (m === null) return undefined
+  const [, version, traceId, spanId, flags, rest] = m as unknown as [string, string, string, string, string, string | undefined]
+  if (version === 'ff' || (version === '00' && rest !== undefined)) return undefined
+  if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return undefined
+  return { traceId, flags }
+}
+
+/** The trace of `headers`: continued when they carry a valid `traceparent`, else started here. */
+export function traceFromHeaders (headers: IncomingMessage['headers']): TraceContext {
+  const given = typeof headers.traceparent === 'string' ? parseTraceparent(headers.traceparent) : undefined
+  const traceId = given?.traceId ?? randomHex(16)
+  const flags = given?.flags ?? '01'
+  const spanId = randomHex(8)
+  const state = headers.tracestate
+  return {
+    traceId,
+    spanId,
+    flags,
+    tracestate: given === undefined ? undefined : typeof state === 'string' ? state : state?.join(','),
+    traceparent: `00-${traceId}-${spanId}-${flags}`,
+  }
+}
+
+const traces = new WeakMap<IncomingMessage, TraceContext>()
+
+/**
+ * The trace of one request, worked out the first time something needs it (a log line, a call upstream) and kept
+ * for the rest of the request: a request that logs nothing and calls nothing (a cached-token GET at `warn`)
+ * costs no parsing and no random ids.
+ */
+export function traceOf (req: IncomingMessage): TraceContext {
+  let trace = traces.get(req)
+  if (trace === undefined) {
+    trace = traceFromHeaders(req.headers)
+    traces.set(req, trace)
+  }
+  return trace
+}

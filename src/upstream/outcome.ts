@@ -1,0 +1,26 @@
+import { GatewayError } from '../errors/gateway-error.js'
+import type { UpstreamOutcome } from '../observability/metrics.js'
+import { outcomeOfStatus, recordUpstream } from '../observability/recorders.js'
+import type { Upstream } from './upstream.js'
+
+/**
+ * The `lanegate_upstream_requests_total` outcome of a call that failed, or undefined when the failure was not the
+ * upstream's (the caller went away, its body was too large): a mirrored 4xx/5xx by its status; no answer
+ * (`upstream_status: 0`) is `timeout` for the `timeout` kind and `unreachable` for every other kind (refused, reset,
+ * dns, tls, protocol, ejected, unreachable: docs/errors.md).
+ */
+export function upstreamFailureOutcome (error: unknown): UpstreamOutcome | undefined {
+  if (!(error instanceof GatewayError) || error.code !== 'upstream_error') return undefined
+  const status = error.fields.upstream_status
+  if (typeof status !== 'number') return undefined
+  if (status !== 0) return outcomeOfStatus(status)
+  return error.fields.upstream_failure === 'timeout' ? 'timeout' : 'unreachable'
+}
+
+/**
+ * Records one request to `upstream` in the metrics, once whatever the retries: `started` is `performance.now()`
+ * at its first attempt; the duration runs until the answer's head (or the failure), not a streamed body's end.
+ */
+export function recordOutcome (upstream: Upstream, outcome: UpstreamOutcome | undefined, started: number): void {
+  if (outcome !== undefined) recordUpstream(upstream.name, outcome, (performance.now() - started) / 1000)
+}

@@ -1,0 +1,41 @@
+import { appendFile } from 'node:fs/promises'
+import t from 'tap'
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { setKey, tempConfig } from '../helpers/temp-config.js'
+
+async function waitFor (gw: SpawnedGateway, pattern: RegExp, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms
+  while (Date.now() < deadline) {
+    if (pattern.test(gw.output())) return true
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return false
+}
+
+const MISMATCH = /issuer\.issuer \(http:\/\/localhost:8080\) names port 8080 but the gateway listens on \d+/g
+
+t.test('--port/--host: a reload that leaves server alone reports no restart; the issuer mismatch is warned once', async (t) => {
+  const cfg = await tempConfig((text) => setKey(text, 'data_dir', './data'))
+  t.teardown(() => cfg.remove())
+  const gw = await spawnGateway({ config: cfg.file, args: ['--port', '0', '--host', '127.0.0.1'] })
+  t.teardown(() => { gw.child.kill('SIGKILL') })
+  // A valid edit outside `server` (after the watcher's first poll: it starts right after "listening").
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  await appendFile(cfg.file, '\n# an edit outside server\n')
+  t.ok(await waitFor(gw, /config reloaded/, 5000), 'the edit was applied')
+  t.notMatch(gw.output(), /take effect only after a restart/)
+  t.same(await (await fetch(`${gw.base}/healthz`)).json(), { status: 'ok', config_version: 2 })
+  const warnings = gw.output().match(MISMATCH) ?? []
+  t.equal(warnings.length, 1, 'one warning, at start')
+  const line = JSON.parse(gw.output().split('\n').find((l) => l.includes('names port 8080')) ?? '{}') as Record<string, unknown>
+  t.match(line, { level: 40, issuer: 'http://localhost:8080', listening_port: gw.port })
+})
+
+t.test('an issuer on another host (a proxy in front) is not warned about', async (t) => {
+  const cfg = await tempConfig((text) => setKey(text, 'data_dir', './data'))
+  t.teardown(() => cfg.remove())
+  const gw = await spawnGateway({ config: cfg.file, env: { LANEGATE_ISSUER: 'https://api.example.com' } })
+  t.teardown(() => { gw.child.kill('SIGKILL') })
+  t.same(await (await fetch(`${gw.base}/healthz`)).json(), { status: 'ok', config_version: 1 })
+  t.notMatch(gw.output(), /names port/)
+})

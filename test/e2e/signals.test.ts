@@ -1,0 +1,123 @@
+import { request as httpRequest } from 'node:http'
+import t from 'tap'
+import { freePort, spawnGateway } from '../helpers/spawn-gateway.js'
+import { setKey, tempConfig } from '../helpers/temp-config.js'
+
+/** Waits for `exited`, or gives up after `ms` (resolving 'running'). */
+function exitWithin (exited: Promise<number | null>, ms: number): Promise<number | null | 'running'> {
+  return Promise.race([exited, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), ms))])
+}
+
+/** A token request whose body never finishes: in flight until request_timeout_ms (30 s in gateway.yaml). */
+function hangingRequest (base: string): ReturnType<typeof httpRequest> {
+  const req = httpRequest(`${base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '1000' } })
+  req.on('error', () => {})
+  req.write('grant_type=')
+  return req
+}
+
+function get (url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = httpRequest(url, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)) })
+    req.on('error', () => resolve(-1))
+    req.end()
+  })
+}
+
+t.test('SIGHUP reloads the config and the gateway keeps serving (it is not a stop signal)', async (t) => {
+  const cfg = await tempConfig((text) => setKey(text, 'data_dir', './data'))
+  t.teardown(() => cfg.remove())
+  const gw = await spawnGateway({ config: cfg.file })
+  t.teardown(() => { gw.child.kill('SIGKILL') })
+  t.same(await (await fetch(`${gw.base}/healthz`)).json(), { status: 'ok', config_version: 1 })
+  // An edit plus SIGHUP at once: the file watcher polls too, so either may apply it; what matters is that the
+  // process stays up and serves the new version.
+  await cfg.write((text) => setKey(setKey(text, 'data_dir', './data'), 'keep_alive_timeout_ms', '6000'))
+  gw.child.kill('SIGHUP')
+  t.equal(await exitWithin(gw.exited, 1500), 'running', 'the process is still running after SIGHUP')
+  t.same(await (await fetch(`${gw.base}/healthz`)).json(), { status: 'ok', config_version: 2 })
+  gw.child.kill('SIGHUP')
+  t.equal(await exitWithin(gw.exited, 1000), 'running', 'a second SIGHUP does not stop it either')
+  t.notMatch(gw.output(), /shutting down/)
+  t.match(gw.output(), /config reloaded/)
+})
+
+t.test('SIGTERM with stdout a full pipe nobody reads: the drain still ends within shutdown_grace_ms + margin', async (t) => {
+  const grace = 2000
+  const cfg = await tempConfig((text) => setKey(setKey(text, 'data_dir', './data'), 'shutdown_grace_ms', String(grace)))
+  t.teardown(() => cfg.remove())
+  const port = await freePort()
+  const gw = await spawnGateway({ config: cfg.file, port, unreadStdout: true })
+  t.teardown(() => { gw.child.kill('SIGKILL') })
+  // Each request logs two info lines: 600 requests write far more than a pipe holds (64 KiB on Linux).
+  let answered = 0
+  for (let batch = 0; batch < 30; batch++) {
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => get(`${gw.base}/healthz`)))
+    answered += statuses.filter((s) => s === 200).length
+  }
+  t.equal(answered, 600, 'the gateway serves while its log pipe is full')
+  const hanging = hangingRequest(gw.base)
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  const started = Date.now()
+  gw.child.kill('SIGTERM')
+  const code = await exitWithin(gw.exited, grace + 3000)
+  const took = Date.now() - started
+  t.not(code, 'running', `the process exited (after ${took} ms)`)
+  t.ok(took >= grace - 100, `the in-flight request had its grace period (${took} ms)`)
+  t.ok(took < grace + 2000, `the drain ended within grace + margin (${took} ms)`)
+  hanging.destroy()
+})
+
+t.test('a second SIGTERM during a drain exits at once', async (t) => {
+  const cfg = await tempConfig((text) => setKey(setKey(text, 'data_dir', './data'), 'shutdown_grace_ms', '30000'))
+  t.teardown(() => cfg.remove())
+  const port = await freePort()
+  const gw = await spawnGateway({ config: cfg.file, port, unreadStdout: true })
+  t.teardown(() => { gw.child.kill('SIGKILL') })
+  for (let i = 0; i < 600; i += 20) await Promise.all(Array.from({ length: 20 }, () => get(`${gw.base}/healthz`)))
+  // An in-flight request that never finishes keeps the first drain waiting for the whole 30 s grace period.
+  const hanging = hangingRequest(gw.base)
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  gw.child.kill('SIGTERM')
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.equal(await exitWithin(gw.exited, 0), 'running', 'the first SIGTERM waits for the in-flight request')
+  const started = Date.now()
+  gw.child.kill('SIGTERM')
+  const code = await exitWithin(gw.exited, 2000)
+  t.equal(code, 1, `the second signal ends the process at once (${Date.now() - started} ms), exit code 1`)
+  hanging.destroy()
+})
+
+t.test('SIGINT then SIGINT: same as SIGTERM (stdout read)', async (t) => {
+  const cfg = await tempConfig((text) => setKey(setKey(text, 'data_dir', './data'), 'shutdown_grace_ms', '30000'))
+  t.teardown(() => cfg.remove())
+  const gw = await spawnGateway({ config: cfg.file })
+  t.teardown(() => { gw.child.kill('SIGKILL') })
+  const hanging = hangingRequest(gw.base)
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  gw.child.kill('SIGINT')
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.equal(await exitWithin(gw.exited, 0), 'running')
+  gw.child.kill('SIGINT')
+  t.equal(await exitWithin(gw.exited, 2000), 1)
+  t.match(gw.output(), /second stop signal/)
+  hanging.destroy()
+})
+
+t.test('SIGHUP during a drain neither stops the process nor reloads: the drain ends as planned, exit 0', async (t) => {
+  const cfg = await tempConfig((text) => setKey(setKey(text, 'data_dir', './data'), 'shutdown_grace_ms', '2000'))
+  t.teardown(() => cfg.remove())
+  const gw = await spawnGateway({ config: cfg.file })
+  t.teardown(() => { gw.child.kill('SIGKILL') })
+  const hanging = hangingRequest(gw.base)
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  gw.child.kill('SIGTERM')
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  gw.child.kill('SIGHUP')
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.equal(await exitWithin(gw.exited, 0), 'running', 'SIGHUP did not end the draining process')
+  t.equal(await exitWithin(gw.exited, 2000 + 3000), 0, 'the drain ended after the grace period, exit 0')
+  t.equal(gw.child.signalCode, null)
+  t.notMatch(gw.output(), /config reloaded/)
+  hanging.destroy()
+})

@@ -1,0 +1,56 @@
+import { request as httpRequest } from 'node:http'
+import { setTimeout as sleep } from 'node:timers/promises'
+import t from 'tap'
+import { freePort, spawnGateway, startGatewayProcess } from '../helpers/spawn-gateway.js'
+import { setKey, tempConfig } from '../helpers/temp-config.js'
+
+/**
+ * The primary of `server.workers: 2` gets the single process's hardening (issue 15): a worker that cannot start
+ * ends the primary (no endless restarts), and SIGHUP while the workers drain neither kills nor reloads it.
+ */
+
+function exitWithin (exited: Promise<number | null>, ms: number): Promise<number | null | 'running'> {
+  return Promise.race([exited, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), ms))])
+}
+
+t.test('workers: 2 with Redis on a closed port: the primary exits 1 after startup_timeout_ms, with the worker\'s line', async (t) => {
+  const closed = await freePort()
+  const cfg = await tempConfig((text) => {
+    let out = setKey(setKey(setKey(text, 'data_dir', './data'), 'startup_timeout_ms', '1500'), 'workers', '2')
+    out = out.replace(/^rate_limit_store:\n\s*driver: memory[^\n]*$/m, `rate_limit_store:\n  driver: redis\n  redis_url: "redis://127.0.0.1:${closed}"`)
+    return out
+  })
+  t.teardown(() => cfg.remove())
+  const started = Date.now()
+  const gw = startGatewayProcess({ config: cfg.file })
+  t.teardown(() => { gw.child.kill('SIGKILL') })
+  // Generous margin: the primary and then each worker load and compile the config on a shared, busy machine.
+  const code = await exitWithin(gw.exited, 1500 + 20_000)
+  t.equal(code, 1, `the primary exited 1 after ${Date.now() - started} ms (not restarting workers forever)`)
+  t.match(gw.errors(), new RegExp(`cannot start: the rate-limit Redis \\(rate_limit_store\\.redis_url\\) at 127\\.0\\.0\\.1:${closed} not reachable`))
+  t.match(gw.output(), /"msg":"a worker could not start: stopping"/)
+})
+
+t.test('workers: 2, SIGTERM then SIGHUP to the primary: the drain goes on and the primary exits 0 (not killed by SIGHUP)', async (t) => {
+  const cfg = await tempConfig((text) => setKey(setKey(setKey(text, 'data_dir', './data'), 'shutdown_grace_ms', '2000'), 'workers', '2'))
+  t.teardown(() => cfg.remove())
+  const gw = await spawnGateway({ config: cfg.file })
+  t.teardown(() => { gw.child.kill('SIGKILL') })
+  // Both workers listening before the signal (the second may still be booting when the first logs).
+  for (let i = 0; i < 100 && (gw.output().match(/Server listening at/g) ?? []).length < 2; i++) await sleep(100)
+  // A token request whose body never finishes keeps a worker draining for the whole grace period.
+  const hanging = httpRequest(`${gw.base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '1000' } })
+  hanging.on('error', () => {})
+  hanging.write('grant_type=')
+  await sleep(200)
+  gw.child.kill('SIGTERM')
+  await sleep(300)
+  gw.child.kill('SIGHUP')
+  await sleep(300)
+  t.equal(gw.child.signalCode, null, 'SIGHUP did not kill the primary')
+  const code = await exitWithin(gw.exited, 2000 + 4000)
+  t.equal(code, 0, 'the primary exited 0 once the workers had drained')
+  t.equal(gw.child.signalCode, null)
+  t.notMatch(gw.output(), /every worker reloads/, 'no reload while stopping')
+  hanging.destroy()
+})

@@ -1,0 +1,41 @@
+import { execFileSync } from 'node:child_process'
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { createAsyncLogDestination } from '../../src/log-destination.js'
+
+t.test('a full pipe nobody reads: writes never block, the excess is dropped, flush gives up at its deadline', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'lanegate-log-'))
+  const fifo = join(dir, 'pipe')
+  execFileSync('mkfifo', [fifo])
+  // Opened read-write (so the open does not wait for a reader) and non-blocking: nobody ever reads it.
+  const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK)
+  // The FIFO's descriptor stays open to the end of the process: the destination keeps retrying its buffered
+  // lines, and a closed descriptor number would be reused by the next test's file (the gateway's fd 1 never closes).
+  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+  const destination = createAsyncLogDestination(fd, 256 * 1024)
+  const line = `${JSON.stringify({ level: 30, msg: 'x'.repeat(200) })}\n`
+  const started = Date.now()
+  for (let i = 0; i < 10_000; i++) destination.write(line) // ~2 MB, far more than pipe + buffer hold
+  t.ok(Date.now() - started < 1000, `10,000 writes returned at once (${Date.now() - started} ms)`)
+  const tick = await new Promise<number>((resolve) => { const at = Date.now(); setImmediate(() => resolve(Date.now() - at)) })
+  t.ok(tick < 200, 'the event loop keeps turning')
+  t.ok(destination.dropped > 0, `lines over the buffer were dropped (${destination.dropped})`)
+  const flushStarted = Date.now()
+  await destination.flush(300)
+  const waited = Date.now() - flushStarted
+  t.ok(waited >= 250 && waited < 2000, `flush gave up after its deadline (${waited} ms)`)
+})
+
+t.test('a reader that reads: every line arrives in order and flush resolves when written', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'lanegate-log-'))
+  const file = join(dir, 'out.log')
+  const fd = openSync(file, 'w')
+  t.teardown(() => { closeSync(fd); rmSync(dir, { recursive: true, force: true }) })
+  const destination = createAsyncLogDestination(fd)
+  for (let i = 0; i < 1000; i++) destination.write(`${i}\n`)
+  await destination.flush(5000)
+  t.same(readFileSync(file, 'utf8').split('\n').slice(0, -1), Array.from({ length: 1000 }, (_, i) => String(i)))
+  t.equal(destination.dropped, 0)
+})

@@ -1,0 +1,108 @@
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import t from 'tap'
+import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
+import { ConfigError } from '../../src/config/config-error.js'
+import { adminSettings } from '../../src/observability/admin-settings.js'
+import { GatewayError } from '../../src/errors/gateway-error.js'
+import { upstreamFailureOutcome } from '../../src/upstream/outcome.js'
+import { unreachableError, mirroredError } from '../../src/upstream/failure.js'
+import { GatewayMetrics } from '../../src/observability/metrics.js'
+import { parseTraceparent, traceFromHeaders } from '../../src/observability/trace-context.js'
+import { histogramCount, sample, type ParsedFamily } from '../helpers/prometheus.js'
+import { repoPath } from '../helpers/paths.js'
+
+const parse = createRequire(import.meta.url)('parse-prometheus-text-format') as (text: string) => ParsedFamily[]
+
+t.test('parseTraceparent accepts W3C version 00 values and rejects malformed ones', async (t) => {
+  t.same(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'), { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', flags: '01' })
+  t.same(parseTraceparent('01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00-future'), { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', flags: '00' }, 'a later version may add fields')
+  for (const bad of [
+    undefined, '', 'garbage',
+    '00-00000000000000000000000000000000-00f067aa0ba902b7-01', // zero trace id
+    '00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01', // zero parent id
+    'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', // forbidden version
+    '00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01', // uppercase
+    '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra', // version 00 has four fields
+    '00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01', // short trace id
+  ]) t.equal(parseTraceparent(bad), undefined, String(bad))
+})
+
+t.test('traceFromHeaders continues a valid trace with a new span, or starts one', async (t) => {
+  const continued = traceFromHeaders({ traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00', tracestate: 'a=1' })
+  t.equal(continued.traceId, '4bf92f3577b34da6a3ce929d0e0e4736')
+  t.match(continued.spanId, /^[0-9a-f]{16}$/)
+  t.not(continued.spanId, '00f067aa0ba902b7')
+  t.equal(continued.traceparent, `00-4bf92f3577b34da6a3ce929d0e0e4736-${continued.spanId}-00`)
+  t.equal(continued.tracestate, 'a=1')
+  const started = traceFromHeaders({ tracestate: 'a=1' })
+  t.match(started.traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
+  t.equal(started.tracestate, undefined, 'a tracestate without a valid traceparent is dropped')
+  t.not(traceFromHeaders({}).traceId, started.traceId, 'each started trace has its own id')
+})
+
+t.test('request series render as Prometheus counters and a cumulative histogram', async (t) => {
+  const metrics = new GatewayMetrics({ configVersion: () => 7, dependencies: async () => ({ database: true, redis: false }) })
+  const route = metrics.route('content', 'content_list')
+  route.record('GET', 200, 0.3)
+  route.record('GET', 200, 4)
+  route.record('GET', 429, 20)
+  t.equal(metrics.route('content', 'content_list'), route, 'a route\'s series are kept')
+  metrics.upstream('org_store_001', 'http_5xx', 0.2)
+  metrics.rateLimited.inc('content-per-client')
+  const text = await metrics.registry.metrics()
+  const families = parse(text)
+  const labels = { service: 'content', route: 'content_list', method: 'GET' }
+  t.equal(sample(families, 'lanegate_http_requests_total', { ...labels, status: '200' }), 2)
+  t.equal(sample(families, 'lanegate_http_requests_total', { ...labels, status: '429' }), 1)
+  t.equal(sample(families, 'lanegate_upstream_requests_total', { upstream: 'org_store_001', outcome: 'http_5xx' }), 1)
+  t.equal(sample(families, 'lanegate_rate_limited_total', { limit: 'content-per-client' }), 1)
+  t.equal(sample(families, 'lanegate_config_version'), 7)
+  t.equal(sample(families, 'lanegate_dependency_up', { dependency: 'database' }), 1)
+  t.equal(sample(families, 'lanegate_dependency_up', { dependency: 'redis' }), 0)
+  t.equal(histogramCount(text, 'lanegate_http_request_duration_seconds', { service: 'content', route: 'content_list' }), 3)
+  t.match(text, 'lanegate_http_request_duration_seconds_bucket{service="content",route="content_list",le="0.0005"} 1\n')
+  t.match(text, 'lanegate_http_request_duration_seconds_bucket{service="content",route="content_list",le="0.005"} 2\n')
+  t.match(text, 'lanegate_http_request_duration_seconds_bucket{service="content",route="content_list",le="0.025"} 3\n')
+  const sum = /lanegate_http_request_duration_seconds_sum\{service="content",route="content_list"\} (\S+)/.exec(text)?.[1]
+  t.ok(Math.abs(Number(sum) - 0.0243) < 1e-12, `sum in seconds (${sum})`)
+})
+
+t.test('admin: absent means 127.0.0.1:9464, false turns it off, a port of 0 is allowed, anything else is an error', async (t) => {
+  const demo = await readFile(repoPath('gateway.yaml'), 'utf8')
+  // The demo file's folder anchors its `plugins:` paths, so it is parsed as the repository's gateway.yaml.
+  const file = repoPath('gateway.yaml')
+  const load = async (text: string) => (await parseGatewayConfig(text, file, { env: { LANEGATE_DATA_DIR: '/tmp' } })).config
+  const without = demo.replace(/^admin:[^\n]*\n(?: {2}[^\n]*\n)*/m, '')
+  t.same(adminSettings(await load(without)), { host: '127.0.0.1', port: 9464 })
+  t.same(adminSettings(await load(demo)), { host: '127.0.0.1', port: 9464 })
+  t.same(adminSettings((await parseGatewayConfig(demo, file, { env: { LANEGATE_ADMIN_PORT: '0' } })).config), { host: '127.0.0.1', port: 0 })
+  t.equal(adminSettings(await load(`admin: false\n${without}`)), undefined)
+  for (const bad of ['admin: true', 'admin: { port: 70000 }', 'admin: { prot: 1 }']) {
+    await t.rejects(load(`${bad}\n${without}`), ConfigError, bad)
+  }
+})
+
+t.test('the Grafana dashboard queries only metrics the gateway exports', async (t) => {
+  const dashboard = await readFile(repoPath('docker/grafana-dashboard.json'), 'utf8')
+  const used = new Set([...dashboard.matchAll(/\b(lanegate_[a-z_]+)/g)].map((m) => (m[1] as string).replace(/_(bucket|sum|count)$/, '')))
+  const metrics = new GatewayMetrics({ configVersion: () => 1, dependencies: async () => ({}) })
+  const exported = new Set(metrics.registry.getMetricsAsArray().map((m) => m.name))
+  t.ok(used.size >= 10, `${used.size} metrics used`)
+  for (const name of used) t.ok(exported.has(name), `${name} is exported`)
+  for (const panel of ['requests', 'latency', '429s by limit', 'upstream errors by store', 'tokens issued', 'reloads']) {
+    t.match(dashboard.toLowerCase(), panel, `a panel for ${panel}`)
+  }
+})
+
+t.test('an upstream failure is classified by what the upstream did; the caller\'s own failures are not the upstream\'s', async (t) => {
+  t.equal(upstreamFailureOutcome(unreachableError('The lane software', 'timeout')), 'timeout')
+  for (const kind of ['refused', 'reset', 'dns', 'tls', 'protocol', 'ejected', 'unreachable'] as const) {
+    t.equal(upstreamFailureOutcome(unreachableError('The lane software', kind)), 'unreachable', kind)
+  }
+  t.equal(upstreamFailureOutcome(mirroredError('The lane software', 404, '')), 'http_4xx')
+  t.equal(upstreamFailureOutcome(mirroredError('The lane software', 502, '')), 'http_5xx')
+  t.equal(upstreamFailureOutcome(new GatewayError('upstream_error', { message: 'The caller closed the connection.' })), undefined, 'the caller closed the connection')
+  t.equal(upstreamFailureOutcome(new GatewayError('payload_too_large')), undefined)
+  t.equal(upstreamFailureOutcome(new Error('x')), undefined)
+})
