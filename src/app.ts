@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
-import { ConfigError } from './config/config-error.js'
 import { createErrorHandler } from './errors/error-handler.js'
 import { gatewayClientErrorHandler } from './errors/client-error-handler.js'
 import { registerBoundedJsonParser } from './errors/json-body.js'
@@ -9,8 +8,9 @@ import { GatewayError } from './errors/gateway-error.js'
 import { renderError, type EnvelopeName } from './errors/envelopes.js'
 import type { Gateway } from './gateway.js'
 import { oauthRoutes } from './oauth/routes.js'
-import { createChainRunner } from './pipeline/chain-runner.js'
+import { createChainRunner, createPreflightRunner } from './pipeline/chain-runner.js'
 import { mountServiceRoutes } from './services/mount-service.js'
+import { serviceRoutes } from './services/service-module.js'
 import { deferredRequestLoggerFactory } from './request-logger.js'
 import type { GatewayMetrics } from './observability/metrics.js'
 import { countRefusal, instrumentApp } from './observability/instrument-app.js'
@@ -74,6 +74,9 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
     },
   })
 
+  // `request.gw` is declared on every request (runtime/request-context.ts), so it is decorated once, here at the
+  // root: every scope (oauth, services, hooks of other plugins) sees the same property. The chain runner sets it.
+  app.decorateRequest('gw', null as never)
   app.setErrorHandler(createErrorHandler('plain', metrics === undefined
     ? undefined
     : function countRefusals (request, error) { countRefusal(metrics, request, error) }))
@@ -112,20 +115,15 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
     if (settings === undefined) continue
     const built = module.build({ shared: gateway.shared, currentConfig: () => gateway.current().config })
     if (built.close) closers.push(built.close)
-    const known = new Set(built.routes.map((r) => r.id))
-    const unknown = Object.keys(settings.routes).filter((id) => !known.has(id))
-    if (unknown.length > 0) {
-      throw new ConfigError(gateway.file ?? 'config', unknown.map((id) => ({
-        path: `services.${module.name}.routes.${id}`,
-        message: `unknown route "${id}" (service ${module.name} has: ${[...known].join(', ')})`,
-      })))
-    }
+    // Validation has checked `routes:` against the same declarations (an unknown id never gets this far).
+    const routes = serviceRoutes(module, built, settings)
     await app.register(async function serviceScope (scope) {
       mountServiceRoutes(scope, {
         service: module.name,
         envelope: settings.envelope,
-        routes: built.routes,
-        contextHook: (route) => createChainRunner(gateway, module.name, route.id, settings.envelope),
+        routes,
+        contextHook: (route) => createChainRunner(gateway.current, module.name, route.id, settings.envelope),
+        preflightHook: (route) => createPreflightRunner(gateway.current, module.name, route.id, settings.envelope),
         snapshot: gateway.current,
       })
     }, { prefix: settings.prefix })

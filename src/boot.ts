@@ -3,12 +3,12 @@ import { resolve } from 'node:path'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp } from './app.js'
-import { catalog } from './catalog.js'
-import { loadConfigFile, parseConfigText, type LoadedConfig } from './config/load-config.js'
+import { loadGatewayConfig, parseGatewayConfig, type LoadedGatewayConfig } from './pipeline/load-gateway-config.js'
+import { catalog as builtIn, type Catalog } from './pipeline/registry.js'
 import { createGateway, type Gateway } from './gateway.js'
 import { createAsyncLogDestination } from './log-destination.js'
 import { createLogger } from './logging.js'
-import { openSharedResources } from './shared-resources.js'
+import { openSharedResources } from './runtime/open-shared-resources.js'
 import { adminSettings } from './observability/admin-settings.js'
 import { GatewayMetrics } from './observability/metrics.js'
 import { Readiness } from './observability/readiness.js'
@@ -23,7 +23,9 @@ export interface BootOptions {
   /** Logger to use; default: pino at the config's log level on stdout. */
   logger?: Logger
   /** Changes applied to the parsed config before use (tests: data_dir, ports). */
-  adjust?: (loaded: LoadedConfig) => void
+  adjust?: (loaded: LoadedGatewayConfig) => void
+  /** Policies and services to validate and serve with; default the built-in ones (tests add their own). */
+  catalog?: Catalog
 }
 
 export interface Booted {
@@ -43,10 +45,10 @@ export interface Booted {
 /** Loads the config, opens the shared resources, builds the gateway and its app. Does not listen. */
 export async function bootGateway (options: BootOptions): Promise<Booted> {
   const env = options.env ?? process.env
+  // `adjust` runs inside the loader, before the config is frozen.
   const loaded = options.text !== undefined
-    ? parseConfigText(options.text, options.file ?? 'gateway.yaml', catalog, env)
-    : await loadConfigFile(options.file ?? 'gateway.yaml', catalog, env)
-  options.adjust?.(loaded)
+    ? await parseGatewayConfig(options.text, options.file ?? 'gateway.yaml', { env, adjust: options.adjust }, options.catalog ?? builtIn)
+    : await loadGatewayConfig(options.file ?? 'gateway.yaml', { env, adjust: options.adjust }, options.catalog ?? builtIn)
   const config = loaded.config
   const destination = options.logger === undefined ? createAsyncLogDestination(1) : undefined
   const logger = options.logger ?? createLogger(config.server.log_level, destination)
@@ -68,7 +70,6 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
   try {
     gateway = createGateway({
       loaded,
-      catalog,
       shared,
       file: options.text === undefined ? options.file : undefined,
       logger: logger as FastifyBaseLogger,

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { catalog } from './catalog.js'
 import { ConfigError, formatProblem } from './config/config-error.js'
-import { loadConfigFile } from './config/load-config.js'
+import { loadGatewayConfig } from './pipeline/load-gateway-config.js'
 import { hashSecret } from './oauth/secret-hash.js'
 import { StartupDependencyError } from './startup-dependencies.js'
 
@@ -108,7 +107,7 @@ export async function main (argv: string[]): Promise<number | undefined> {
       const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} })
       const file = positionals[0] ?? 'gateway.yaml'
       try {
-        const loaded = await loadConfigFile(file, catalog)
+        const loaded = await loadGatewayConfig(file)
         for (const w of loaded.warnings) console.log(`warning: ${formatProblem(file, w)}`)
         console.log(`${file}: valid${loaded.warnings.length > 0 ? ` (${loaded.warnings.length} warning(s))` : ''}`)
         return 0

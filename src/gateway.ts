@@ -1,10 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { buildSnapshot } from './config/build-snapshot.js'
+import { buildSnapshot } from './pipeline/build-snapshot.js'
 import { ConfigError } from './config/config-error.js'
-import { loadConfigFile, type ConfigCatalog, type LoadedConfig } from './config/load-config.js'
+import { loadConfigFile } from './config/load-config.js'
+import { configRules } from './pipeline/config-rules.js'
+import type { LoadedGatewayConfig } from './pipeline/load-gateway-config.js'
+import type { Catalog } from './pipeline/registry.js'
+import { declaredRoutes } from './services/service-module.js'
+import { isDeepStrictEqual } from 'node:util'
+import type { GatewayConfig } from './config/types.js'
 import { restartRequiredChanges } from './config/restart-required.js'
-import type { Snapshot } from './config/snapshot.js'
-import type { SharedResources } from './pipeline/shared-resources.js'
+import type { Snapshot } from './runtime/snapshot.js'
+import type { SharedResources } from './runtime/shared-resources.js'
 
 export type ReloadResult =
   | { outcome: 'applied', version: number, restartRequired: string[] }
@@ -17,19 +23,19 @@ export type ReloadResult =
  * assignment, or keeps the old one when the file is invalid.
  */
 export interface Gateway {
-  readonly catalog: ConfigCatalog
+  /** The policies (built-in and loaded from `plugins:` at start) and services this process knows. */
+  readonly catalog: Catalog
   readonly shared: SharedResources
   /** The config file, when the gateway was started from one (reloads re-read it). */
   readonly file: string | undefined
   current (): Snapshot
   reload (): Promise<ReloadResult>
   /** Swaps in an already-validated config (tests, and reloads). */
-  apply (loaded: LoadedConfig): ReloadResult
+  apply (loaded: LoadedGatewayConfig): ReloadResult
 }
 
 export function createGateway (options: {
-  loaded: LoadedConfig
-  catalog: ConfigCatalog
+  loaded: LoadedGatewayConfig
   shared: SharedResources
   file?: string
   logger: FastifyBaseLogger
@@ -39,18 +45,21 @@ export function createGateway (options: {
    * Changes applied to every config read from the file, at boot and on each reload (`lanegate start --port/--host`),
    * so a reload compares like with like and does not report `server` as needing a restart.
    */
-  adjust?: (loaded: LoadedConfig) => void
+  adjust?: (loaded: LoadedGatewayConfig) => void
 }): Gateway {
-  const { catalog, shared, logger } = options
+  const { shared, logger } = options
+  // Outside policies are imported once, at start; reloads validate against the same set (config-rules.ts).
+  const catalog = options.loaded.catalog
+  const reloadRules = configRules(catalog, { loadPlugins: false })
   let snapshot = buildSnapshot(options.loaded.config, 1, catalog, shared)
   let source = options.loaded.source
   let pending: Promise<ReloadResult> | undefined
   for (const w of options.loaded.warnings) logger.warn({ path: w.path, line: w.line }, `config warning: ${w.message}`)
 
-  function apply (loaded: LoadedConfig): ReloadResult {
+  function apply (loaded: LoadedGatewayConfig): ReloadResult {
     if (loaded.source === source && loaded.source !== '') return { outcome: 'unchanged', version: snapshot.version }
     const next = buildSnapshot(loaded.config, snapshot.version + 1, catalog, shared)
-    const restartRequired = restartRequiredChanges(snapshot.config, next.config)
+    const restartRequired = [...restartRequiredChanges(snapshot.config, next.config), ...routeListChanges(catalog, snapshot.config, next.config)]
     snapshot = next
     source = loaded.source
     for (const w of loaded.warnings) logger.warn({ path: w.path, line: w.line }, `config warning: ${w.message}`)
@@ -64,9 +73,7 @@ export function createGateway (options: {
   async function reloadOnce (): Promise<ReloadResult> {
     if (options.file === undefined) return { outcome: 'unchanged', version: snapshot.version }
     try {
-      const loaded = await loadConfigFile(options.file, catalog)
-      options.adjust?.(loaded)
-      return apply(loaded)
+      return apply(await loadConfigFile(options.file, reloadRules, { adjust: options.adjust }))
     } catch (error) {
       const problems = error instanceof ConfigError ? error.problems : undefined
       logger.error({ problems, err: problems ? undefined : error }, 'config reload rejected; the running config stays')
@@ -93,4 +100,22 @@ export function createGateway (options: {
       }
     },
   }
+}
+
+/**
+ * A service whose routes come from its settings has its routes registered at start, like every route: a reload
+ * that changes their ids, methods or paths applies only after a restart (the chains of the routes it keeps
+ * still change at once).
+ */
+function routeListChanges (catalog: Catalog, before: GatewayConfig, after: GatewayConfig): string[] {
+  const changed: string[] = []
+  for (const module of catalog.services) {
+    if (typeof module.routes !== 'function') continue
+    const a = before.services[module.name]
+    const b = after.services[module.name]
+    if (a === undefined || b === undefined) continue
+    const shape = (settings: typeof a) => declaredRoutes(module, settings).map((r) => [r.id, [r.method].flat(), r.url])
+    if (!isDeepStrictEqual(shape(a), shape(b))) changed.push(`services.${module.name}.routes`)
+  }
+  return changed
 }

@@ -1,10 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { PolicyPlugin, StepOutcome } from '../../src/pipeline/policy.js'
-import { bearerChallenge, defaultRealm, missingCredentials } from '../../src/auth/bearer-challenge.js'
-import { GatewayError } from '../../src/errors/gateway-error.js'
-import type { Principal } from '../../src/pipeline/request-context.js'
-import type { TokenSlot } from '../../src/pipeline/shared-resources.js'
-import { authSchema, type AuthOptions } from './schema.js'
+import {
+  bearerChallenge, defaultRealm, definePolicy, isRefusal, type ErrorCode, type PolicyContext, type Principal, type Refusal, type StepOutcome, type TokenSlot,
+} from '../../src/plugin.js'
+import { authSchema } from './schema.js'
 
 /** `<scheme> <credentials>`; the scheme is compared case-insensitively (RFC 9110 §11.1). */
 const credentialsHeader = /^([^ \t]+)(?:[ \t]+(.*))?$/
@@ -14,20 +12,22 @@ const credentialsHeader = /^([^ \t]+)(?:[ \t]+(.*))?$/
  * Only the header is read: a token in the query string or body is ignored (RFC 6750 §2.3 is not offered), and a
  * header token together with a query token is a 400 because a client must use one method only (B13).
  */
-const auth: PolicyPlugin<AuthOptions> = {
+const auth = definePolicy({
   name: 'auth',
   description: 'Requires a valid bearer token (the gateway\'s service tokens or a trusted issuer\'s user tokens).',
   schema: authSchema,
+  summarize: (options) => options.realm === defaultRealm ? 'bearer token' : `bearer token (realm ${options.realm})`,
   create (options, context) {
-    const realm = options.realm ?? defaultRealm
+    const realm = options.realm
     const verifier = context.shared.tokens
+    // No header, `Basic …`, another scheme or a bare `Bearer`: no credentials this API accepts, so the challenge
+    // carries no `error` parameter (RFC 6750 §3.1).
+    const missingCredentials = { headers: { 'WWW-Authenticate': bearerChallenge(realm) } }
     return function authStep (request: FastifyRequest, _reply: FastifyReply): StepOutcome | Promise<StepOutcome> {
       const token = bearerToken(request.headers.authorization)
-      // No header, `Basic …`, another scheme or a bare `Bearer`: no credentials this API accepts, so the
-      // challenge carries no `error` parameter (RFC 6750 §3.1).
-      if (token === undefined) return missingCredentials(realm)
+      if (token === undefined) return context.refuse('unauthenticated', missingCredentials)
       if (hasQueryToken(request)) {
-        return new GatewayError('bad_request', { message: 'Send the access token in the Authorization header only.' })
+        return context.refuse('bad_request', { message: 'Send the access token in the Authorization header only.' })
       }
       // The verifier checks the RFC 6750 b64token syntax before it first verifies a token (not on a cache hit).
       const snapshot = request.gw.snapshot
@@ -35,7 +35,7 @@ const auth: PolicyPlugin<AuthOptions> = {
       try {
         verified = verifier.verifyFast(token, snapshot.config, snapshot.indexes, slotOf(request))
       } catch (error) {
-        return refusal(withRealm(error, realm))
+        return refusal(withRealm(error, realm, context))
       }
       // A cached token answers synchronously: the chain goes on without a promise.
       if (!(verified instanceof Promise)) {
@@ -44,11 +44,11 @@ const auth: PolicyPlugin<AuthOptions> = {
       }
       return verified.then(
         function verifiedToken (principal) { request.gw.principal = principal },
-        function rejectedToken (error) { return refusal(withRealm(error, realm)) },
+        function rejectedToken (error) { return refusal(withRealm(error, realm, context)) },
       )
     }
   },
-}
+})
 
 /** One token slot per client connection (keep-alive clients send the same token on each request). */
 const slots = new WeakMap<object, TokenSlot>()
@@ -80,23 +80,22 @@ function hasQueryToken (request: FastifyRequest): boolean {
   return typeof query === 'object' && query !== null && Object.hasOwn(query, 'access_token')
 }
 
-/** A GatewayError is the step's refusal; anything else (a bug) is thrown on to become a 500. */
-function refusal (error: unknown): GatewayError {
-  if (error instanceof GatewayError) return error
+/** A refusal the verifier threw is the step's refusal; anything else (a bug) is thrown on to become a 500. */
+function refusal (error: unknown): Refusal {
+  if (isRefusal(error)) return error
   throw error
 }
 
 /** The verifier names the default realm; a route with its own realm rewrites the challenge. */
-function withRealm (error: unknown, realm: string): unknown {
-  if (realm === defaultRealm || !(error instanceof GatewayError)) return error
+function withRealm (error: unknown, realm: string, context: PolicyContext): unknown {
+  if (realm === defaultRealm || !isRefusal(error)) return error
   const challenge = error.headers['WWW-Authenticate']
   if (challenge === undefined) return error
   const realmParam = `realm="${defaultRealm}"`
-  return new GatewayError(error.code, {
+  return context.refuse(error.code as ErrorCode, {
     message: error.message,
     fields: error.fields,
     headers: { ...error.headers, 'WWW-Authenticate': challenge.replace(realmParam, bearerChallenge(realm).slice('Bearer '.length)) },
-    cause: error.cause,
   })
 }
 

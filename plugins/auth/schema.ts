@@ -1,20 +1,17 @@
-/** Options of the `auth` policy. */
-export interface AuthOptions {
-  /** The realm named in `WWW-Authenticate` challenges. */
-  realm?: string
-}
+import { Type, defaultRealm, type Static } from '../../src/plugin.js'
 
-export const authSchema = {
-  type: 'object',
+export const authSchema = Type.Object({
+  realm: Type.String({
+    description: 'Realm named in the WWW-Authenticate challenge of 401 responses. Default "lanegate".',
+    pattern: '^[\\x20-\\x7e]+$',
+    minLength: 1,
+    maxLength: 100,
+    default: defaultRealm,
+  }),
+}, {
   description: 'Requires a valid bearer token in the Authorization header and records the caller (its principal).',
   additionalProperties: false,
-  properties: {
-    realm: {
-      type: 'string',
-      description: 'Realm named in the WWW-Authenticate challenge of 401 responses. Default "lanegate".',
-      pattern: '^[\\x20-\\x7e]+$',
-      minLength: 1,
-      maxLength: 100,
-    },
-  },
-} as const
+})
+
+/** Options of the `auth` policy (defaults filled by the loader). */
+export type AuthOptions = Static<typeof authSchema>

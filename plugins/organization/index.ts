@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify'
-import type { PolicyPlugin, StepOutcome } from '../../src/pipeline/policy.js'
-import { requirePrincipal } from '../../src/auth/require-principal.js'
-import { GatewayError } from '../../src/errors/gateway-error.js'
+import { definePolicy, type PolicyContext, type Refusal, type StepOutcome } from '../../src/plugin.js'
+import { noPrincipal } from '../principal-of.js'
 import { organizationSchema, type OrganizationOptions } from './schema.js'
 
 /**
@@ -9,7 +8,7 @@ import { organizationSchema, type OrganizationOptions } from './schema.js'
  * caller's `organization_id` (itself, its stores, its descendants). The answer never tells a store outside the
  * tree from one that does not exist: same status, same body (E1).
  */
-const organization: PolicyPlugin<OrganizationOptions> = {
+const organization = definePolicy({
   name: 'organization',
   description: 'Requires the targeted organization or store to be in the caller\'s organization tree.',
   schema: organizationSchema,
@@ -20,28 +19,31 @@ const organization: PolicyPlugin<OrganizationOptions> = {
     }
     return []
   },
-  create (options) {
-    const notFound = options.not_found === true
+  summarize: (options) => `${options.param !== undefined ? `path :${options.param}` : `query ?${options.query ?? ''}`} in the caller's tree${options.not_found ? ' (404 otherwise)' : ''}`,
+  create (options, context) {
+    const notFound = options.not_found
     return function organizationStep (request: FastifyRequest): StepOutcome {
-      const principal = requirePrincipal(request)
-      const target = targetOf(request, options)
+      const principal = context.principal(request)
+      if (principal === undefined) return noPrincipal(context)
+      const target = targetOf(request, options, context)
       if (target === undefined) return
+      if (typeof target !== 'string') return target
       const { indexes } = request.gw.snapshot
       const reachable = indexes.reachable(principal.organizationId).has(target)
       if (notFound) {
         const store = indexes.stores.get(target)
         if (!reachable || store === undefined || !store.installActive || store.lane === undefined) {
-          return new GatewayError('store_not_found', { fields: { store_org_id: target }, message: 'Store not found or not accessible.' })
+          return context.refuse('store_not_found', { fields: { store_org_id: target }, message: 'Store not found or not accessible.' })
         }
       } else if (!reachable) {
-        return new GatewayError('forbidden', { message: 'This organization is outside your access.' })
+        return context.refuse('forbidden', { message: 'This organization is outside your access.' })
       }
     }
   },
-}
+})
 
-/** The target id, or undefined when an optional query parameter is absent. */
-function targetOf (request: FastifyRequest, options: OrganizationOptions): string | undefined {
+/** The target id, undefined when an optional query parameter is absent, or the refusal for a repeated one. */
+function targetOf (request: FastifyRequest, options: OrganizationOptions, context: PolicyContext): string | Refusal | undefined {
   if (options.param !== undefined) {
     const value = (request.params as Record<string, unknown> | undefined)?.[options.param]
     // A route without the parameter is a config mistake: fail closed with the same answer as an unreachable id.
@@ -51,7 +53,7 @@ function targetOf (request: FastifyRequest, options: OrganizationOptions): strin
   const value = query?.[options.query as string]
   if (value === undefined) return undefined
   if (typeof value !== 'string') {
-    throw new GatewayError('bad_request', { message: `Send the ${options.query as string} parameter once.` })
+    return context.refuse('bad_request', { message: `Send the ${options.query as string} parameter once.` })
   }
   return value
 }

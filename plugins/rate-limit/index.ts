@@ -1,10 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { GatewayConfig } from '../../src/config/types.js'
-import type { PolicyPlugin, StepOutcome } from '../../src/pipeline/policy.js'
-import { requirePrincipal } from '../../src/auth/require-principal.js'
-import { clientIpKey } from '../../src/pipeline/client-ip.js'
-import type { CountOutcome } from '../../src/pipeline/request-counter.js'
-import { GatewayError } from '../../src/errors/gateway-error.js'
+import { clientIpKey, definePolicy, type CountOutcome, type GatewayConfig, type PolicyContext, type Principal, type StepOutcome } from '../../src/plugin.js'
 import { rateLimitSchema, type RateLimitOptions } from './schema.js'
 
 /**
@@ -14,7 +9,7 @@ import { rateLimitSchema, type RateLimitOptions } from './schema.js'
  * registry's `on_store_error` decides: `open` lets the request through without the headers, `closed` answers
  * 503. A store failure is never reported as a 429 (D4).
  */
-const rateLimit: PolicyPlugin<RateLimitOptions> = {
+const rateLimit = definePolicy({
   name: 'rate-limit',
   description: 'Counts requests against a named limit (by IP, client or organization).',
   schema: rateLimitSchema,
@@ -24,6 +19,7 @@ const rateLimit: PolicyPlugin<RateLimitOptions> = {
     const key = config?.rate_limits[options.limit]?.key
     return key === 'client' || key === 'organization' ? ['auth'] : []
   },
+  summarize: (options) => `limit ${options.limit}`,
   check (options, config) {
     if (Object.hasOwn(config.rate_limits, options.limit)) return []
     return [{ path: 'limit', message: `unknown rate limit "${options.limit}": define it under rate_limits` }]
@@ -37,8 +33,8 @@ const rateLimit: PolicyPlugin<RateLimitOptions> = {
     const keyOf = limit.key === 'ip'
       ? clientIpKey
       : limit.key === 'client'
-        ? (request: FastifyRequest) => requirePrincipal(request).clientId
-        : (request: FastifyRequest) => requirePrincipal(request).organizationId
+        ? (request: FastifyRequest) => principalOf(request, context).clientId
+        : (request: FastifyRequest) => principalOf(request, context).organizationId
 
     function applyOutcome (reply: FastifyReply, outcome: CountOutcome): StepOutcome {
       reply.header('X-RateLimit-Limit', points)
@@ -48,7 +44,7 @@ const rateLimit: PolicyPlugin<RateLimitOptions> = {
       }
       const retryAfter = Math.max(1, Math.ceil(outcome.msBeforeReset / 1000))
       reply.header('X-RateLimit-Remaining', '0')
-      return new GatewayError('too_many_requests', {
+      return context.refuse('too_many_requests', {
         fields: { retry_after: retryAfter },
         headers: { 'Retry-After': String(retryAfter) },
         limit: options.limit,
@@ -60,7 +56,8 @@ const rateLimit: PolicyPlugin<RateLimitOptions> = {
         request.log.warn({ err: error, limit: options.limit }, 'rate-limit store failed; request let through unlimited')
         return
       }
-      return new GatewayError('service_unavailable', { cause: error })
+      request.log.error({ err: error, limit: options.limit }, 'rate-limit store failed; request refused')
+      return context.refuse('service_unavailable')
     }
 
     // Synchronous with the memory store (no promise per request); a promise with Redis.
@@ -78,6 +75,13 @@ const rateLimit: PolicyPlugin<RateLimitOptions> = {
       )
     }
   },
+})
+
+/** The caller, for client- and organization-keyed limits (`requires` puts auth first); thrown without one (a 500). */
+function principalOf (request: FastifyRequest, context: PolicyContext): Principal {
+  const principal = context.principal(request)
+  if (principal === undefined) throw new Error(`route ${context.service}/${context.routeId} has no principal: auth must run first`)
+  return principal
 }
 
 export default rateLimit

@@ -1,19 +1,11 @@
-/** Options of the `rate-limit` policy. */
-export interface RateLimitOptions {
-  /** Name of a limit under `rate_limits:`. */
-  limit: string
-}
+import { Type, type Static } from '../../src/plugin.js'
 
-export const rateLimitSchema = {
-  type: 'object',
+export const rateLimitSchema = Type.Object({
+  limit: Type.String({ minLength: 1, description: 'Name of a limit under rate_limits. Routes naming the same limit share its counters.' }),
+}, {
   description: 'Counts the request against a named limit; over it, 429 with Retry-After.',
   additionalProperties: false,
-  required: ['limit'],
-  properties: {
-    limit: {
-      type: 'string',
-      minLength: 1,
-      description: 'Name of a limit under rate_limits. Routes naming the same limit share its counters.',
-    },
-  },
-} as const
+})
+
+/** Options of the `rate-limit` policy. */
+export type RateLimitOptions = Static<typeof rateLimitSchema>

@@ -1,15 +1,13 @@
 import type { FastifyRequest } from 'fastify'
-import type { PolicyOptionProblem, PolicyPlugin, StepOutcome } from '../../src/pipeline/policy.js'
-import { bearerChallenge, defaultRealm } from '../../src/auth/bearer-challenge.js'
-import { requirePrincipal } from '../../src/auth/require-principal.js'
-import { GatewayError } from '../../src/errors/gateway-error.js'
-import { scopeSchema, type ScopeOptions } from './schema.js'
+import { bearerChallenge, defaultRealm, definePolicy, type PolicyContext, type PolicyOptionProblem, type Refusal, type StepOutcome } from '../../src/plugin.js'
+import { noPrincipal } from '../principal-of.js'
+import { scopeSchema } from './schema.js'
 
 /**
  * `scope`: the caller's token must carry the route's scopes. A missing scope is a 403 with the RFC 6750 §3.1
  * `insufficient_scope` challenge naming the scopes needed (B11); the payments envelope shows which scope.
  */
-const scope: PolicyPlugin<ScopeOptions> = {
+const scope = definePolicy({
   name: 'scope',
   description: 'Requires all (or any) of the listed scopes on the caller\'s token.',
   schema: scopeSchema,
@@ -23,24 +21,27 @@ const scope: PolicyPlugin<ScopeOptions> = {
     }
     return problems
   },
-  create (options) {
+  summarize: (options) => [options.all && `all of ${options.all.join(', ')}`, options.any && `any of ${options.any.join(', ')}`].filter(Boolean).join('; '),
+  create (options, context) {
     const all = options.all ?? []
     const any = options.any ?? []
     return function scopeStep (request: FastifyRequest): StepOutcome {
-      const granted = requirePrincipal(request).scopes
+      const principal = context.principal(request)
+      if (principal === undefined) return noPrincipal(context)
+      const granted = principal.scopes
       const missing = all.filter((name) => !granted.has(name))
       if (missing.length > 0) {
-        return insufficientScope(all, `This action requires the ${missing.join(' and ')} scope${missing.length > 1 ? 's' : ''}.`)
+        return insufficientScope(context, all, `This action requires the ${missing.join(' and ')} scope${missing.length > 1 ? 's' : ''}.`)
       }
       if (any.length > 0 && !any.some((name) => granted.has(name))) {
-        return insufficientScope(any, any.length === 1 ? `This action requires the ${any[0]} scope.` : `This action requires one of the ${any.join(', ')} scopes.`)
+        return insufficientScope(context, any, any.length === 1 ? `This action requires the ${any[0]} scope.` : `This action requires one of the ${any.join(', ')} scopes.`)
       }
     }
   },
-}
+})
 
-function insufficientScope (needed: string[], message: string): GatewayError {
-  return new GatewayError('forbidden', {
+function insufficientScope (context: PolicyContext, needed: string[], message: string): Refusal {
+  return context.refuse('forbidden', {
     message,
     headers: { 'WWW-Authenticate': bearerChallenge(defaultRealm, { error: 'insufficient_scope', scope: needed.join(' ') }) },
   })

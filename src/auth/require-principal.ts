@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import type { Principal } from '../pipeline/request-context.js'
+import type { Principal } from '../runtime/request-context.js'
 import { GatewayError } from '../errors/gateway-error.js'
 
 /**

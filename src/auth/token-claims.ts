@@ -1,7 +1,7 @@
 import type { JWTPayload } from 'jose'
 import type { ConfigIndexes } from '../config/indexes.js'
 import type { ServiceAccountConfig } from '../config/types.js'
-import type { Principal } from '../pipeline/request-context.js'
+import type { Principal } from '../runtime/request-context.js'
 import type { TokenProfile } from './token-profiles.js'
 import { invalidToken } from './bearer-challenge.js'
 import { internScopes, internString } from './claim-interning.js'

@@ -1,7 +1,7 @@
 import { resolve as resolvePath } from 'node:path'
 import { createLocalJWKSet, createRemoteJWKSet, type JWK, type JWTVerifyGetKey } from 'jose'
 import type { GatewayConfig, UserTokenIssuerConfig } from '../config/types.js'
-import type { KeyStore } from '../pipeline/shared-resources.js'
+import type { KeyStore } from '../runtime/shared-resources.js'
 
 /**
  * How one issuer's tokens are verified. A token is checked against exactly one profile, the one its (unverified)

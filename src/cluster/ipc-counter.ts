@@ -1,4 +1,4 @@
-import type { CountOutcome, RequestCounter } from '../pipeline/request-counter.js'
+import type { CountOutcome, RequestCounter } from '../runtime/request-counter.js'
 import { isMessage, type CountItem, type CountReply, type CountRequest } from './messages.js'
 
 /** A count the primary has not answered within this time fails, which the route maps to `on_store_error`. */

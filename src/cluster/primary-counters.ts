@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster'
-import { MemoryWindowCounter } from '../pipeline/request-counter.js'
+import { MemoryWindowCounter } from '../runtime/request-counter.js'
 import { isMessage, type CountOutcomeItem, type CountReply, type CountRequest } from './messages.js'
 
 /**

@@ -1,8 +1,7 @@
 import cluster, { type Worker } from 'node:cluster'
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible'
 import type { Logger } from 'pino'
-import { catalog } from '../catalog.js'
-import { loadConfigFile } from '../config/load-config.js'
+import { loadGatewayConfig } from '../pipeline/load-gateway-config.js'
 import { watchConfigFile } from '../config/watch-config.js'
 import { createAsyncLogDestination, type AsyncLogDestination } from '../log-destination.js'
 import { createLogger } from '../logging.js'
@@ -29,8 +28,8 @@ export interface ClusterStartOptions {
  */
 export async function startCluster (options: ClusterStartOptions): Promise<boolean> {
   if (!cluster.isPrimary) return false
-  // loadConfigFile resolves relative paths against the file's folder, as in the workers (config/resolve-paths.ts).
-  const { config } = await loadConfigFile(options.file, catalog)
+  // The loader resolves relative paths against the file's folder, as in the workers (config/resolve-paths.ts).
+  const { config } = await loadGatewayConfig(options.file)
   const workers = resolveWorkerCount(config.server.workers)
   if (workers <= 1) return false
   // Asynchronous like the workers' logs: a stdout pipe nobody reads must not block the primary's signal handling.

@@ -1,41 +1,73 @@
 import { readFile } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
 import { Ajv, type ErrorObject } from 'ajv'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { ConfigError, formatPath, type ConfigProblem } from './config-error.js'
+import { deepFreeze } from './deep-freeze.js'
 import { substituteEnv } from './env-substitution.js'
+import { buildIndexes, type ConfigIndexes } from './indexes.js'
 import { resolveConfigPaths } from './resolve-paths.js'
-import { buildConfigSchema } from './schema.js'
-import { checkSemantics, type ConfigWarning } from './semantic-checks.js'
+import { buildConfigSchema, type ServiceSchema } from './schema.js'
+import { checkReferences, type ConfigWarning, type LocatedProblem } from './semantic-checks.js'
 import type { GatewayConfig } from './types.js'
-import type { PolicyPlugin } from '../pipeline/policy.js'
-import type { ServiceModule } from '../services/service-module.js'
 
-/** What validation needs to know beyond the file: the policy plugins and services that exist. */
-export interface ConfigCatalog {
-  plugins: ReadonlyMap<string, PolicyPlugin>
-  services: readonly ServiceModule[]
+/** What the second pass found beyond config/'s own reference checks, and what it built on the way. */
+export interface SecondPass<Catalog> {
+  problems: LocatedProblem[]
+  warnings: ConfigWarning[]
+  /** What the checks were made against (the pipeline: built-in and loaded policies, services). */
+  catalog: Catalog
 }
 
-export interface LoadedConfig {
+/**
+ * What validation knows beyond the file, passed in by the pipeline so that config/ imports nothing above it:
+ * the services' schemas (first pass) and the checks of policies, plugins and services (second pass).
+ */
+export interface ConfigRules<Catalog = unknown> {
+  readonly services: readonly ServiceSchema[]
+  /**
+   * The second pass: loads `plugins:` (relative to `baseDir`), checks every chain and service. Runs on a config
+   * whose structure passed, or failed only in ways that keep its shape (unknown keys, bad values), so that
+   * `validate` shows both passes' problems together.
+   */
+  check (config: GatewayConfig, context: { baseDir: string, indexes: ConfigIndexes }): Promise<SecondPass<Catalog>>
+}
+
+export interface LoadedConfig<Catalog = unknown> {
+  /** Deep-frozen: a request, a cache keyed on it, or a reload never sees it change. */
   config: GatewayConfig
   warnings: ConfigWarning[]
   /** The file's text, so a reload can tell whether anything changed. */
   source: string
+  catalog: Catalog
+}
+
+export interface ParseOptions<Catalog> {
+  env?: NodeJS.ProcessEnv
+  /** Changes made to the validated config before it is frozen (tests' data_dir, `start --port`). */
+  adjust?: (loaded: LoadedConfig<Catalog>) => void
 }
 
 /** Reads, substitutes and validates a config file; throws ConfigError listing every problem. */
-export async function loadConfigFile (file: string, catalog: ConfigCatalog, env: NodeJS.ProcessEnv = process.env): Promise<LoadedConfig> {
+export async function loadConfigFile<Catalog> (file: string, rules: ConfigRules<Catalog>, options: ParseOptions<Catalog> = {}): Promise<LoadedConfig<Catalog>> {
   let text: string
   try {
     text = await readFile(file, 'utf8')
   } catch (error) {
     throw new ConfigError(file, [{ path: '', message: `cannot read the file: ${(error as Error).message}` }])
   }
-  return parseConfigText(text, file, catalog, env)
+  return parseConfigText(text, file, rules, options)
 }
 
-/** Validates config text in two passes (structure, then references, policies and service settings). */
-export function parseConfigText (text: string, file: string, catalog: ConfigCatalog, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+/** First-pass error keywords after which the config still has the shape the second pass reads. */
+const shapeKeeping = new Set(['additionalProperties', 'enum', 'pattern', 'minimum', 'maximum', 'minLength', 'maxLength', 'format', 'uniqueItems', 'propertyNames'])
+
+/**
+ * Validates config text in two passes (structure, then references, policies and service settings) and reports
+ * the problems of both together. Paths in `plugins:` are relative to the folder of `file`.
+ */
+export async function parseConfigText<Catalog> (text: string, file: string, rules: ConfigRules<Catalog>, options: ParseOptions<Catalog> = {}): Promise<LoadedConfig<Catalog>> {
+  const env = options.env ?? process.env
   const lineCounter = new LineCounter()
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
   if (doc.errors.length > 0) {
@@ -58,26 +90,38 @@ export function parseConfigText (text: string, file: string, catalog: ConfigCata
 
   // Pass 1: structure.
   const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, allowUnionTypes: true })
-  const validate = ajv.compile(buildConfigSchema(catalog.services))
-  if (!validate(substituted)) {
-    throw new ConfigError(file, dedupe((validate.errors ?? []).map((e) => {
-      const segments = errorPath(e)
-      return locate({ path: formatPath(segments), message: describeAjvError(e) }, segments)
-    })))
-  }
+  const validate = ajv.compile(buildConfigSchema(rules.services))
+  const structural = validate(substituted) ? [] : validate.errors ?? []
+  const first = dedupe(structural.map((e) => {
+    const segments = errorPath(e)
+    return locate({ path: formatPath(segments), message: describeAjvError(e) }, segments)
+  }))
+  if (!structural.every((e) => shapeKeeping.has(e.keyword))) throw new ConfigError(file, first)
   const config = substituted as GatewayConfig
   resolveConfigPaths(config, file)
 
-  // Pass 2: references between sections, policy options, service settings.
-  const { problems: semantic, warnings } = checkSemantics(config, catalog)
-  if (semantic.length > 0) {
-    throw new ConfigError(file, semantic.map((p) => locate(p.problem, p.segments)))
+  // Pass 2: references between sections (here), then policies, plugins and service settings (the rules).
+  let second: SecondPass<Catalog>
+  let references: ReturnType<typeof checkReferences>
+  try {
+    references = checkReferences(config)
+    second = await rules.check(config, { baseDir: dirname(resolve(file)), indexes: buildIndexes(config) })
+  } catch (error) {
+    // Only a config with first-pass problems may trip a check; those problems are the ones to show.
+    if (first.length > 0) throw new ConfigError(file, first)
+    throw error
   }
-  return {
+  const semantic = [...references.problems, ...second.problems].map((p) => locate(p.problem, p.segments))
+  if (first.length > 0 || semantic.length > 0) throw new ConfigError(file, dedupe([...first, ...semantic]))
+  const loaded: LoadedConfig<Catalog> = {
     config,
-    warnings: warnings.map((w) => ({ ...w, line: w.line ?? lineOf(doc, lineCounter, parsePath(w.path)) })),
+    warnings: [...references.warnings, ...second.warnings].map((w) => ({ ...w, line: w.line ?? lineOf(doc, lineCounter, parsePath(w.path)) })),
     source: text,
+    catalog: second.catalog,
   }
+  options.adjust?.(loaded)
+  deepFreeze(config)
+  return loaded
 }
 
 function describeAjvError (e: ErrorObject): string {

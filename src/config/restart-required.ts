@@ -3,13 +3,14 @@ import type { GatewayConfig } from './types.js'
 
 /**
  * Settings a reload cannot change in a running process: the listener, the stores, the signing keys' location
- * and the registered URL space. A reload that changes them still applies everything else; these need a restart.
+ * the registered URL space and the outside policies imported at start (`plugins:`). A reload that changes them still applies everything else; these need a restart.
  */
 export function restartRequiredChanges (before: GatewayConfig, after: GatewayConfig): string[] {
   const changed: string[] = []
   const compare = (path: string, a: unknown, b: unknown): void => {
     if (!isDeepStrictEqual(a, b)) changed.push(path)
   }
+  compare('plugins', before.plugins, after.plugins)
   compare('server', before.server, after.server)
   compare('admin', before.admin, after.admin)
   compare('storage', before.storage, after.storage)

@@ -1,5 +1,4 @@
 import { envelopeNames } from '../errors/envelopes.js'
-import type { ServiceModule } from '../services/service-module.js'
 
 /**
  * The first validation pass: the structure of gateway.yaml as JSON Schema (ajv, `useDefaults`). Every key has a
@@ -25,7 +24,24 @@ const policyEntry: Schema = {
   additionalProperties: { type: ['object', 'null'], description: 'The policy\'s options (checked by the policy\'s own schema).' },
 }
 
-const policyChain = (description: string): Schema => ({ type: 'array', description, items: policyEntry, default: [] })
+/** JSON Schema of a policy chain (a list of `{ <policy>: <options> }`); services whose routes come from their settings embed it. */
+export const policyChain = (description: string): Schema => ({ type: 'array', description, items: policyEntry, default: [] })
+
+/**
+ * What the first pass needs to know of a service: its block's own settings and, for a service whose route list
+ * comes from its settings, the shape of one `routes:` entry. Passed in by the pipeline, so config/ never imports
+ * services.
+ */
+export interface ServiceSchema {
+  readonly name: string
+  readonly description: string
+  /** JSON Schema properties of the keys the service adds beside prefix, envelope, policies and routes. */
+  readonly settings: Readonly<Record<string, Schema>>
+  /** Settings keys that must be present. */
+  readonly required?: readonly string[]
+  /** JSON Schema of one `routes:` entry; default: a policy chain. It must hold the route's chain under `policies`. */
+  readonly routeEntry?: Schema
+}
 
 const windowLimit = (description: string, points: number, windowSeconds: number): Schema => obj(description, {
   points: int('Requests (or failures) allowed per window.', { minimum: 1, default: points }),
@@ -90,7 +106,7 @@ const userTokenIssuer = obj('An external issuer of user tokens that the gateway 
 }, ['issuer', 'audience'])
 
 /** Builds the whole-file schema, including each known service's own settings. */
-export function buildConfigSchema (services: readonly ServiceModule[]): Schema {
+export function buildConfigSchema (services: readonly ServiceSchema[]): Schema {
   const serviceProperties: Record<string, Schema> = {}
   for (const service of services) {
     serviceProperties[service.name] = obj(service.description, {
@@ -100,14 +116,21 @@ export function buildConfigSchema (services: readonly ServiceModule[]): Schema {
       routes: {
         type: 'object',
         description: 'Route id → the route\'s own policies. Routes not listed are not served.',
-        additionalProperties: policyChain('The route\'s own policies.'),
+        additionalProperties: service.routeEntry ?? policyChain('The route\'s own policies.'),
         default: {},
       },
-      ...service.settingsSchema,
-    }, ['prefix', 'envelope', ...(service.requiredSettings ?? [])])
+      ...service.settings,
+    }, ['prefix', 'envelope', ...(service.required ?? [])])
   }
 
   return obj('lanegate configuration', {
+    plugins: {
+      type: 'array',
+      description: 'Outside policy plugins: module paths relative to this file\'s folder, or package names. Loaded at start; a change needs a restart.',
+      items: { type: 'string', minLength: 1, description: 'A module path (./policies/x.js) or a package name.' },
+      uniqueItems: true,
+      default: [],
+    },
     server: obj('The HTTP listener.', {
       host: str('Address to listen on.', { default: '0.0.0.0' }),
       port: int('Port to listen on.', { minimum: 0, maximum: 65535, default: 8080 }),

@@ -1,10 +1,6 @@
-import { Ajv } from 'ajv'
-import addFormats from 'ajv-formats'
 import { formatPath, type ConfigProblem } from './config-error.js'
 import { buildIndexes } from './indexes.js'
 import type { GatewayConfig, PolicyEntry } from './types.js'
-import type { ConfigCatalog } from './load-config.js'
-import { parseSecretHash } from '../oauth/secret-hash.js'
 
 /** A non-fatal finding (`lanegate validate` prints them; the gateway logs them at load). */
 export interface ConfigWarning {
@@ -21,11 +17,11 @@ export interface LocatedProblem {
 const DAY_MS = 86_400_000
 
 /**
- * The second validation pass: references between sections (organizations, scopes, accounts, limits), every
- * policy's options against that policy's own schema and checks, chain order (`requires`), and each service's
- * settings. Collects every problem rather than stopping at the first.
+ * config/'s own part of the second pass: references between sections (organizations, scopes, accounts,
+ * limits). Policies, plugins, services and secret hashes are checked by the rules the pipeline passes in
+ * (src/pipeline/config-rules.ts). Collects every problem rather than stopping at the first.
  */
-export function checkSemantics (config: GatewayConfig, catalog: ConfigCatalog, now = Date.now()): { problems: LocatedProblem[], warnings: ConfigWarning[] } {
+export function checkReferences (config: GatewayConfig, now = Date.now()): { problems: LocatedProblem[], warnings: ConfigWarning[] } {
   const problems: LocatedProblem[] = []
   const warnings: ConfigWarning[] = []
   const report = (segments: (string | number)[], message: string): void => {
@@ -77,9 +73,6 @@ export function checkSemantics (config: GatewayConfig, catalog: ConfigCatalog, n
       if (!knownScope(scope)) report(['service_accounts', i, 'scopes', j], `unknown scope "${scope}" (declare it under scopes)`)
     })
     account.secrets.forEach((secret, j) => {
-      if (parseSecretHash(secret.hash) === undefined) {
-        report(['service_accounts', i, 'secrets', j, 'hash'], 'not a scrypt PHC hash; create one with `lanegate hash-secret` (never paste a plain secret)')
-      }
       const created = Date.parse(`${secret.created}T00:00:00Z`)
       if (Number.isNaN(created)) {
         report(['service_accounts', i, 'secrets', j, 'created'], 'not a valid date')
@@ -106,69 +99,15 @@ export function checkSemantics (config: GatewayConfig, catalog: ConfigCatalog, n
     report(['rate_limit_store', 'redis_url'], 'required when driver is redis')
   }
 
-  // Services: prefixes, routes, policy chains.
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false })
-  addFormats.default(ajv)
+  // Services: prefixes may not overlap (each service's routes and chains are the pipeline's to check).
   const prefixes: [string, string][] = []
   for (const [serviceName, service] of Object.entries(config.services)) {
-    const module = catalog.services.find((s) => s.name === serviceName)
-    if (module === undefined) continue // pass 1 rejects unknown services
     for (const [other, prefix] of prefixes) {
       if (overlaps(prefix, service.prefix)) report(['services', serviceName, 'prefix'], `overlaps the prefix of service "${other}"`)
     }
     prefixes.push([serviceName, service.prefix])
-
-    const routeIds = new Set(module.routeIds ?? [])
-    for (const [routeId, chain] of Object.entries(service.routes)) {
-      if (routeIds.size > 0 && !routeIds.has(routeId)) {
-        report(['services', serviceName, 'routes', routeId], `unknown route "${routeId}" (service ${serviceName} has: ${[...routeIds].join(', ')})`)
-        continue
-      }
-      const whole = [...service.policies.map((entry, i) => ({ entry, at: ['services', serviceName, 'policies', i] as (string | number)[] })),
-        ...chain.map((entry, i) => ({ entry, at: ['services', serviceName, 'routes', routeId, i] as (string | number)[] }))]
-      checkChain(whole, config, catalog, indexes, ajv, report)
-      if (!whole.some(({ entry }) => policyName(entry) === 'auth')) {
-        warnings.push({ path: formatPath(['services', serviceName, 'routes', routeId]), message: 'route has no auth policy: anyone can call it' })
-      }
-    }
-    for (const problem of module.check?.(service, config, indexes) ?? []) {
-      const segments: (string | number)[] = ['services', serviceName, ...problem.path.split('.').filter((s) => s !== '').map((s) => /^\d+$/.test(s) ? Number(s) : s)]
-      report(segments, problem.message)
-    }
   }
   return { problems, warnings }
-}
-
-function checkChain (chain: { entry: PolicyEntry, at: (string | number)[] }[], config: GatewayConfig, catalog: ConfigCatalog,
-  indexes: ReturnType<typeof buildIndexes>, ajv: Ajv, report: (segments: (string | number)[], message: string) => void): void {
-  const before = new Set<string>()
-  for (const { entry, at } of chain) {
-    const name = policyName(entry)
-    const plugin = catalog.plugins.get(name)
-    if (plugin === undefined) {
-      report([...at, name], `unknown policy "${name}" (known: ${[...catalog.plugins.keys()].join(', ')})`)
-      continue
-    }
-    const options = entry[name] ?? {}
-    entry[name] = options
-    const validate = ajv.compile(plugin.schema)
-    if (!validate(options)) {
-      for (const e of validate.errors ?? []) {
-        const extra = e.keyword === 'additionalProperties' ? [(e.params as { additionalProperty: string }).additionalProperty] : []
-        const segments = [...at, name, ...e.instancePath.split('/').filter((s) => s !== '').map((s) => /^\d+$/.test(s) ? Number(s) : s), ...extra]
-        report(segments, e.keyword === 'additionalProperties' ? `unknown option "${extra[0]}"` : (e.message ?? 'invalid option'))
-      }
-      before.add(name)
-      continue
-    }
-    for (const required of plugin.requires?.(options, config) ?? []) {
-      if (!before.has(required)) report([...at, name], `policy "${name}" must come after "${required}" in the chain`)
-    }
-    for (const problem of plugin.check?.(options, config, indexes) ?? []) {
-      report([...at, name, ...problem.path.split('/').filter((s) => s !== '').map((s) => /^\d+$/.test(s) ? Number(s) : s)], problem.message)
-    }
-    before.add(name)
-  }
 }
 
 export function policyName (entry: PolicyEntry): string {

@@ -6,6 +6,8 @@
 import type { EnvelopeName } from '../errors/envelopes.js'
 
 export interface GatewayConfig {
+  /** Outside policy plugins (module paths relative to the config file's folder, or package names). */
+  plugins: string[]
   server: ServerConfig
   /**
    * The admin listener (/metrics, /healthz, /readyz): absent means the default `127.0.0.1:9464`; `false` turns it
@@ -167,14 +169,25 @@ export interface RateLimitConfig {
 /** One policy in a chain: `{ <policy name>: <options> }`. */
 export type PolicyEntry = Record<string, unknown>
 
+/** One `routes:` entry: a policy chain, or (services whose routes come from settings) an object holding one. */
+export type RouteEntry = PolicyEntry[] | { readonly policies: PolicyEntry[], readonly [key: string]: unknown }
+
+/** The policy chain of a `routes:` entry. */
+export function routePolicies (entry: RouteEntry): PolicyEntry[] {
+  return Array.isArray(entry) ? entry : entry.policies
+}
+
 export interface ServiceConfig {
   /** Path prefix every route of the service is served under. */
   prefix: string
   envelope: EnvelopeName
   /** Policies run on every route of the service, before the route's own. */
   policies: PolicyEntry[]
-  /** Route id → that route's own policies. A route not listed is not served. */
-  routes: Record<string, PolicyEntry[]>
+  /**
+   * Route id → that route's own policies. A route not listed is not served. A service whose routes come from its
+   * settings gives each entry its own shape, with the chain under `policies` (see `routePolicies`).
+   */
+  routes: Record<string, RouteEntry>
   /** Service-specific settings, checked by the service module's own schema. */
   [setting: string]: unknown
 }

@@ -1,4 +1,3 @@
-import { catalogue } from './catalogue.js'
 import type { GatewayError } from './gateway-error.js'
 
 /**
@@ -16,10 +15,10 @@ export type EnvelopeName = typeof envelopeNames[number]
 export type ErrorBody = Record<string, unknown>
 
 export function renderError (error: GatewayError, envelope: EnvelopeName): ErrorBody {
-  const entry = catalogue[error.code]
+  const entry = error.entry
   switch (envelope) {
     case 'oauth':
-      return { error: 'oauth' in entry ? entry.oauth : error.code, error_description: error.message, ...error.fields }
+      return { error: entry.oauth ?? error.code, error_description: error.message, ...error.fields }
     case 'payments':
       if (error.code === 'too_many_requests') return { error: entry.message, ...error.fields }
       return { success: false, message: error.message, ...error.fields }

@@ -1,6 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { catalogue, type CatalogueEntry } from './catalogue.js'
-import { GatewayError } from './gateway-error.js'
+import { GatewayError, PolicyAnswer } from './gateway-error.js'
 import { renderError, type EnvelopeName } from './envelopes.js'
 
 /**
@@ -51,9 +50,16 @@ export function envelopeOf (request: FastifyRequest, fallback: EnvelopeName): En
  */
 export function createErrorHandler (fallback: EnvelopeName = 'plain', observe?: (request: FastifyRequest, error: GatewayError) => void) {
   return function gatewayErrorHandler (error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    if (error instanceof PolicyAnswer) {
+      reply.code(error.status)
+      for (const [name, value] of Object.entries(error.headers)) reply.header(name, value)
+      reply.send()
+      return
+    }
     const gwError = toGatewayError(error)
     observe?.(request, gwError)
-    const entry: CatalogueEntry = catalogue[gwError.code]
+    // The error's own entry: a policy-declared code is not in the catalogue.
+    const entry = gwError.entry
     if (entry.upstream === true) {
       // The upstream's fault, not the gateway's: one warn line, no stack (a failing upstream must not flood the
       // error log). The cause (e.g. ECONNREFUSED) is kept by name and message only.

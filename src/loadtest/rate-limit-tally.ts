@@ -1,4 +1,4 @@
-import type { GatewayConfig, PolicyEntry } from '../config/types.js'
+import { routePolicies, type GatewayConfig, type PolicyEntry } from '../config/types.js'
 
 /** 429s grouped by the limit that produced them. */
 export interface RateLimitHit {
@@ -35,7 +35,7 @@ function limitsOnPath (config: GatewayConfig, path: string): Set<string> {
   for (const service of Object.values(config.services)) {
     const prefix = service.prefix.replace(/\/+$/, '')
     if (pathname !== prefix && !pathname.startsWith(`${prefix}/`)) continue
-    const entries: PolicyEntry[] = [...service.policies, ...Object.values(service.routes).flat()]
+    const entries: PolicyEntry[] = [...service.policies, ...Object.values(service.routes).flatMap(routePolicies)]
     for (const entry of entries) {
       const options = entry['rate-limit'] as { limit?: unknown } | undefined
       if (typeof options?.limit === 'string') names.add(options.limit)

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { performance } from 'node:perf_hooks'
 import autocannon from 'autocannon'
-import { catalog } from '../catalog.js'
-import { loadConfigFile } from '../config/load-config.js'
+import { loadGatewayConfig } from '../pipeline/load-gateway-config.js'
 import type { GatewayConfig } from '../config/types.js'
 import type { LoadtestOptions } from './options.js'
 import { RateLimitTally, type RateLimitHit } from './rate-limit-tally.js'
@@ -62,7 +61,7 @@ function percentile (sorted: Float64Array, q: number): number {
  * when the config cannot be read or the first token cannot be obtained (a LanegateError from `lanegate/client` carries the answer).
  */
 export async function runLoadtest (options: LoadtestOptions, hooks: LoadtestHooks = {}): Promise<LoadtestSummary> {
-  const config = options.config === undefined ? undefined : (await loadConfigFile(options.config, catalog)).config
+  const config = options.config === undefined ? undefined : (await loadGatewayConfig(options.config)).config
   const baseUrl = baseUrlOf(options, config)
   const body = options.bodyFile === undefined ? undefined : await readFile(options.bodyFile)
   const tokens = new BackgroundToken({

@@ -1,5 +1,4 @@
-import { catalog } from '../catalog.js'
-import { loadConfigFile } from '../config/load-config.js'
+import { loadGatewayConfig } from '../pipeline/load-gateway-config.js'
 import { resolveDataPath } from './data-path.js'
 import { loadDevUserIssuer } from './dev-user-issuer.js'
 
@@ -15,7 +14,7 @@ export interface DevUserTokenRequest {
 
 /** `lanegate user-token`: mints a user token from a development issuer declared in the config file. */
 export async function mintDevUserToken (request: DevUserTokenRequest): Promise<string> {
-  const { config } = await loadConfigFile(request.file, catalog)
+  const { config } = await loadGatewayConfig(request.file)
   const entry = config.user_token_issuers.find((i) => i.development_key_dir !== undefined && (request.issuer === undefined || i.issuer === request.issuer))
   if (entry === undefined || entry.development_key_dir === undefined) {
     throw new Error(`${request.file}: no user_token_issuers entry with development_key_dir${request.issuer ? ` and issuer ${request.issuer}` : ''}`)

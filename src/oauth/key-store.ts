@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { createLocalJWKSet, type JWK, type JWTVerifyGetKey } from 'jose'
 import type { GatewayConfig } from '../config/types.js'
-import type { KeyStore } from '../pipeline/shared-resources.js'
+import type { KeyStore } from '../runtime/shared-resources.js'
 import { resolveDataPath } from './data-path.js'
 import { ensureKeyDir, readKeyDir, type KeyFile } from './key-files.js'
 

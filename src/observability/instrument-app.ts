@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import { catalogue } from '../errors/catalogue.js'
 import type { GatewayError } from '../errors/gateway-error.js'
 import type { GatewayMetrics, RouteSeries } from './metrics.js'
 
@@ -31,8 +30,8 @@ export function countRefusal (metrics: GatewayMetrics, request: FastifyRequest, 
   const gw = request.gw as FastifyRequest['gw'] | null | undefined
   const service = gw?.service ?? UNROUTED_SERVICE
   if (service === 'oauth' && gw?.routeId === 'token') {
-    const entry = catalogue[error.code]
-    metrics.tokenErrors.inc('oauth' in entry ? entry.oauth : error.code)
+    // The error's own entry (a policy-declared code has no catalogue entry).
+    metrics.tokenErrors.inc(error.entry.oauth ?? error.code)
   }
   if (error.status === 429) metrics.rateLimited.inc(error.limit ?? 'unknown')
   else if (error.status === 401 || error.status === 403) metrics.authRefusals.inc(service, error.code)

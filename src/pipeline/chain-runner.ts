@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import type { PolicyStep, StepOutcome } from './policy.js'
+import type { PolicyStep, StepOutcome } from '../runtime/step.js'
 import { GatewayError } from '../errors/gateway-error.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
-import { chainKey } from '../config/snapshot.js'
-import type { Gateway } from '../gateway.js'
+import { chainKey } from '../runtime/snapshot.js'
+import type { Snapshot } from '../runtime/snapshot.js'
 
 /**
  * The onRequest hook of a service route: takes the current snapshot once (the request keeps it to the end),
@@ -14,10 +14,10 @@ import type { Gateway } from '../gateway.js'
  * memory limiter), and a chain of synchronous steps then costs no promise and no microtask at all. A step that
  * returns a promise (a token seen for the first time, a Redis limiter) suspends the chain until it settles.
  */
-export function createChainRunner (gateway: Gateway, service: string, routeId: string, bootEnvelope: EnvelopeName) {
+export function createChainRunner (current: () => Snapshot, service: string, routeId: string, bootEnvelope: EnvelopeName) {
   const key = chainKey(service, routeId)
   return function runPolicyChain (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    const snapshot = gateway.current()
+    const snapshot = current()
     const envelope = snapshot.config.services[service]?.envelope ?? bootEnvelope
     request.gw = { snapshot, service, routeId, envelope }
     const chain = snapshot.chains.get(key)
@@ -26,6 +26,24 @@ export function createChainRunner (gateway: Gateway, service: string, routeId: s
       return
     }
     runSteps(chain, 0, request, reply, done)
+  }
+}
+
+/**
+ * The onRequest hook of a CORS preflight (`OPTIONS` with `Access-Control-Request-Method`) for a route: runs the
+ * route's preflight-answering steps (`cors`) alone, which answer it. A route with none goes on to the 405 answer.
+ */
+export function createPreflightRunner (current: () => Snapshot, service: string, routeId: string, envelope: EnvelopeName) {
+  const key = chainKey(service, routeId)
+  return function runPreflight (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    const snapshot = current()
+    request.gw = { snapshot, service, routeId, envelope: snapshot.config.services[service]?.envelope ?? envelope }
+    const steps = snapshot.preflights?.get(key)
+    if (steps === undefined) {
+      done()
+      return
+    }
+    runSteps(steps, 0, request, reply, done)
   }
 }
 

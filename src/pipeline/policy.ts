@@ -1,36 +1,59 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import type { GatewayConfig } from '../config/types.js'
-import type { EnvelopeName } from '../errors/envelopes.js'
-import type { GatewayError } from '../errors/gateway-error.js'
-import type { SharedResources } from './shared-resources.js'
 import type { ConfigIndexes } from '../config/indexes.js'
+import type { EnvelopeName } from '../errors/envelopes.js'
+import type { ErrorCode } from '../errors/catalogue.js'
+import type { ErrorFields } from '../errors/gateway-error.js'
+import type { SharedResources } from '../runtime/shared-resources.js'
+import type { Principal } from '../runtime/request-context.js'
+import type { PolicyStep, Refusal, StepOutcome } from '../runtime/step.js'
+
+export type { PolicyStep, Refusal, StepOutcome }
 
 /**
- * What a step gives back: nothing (the request goes on) or the GatewayError that refuses it.
- *
- * Refusals are returned rather than thrown because a `throw` is what made them expensive: V8 builds a message
- * object for every throw, and inside a request a thrown 429 cost ≈ 20 µs of its ≈ 115 µs under a flood (the
- * slow VM of bench run G; docs/performance.md). A thrown error still refuses the request the same way, so
- * helpers deep inside a step, and unexpected failures, may throw.
+ * This file is the policy contract (`lanegate/plugin` re-exports it). Its names are kept across releases: a
+ * plugin written against one release still loads after the next.
  */
-export type StepOutcome = GatewayError | void
 
-/**
- * One step of a route's chain: returns nothing (go on) or a GatewayError (the error handler renders it in the
- * route's envelope), directly or through a promise. Steps never write response bodies; they may set headers and
- * record what they learned on `request.gw`.
- */
-export type PolicyStep = (request: FastifyRequest, reply: FastifyReply) => StepOutcome | Promise<StepOutcome>
+/** An error code a policy declares in its own `errors` map: the status and default message it answers with. */
+export interface DeclaredError {
+  readonly status: number
+  readonly message: string
+}
 
-/** What a policy factory may use when its step is built (once per route per config snapshot). */
-export interface PolicyContext {
+/** What `context.refuse` may add to the code's default answer. */
+export interface RefuseOptions {
+  /** Replaces the code's default message. */
+  message?: string
+  /** Response headers sent with the refusal (e.g. `Retry-After`). */
+  headers?: Record<string, string>
+  /** Extra body fields, rendered by the route's envelope (e.g. `retry_after`). */
+  fields?: ErrorFields
+  /** The named rate limit that refused the request: a metrics label (`lanegate_rate_limited_total`), never rendered. */
+  limit?: string
+}
+
+/** What a policy's `create` may use. One context per route per config snapshot. */
+export interface PolicyContext<Codes extends string = string> {
   readonly config: GatewayConfig
   readonly indexes: ConfigIndexes
-  /** Long-lived objects that survive reloads (limiters, token cache, key sets). */
+  /** Long-lived objects that survive reloads (limiters, token verifier, key sets). Gateway internals: may change. */
   readonly shared: SharedResources
   readonly service: string
   readonly routeId: string
   readonly envelope: EnvelopeName
+  /**
+   * A refusal for a code of the policy's own `errors` map, or a catalogued code (docs/errors.md). Return it from
+   * the step; the route's envelope renders it.
+   */
+  refuse (code: Codes | ErrorCode, options?: RefuseOptions): Refusal
+  /** The authenticated caller, or undefined when no `auth` step ran before this one. */
+  principal (request: FastifyRequest): Principal | undefined
+  /**
+   * A complete answer without a body (status and headers), returned by the step like a refusal; it ends the
+   * chain. For policies that answer a request themselves, e.g. `cors` answering a preflight with 204.
+   */
+  answer (status: number, headers: Record<string, string>): Refusal
 }
 
 /** A problem found in a policy's options beyond what its JSON Schema says. */
@@ -41,18 +64,31 @@ export interface PolicyOptionProblem {
 }
 
 /**
- * A policy plugin: a JSON Schema for its options plus a factory. The folder name under `plugins/` is the YAML key.
+ * A policy plugin: the default export of a plugin module (built-in under `plugins/<name>/`, or named in
+ * gateway.yaml's `plugins:`). `Options` is the type of its validated options (`Static<typeof schema>` with
+ * TypeBox); `Codes` the codes of its `errors` map.
  */
-export interface PolicyPlugin<Options = any> {
-  /** The YAML key. */
+export interface PolicyPlugin<Options = any, Codes extends string = string> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** The YAML key in policy chains. */
   readonly name: string
+  /** One sentence for docs and `lanegate routes`. */
   readonly description: string
-  /** JSON Schema (draft-07, ajv) of the options object; every property has a `description`. */
-  readonly schema: Record<string, unknown>
+  /** JSON Schema (draft-07, ajv) of the options object; the loader fills its defaults. */
+  readonly schema: Readonly<Record<string, unknown>>
+  /** Codes this policy refuses with beyond the catalogue; none may clash with a catalogued or another policy's code. */
+  readonly errors?: Readonly<Record<Codes, DeclaredError>>
   /** Policies that must appear earlier in the same chain, given these options. */
   requires?(options: Options, config?: GatewayConfig): string[]
   /** Checks that need the whole config (e.g. that named scopes exist). */
   check?(options: Options, config: GatewayConfig, indexes: ConfigIndexes): PolicyOptionProblem[]
-  /** Builds the step. Runs once per route when a snapshot is built: make limiters, caches and key sets here. */
-  create(options: Options, context: PolicyContext): PolicyStep
+  /**
+   * Set by a policy that answers CORS preflights (`OPTIONS` with `Access-Control-Request-Method`): for a preflight
+   * of one of its routes, the gateway runs this policy's step alone (a preflight carries no credentials, so the
+   * rest of the chain would refuse it) and the step must `answer` it.
+   */
+  readonly answersPreflight?: boolean
+  /** One line describing what these options do (for `lanegate routes`). */
+  summarize?(options: Options): string
+  /** Builds the step. Runs once per route per snapshot: make limiters, caches and precomputed headers here. */
+  create(options: Options, context: PolicyContext<Codes>): PolicyStep
 }

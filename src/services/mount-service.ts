@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, onRequestHookHandler } from 'fastify'
-import type { Snapshot } from '../config/snapshot.js'
+import type { Snapshot } from '../runtime/snapshot.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
 import { GatewayError } from '../errors/gateway-error.js'
 import type { RouteDefinition } from './service-module.js'
@@ -14,6 +14,12 @@ export interface MountOptions {
   contextHook: (route: RouteDefinition) => onRequestHookHandler
   /** The snapshot the 405 answers are rendered with. */
   snapshot: () => Snapshot
+  /**
+   * The hook for a CORS preflight of `route` (the gateway: its `cors` step alone). A URL that does not serve
+   * OPTIONS itself sends `OPTIONS` with `Access-Control-Request-Method: M` to the hook of its route for `M`; without
+   * a hook, or when the hook lets the request go on, the answer is 405.
+   */
+  preflightHook?: (route: RouteDefinition) => onRequestHookHandler
 }
 
 /**
@@ -27,7 +33,7 @@ export function mountServiceRoutes (app: FastifyInstance, options: MountOptions)
   const addRoute = (scope: FastifyInstance, route: RouteDefinition): void => {
     scope.route({
       ...route.options,
-      method: route.method,
+      method: typeof route.method === 'string' ? route.method : [...route.method],
       url: route.url,
       bodyLimit: route.bodyLimit,
       config: { service, routeId: route.id },
@@ -47,11 +53,18 @@ export function mountServiceRoutes (app: FastifyInstance, options: MountOptions)
   }
 
   const methodsByUrl = new Map<string, Set<string>>()
+  const preflightsByUrl = new Map<string, Map<string, onRequestHookHandler>>()
   for (const route of routes) {
     const methods = methodsByUrl.get(route.url) ?? new Set<string>()
     for (const m of [route.method].flat()) methods.add(m)
     if (methods.has('GET')) methods.add('HEAD')
     methodsByUrl.set(route.url, methods)
+    if (options.preflightHook !== undefined) {
+      const hooks = preflightsByUrl.get(route.url) ?? new Map<string, onRequestHookHandler>()
+      const hook = options.preflightHook(route)
+      for (const m of [route.method].flat()) hooks.set(m, hook)
+      preflightsByUrl.set(route.url, hooks)
+    }
   }
   for (const [url, methods] of methodsByUrl) {
     const others = ROUTABLE_METHODS.filter((m) => !methods.has(m))
@@ -60,7 +73,13 @@ export function mountServiceRoutes (app: FastifyInstance, options: MountOptions)
     app.route({
       method: others,
       url,
-      onRequest: function methodNotAllowedContext (request, _reply, done) {
+      onRequest: function methodNotAllowedContext (request, reply, done) {
+        const requested = request.method === 'OPTIONS' ? request.headers['access-control-request-method'] : undefined
+        const preflight = typeof requested === 'string' ? preflightsByUrl.get(url)?.get(requested) : undefined
+        if (preflight !== undefined) {
+          preflight.call(this, request, reply, done)
+          return
+        }
         request.gw = { snapshot: options.snapshot(), service, routeId: '(405)', envelope }
         done()
       },

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, HTTPMethods, RouteShorthandOptions } from 'fastify'
-import type { SharedResources } from '../pipeline/shared-resources.js'
+import type { SharedResources } from '../runtime/shared-resources.js'
 import type { GatewayConfig, ServiceConfig } from '../config/types.js'
 import type { ConfigIndexes } from '../config/indexes.js'
 
@@ -9,23 +9,45 @@ import type { ConfigIndexes } from '../config/indexes.js'
  */
 export type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | FastifyReply
 
-/** One route a service serves; the YAML `routes:` map names it by `id` and gives its policies. */
-export interface RouteDefinition {
+/**
+ * One route a service serves, declared once: validation (route ids under `services.<name>.routes`), reload and
+ * mounting read the same list, and so will `lanegate routes` and the OpenAPI document.
+ */
+export interface RouteDeclaration {
   /** Stable id used as the key under `services.<name>.routes` in gateway.yaml. */
-  id: string
-  method: HTTPMethods | HTTPMethods[]
+  readonly id: string
+  readonly method: HTTPMethods | readonly HTTPMethods[]
   /** Path below the service's prefix, fastify syntax (`/payment-intents/:intent`). */
-  url: string
-  /** Scope(s) the route should require; `lanegate validate` warns when a chain lacks them. */
-  description: string
+  readonly url: string
+  /** One or two sentences for docs and `lanegate routes`. */
+  readonly description: string
+  /** Scopes the route expects its chain to require (documentation and OpenAPI security). */
+  readonly scopes?: readonly string[]
+  /** JSON Schema of the request body (documentation and OpenAPI); the handler still validates. */
+  readonly body?: Readonly<Record<string, unknown>>
   /** Body limit for this route in bytes; default server.body_limit_bytes. */
-  bodyLimit?: number
+  readonly bodyLimit?: number
   /** Leave the body unparsed (`request.raw` is streamed on), for the live proxy. */
-  rawBody?: boolean
+  readonly rawBody?: boolean
+}
+
+/** How a declared route is served. */
+export interface RouteImplementation {
+  handler: RouteHandler
   /** Extra fastify route options (e.g. `schema`). Validation errors are rendered by the gateway's handler. */
   options?: RouteShorthandOptions
-  handler: RouteHandler
 }
+
+/** A declared route with its implementation: what `mountServiceRoutes` registers. */
+export type RouteDefinition = RouteDeclaration & RouteImplementation
+
+/**
+ * A built service's handlers: by route id, or (services whose routes come from their settings) one function
+ * that serves any declared route.
+ */
+export type RouteHandlers =
+  | Readonly<Record<string, RouteHandler | RouteImplementation>>
+  | ((route: RouteDeclaration) => RouteHandler | RouteImplementation)
 
 /** A problem in a service's own settings, with a path below `services.<name>`. */
 export interface ServiceSettingProblem {
@@ -41,20 +63,40 @@ export interface ServiceDeps {
 }
 
 /**
- * A service: its YAML block's extra settings and the routes it serves. `settingsSchema` holds JSON Schema
- * properties for the keys the service adds beside `prefix`, `envelope`, `policies` and `routes`.
+ * A service: its YAML block's extra settings, the routes it declares and how it serves them. `settingsSchema`
+ * holds JSON Schema properties for the keys the service adds beside `prefix`, `envelope`, `policies` and `routes`.
  */
 export interface ServiceModule {
   /** The key under `services:` in gateway.yaml. */
   readonly name: string
   readonly description: string
-  /** The ids of the routes `build` returns, so validation can check `routes:` keys without building. */
-  readonly routeIds?: readonly string[]
+  /**
+   * The routes, declared once. A fixed list, or a function of the service's validated settings for a service
+   * whose routes come from gateway.yaml (then `routeEntrySchema` gives the shape of its `routes:` entries and
+   * the list is fixed at start: a change of it is a restart-required change).
+   */
+  readonly routes: readonly RouteDeclaration[] | ((settings: ServiceConfig) => readonly RouteDeclaration[])
+  /** JSON Schema of one `routes:` entry when `routes` is a function; its chain is under `policies`. */
+  readonly routeEntrySchema?: Record<string, unknown>
   readonly settingsSchema: Record<string, Record<string, unknown>>
   /** Settings keys that must be present. */
   readonly requiredSettings?: string[]
   /** Cross-checks against the whole config (e.g. stores referenced by operations exist). */
   check?(settings: ServiceConfig, config: GatewayConfig, indexes: ConfigIndexes): ServiceSettingProblem[]
-  /** Builds the routes once at boot. Long-lived resources (agents, caches) are made here and closed in `close`. */
-  build (deps: ServiceDeps): { routes: RouteDefinition[], close?: () => Promise<void> }
+  /** Builds the handlers once at boot. Long-lived resources (agents, caches) are made here and closed in `close`. */
+  build (deps: ServiceDeps): { handlers: RouteHandlers, close?: () => Promise<void> }
+}
+
+/** The routes a service declares for these settings (its fixed list, or the one its settings give). */
+export function declaredRoutes (module: ServiceModule, settings: ServiceConfig): readonly RouteDeclaration[] {
+  return typeof module.routes === 'function' ? module.routes(settings) : module.routes
+}
+
+/** Joins a service's declared routes with the handlers `build` returned; a declared route without one is a bug. */
+export function serviceRoutes (module: ServiceModule, built: { handlers: RouteHandlers }, settings: ServiceConfig): RouteDefinition[] {
+  return declaredRoutes(module, settings).map((route) => {
+    const served = typeof built.handlers === 'function' ? built.handlers(route) : built.handlers[route.id]
+    if (served === undefined) throw new Error(`service ${module.name} has no handler for its route "${route.id}"`)
+    return typeof served === 'function' ? { ...route, handler: served } : { ...route, ...served }
+  })
 }

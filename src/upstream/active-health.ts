@@ -1,6 +1,16 @@
-import type { UpstreamHealth } from './settings.js'
+import type { UpstreamHealth, UpstreamSettings } from './settings.js'
 import type { Target } from './target.js'
-import type { Upstream } from './upstream.js'
+
+/**
+ * What the checks read of their upstream (the `Upstream` class fits): declared here rather than imported, so
+ * upstream.ts → active-health.ts is the only import between the two (dependency-cruiser forbids cycles, type-only
+ * ones included).
+ */
+export interface ProbedUpstream {
+  readonly targets: readonly Target[]
+  readonly settings: UpstreamSettings
+  readonly logger?: { info (fields: object, message: string): void, warn (fields: object, message: string): void }
+}
 
 type ActiveSettings = NonNullable<UpstreamHealth['active']>
 
@@ -14,7 +24,7 @@ export class ActiveHealth {
   private readonly timer: NodeJS.Timeout
   private running = false
 
-  constructor (private readonly upstream: Upstream, private readonly active: ActiveSettings) {
+  constructor (private readonly upstream: ProbedUpstream, private readonly active: ActiveSettings) {
     this.timer = setInterval(() => { void this.round() }, active.interval_seconds * 1000)
     this.timer.unref()
   }

@@ -36,7 +36,7 @@ t.test('a config reload that changes the organization tree changes the next page
 
   const next = serviceTestConfig('content', service)
   next.organizations = next.organizations.map((o) => (o.id === 'org_child' ? { ...o, parent: undefined } : o))
-  setConfig(next)
+  await setConfig(next)
   const second = await app.inject({ method: 'GET', url, headers: caller('org_hq', { 'if-none-match': first.headers.etag as string }) })
   t.equal(second.statusCode, 200)
   t.same(second.json().data.map((i: { id: string }) => i.id), ['hq-2', 'hq-1', 'store-1-hours', 'hq-3'])

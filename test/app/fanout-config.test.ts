@@ -1,10 +1,10 @@
 import t from 'tap'
-import { parseConfigText } from '../../src/config/load-config.js'
+import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
 import { ConfigError } from '../../src/config/config-error.js'
 import { fanoutService } from '../../src/services/fanout/index.js'
 import { hostfileService } from '../../src/services/hostfile/index.js'
 
-const catalog = { plugins: new Map(), services: [fanoutService, hostfileService] }
+const catalog = { plugins: new Map(), services: [fanoutService, hostfileService], outside: new Map() }
 
 function yaml (payloadSchema: string): string {
   return `
@@ -25,7 +25,7 @@ services:
 }
 
 t.test('settings validate and get their documented defaults', async (t) => {
-  const { config } = parseConfigText(yaml('{ type: object }'), 'gateway.yaml', catalog, {})
+  const { config } = await parseGatewayConfig(yaml('{ type: object }'), 'gateway.yaml', { env: {} }, catalog)
   const { prefix, envelope, routes, policies, operations, ...fanout } = config.services.fanout as Record<string, unknown>
   t.same(fanout, {
     max_stores: 50,
@@ -42,7 +42,7 @@ t.test('settings validate and get their documented defaults', async (t) => {
 
 t.test('an invalid payload_schema is a config error naming its path and line', async (t) => {
   try {
-    parseConfigText(yaml('{ type: object, properties: { a: { type: nope } } }'), 'gateway.yaml', catalog, {})
+    await parseGatewayConfig(yaml('{ type: object, properties: { a: { type: nope } } }'), 'gateway.yaml', { env: {} }, catalog)
     t.fail('expected a ConfigError')
   } catch (error) {
     t.ok(error instanceof ConfigError)

@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises'
 import t from 'tap'
 import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { GatewayConfig } from '../../src/config/types.js'
-import type { LimiterRegistry } from '../../src/pipeline/shared-resources.js'
+import type { LimiterRegistry } from '../../src/runtime/shared-resources.js'
 import { buildOauthApp, postToken, type OauthApp, type OauthAppOptions } from '../helpers/oauth-app.js'
 import { buildOauthConfig, SECRETS } from '../helpers/oauth-config.js'
 

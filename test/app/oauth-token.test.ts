@@ -2,7 +2,7 @@ import t from 'tap'
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import type { LightMyRequestResponse } from 'fastify'
 import type { GatewayConfig } from '../../src/config/types.js'
-import type { KeyStore } from '../../src/pipeline/shared-resources.js'
+import type { KeyStore } from '../../src/runtime/shared-resources.js'
 import { basicAuth, buildOauthApp, postToken, type OauthApp, type OauthAppOptions } from '../helpers/oauth-app.js'
 import { buildOauthConfig, CONTENT_SCOPES, PAYMENT_SCOPES, SECRETS } from '../helpers/oauth-config.js'
 

@@ -37,7 +37,7 @@ t.test('GET config/processor: unknown account and another tree\'s → the same 4
 t.test('GET config/processor follows a config reload (settings read per request)', async (t) => {
   const { app, setConfig } = await buildPaymentsApp(t)
   const { serviceTestConfig, paymentsServiceConfig } = await import('../helpers/payments-config.js')
-  setConfig(serviceTestConfig('payments', paymentsServiceConfig({ processor: { name: 'stripe', publishable_key: 'pk_live_9', mode: 'live' } })))
+  await setConfig(serviceTestConfig('payments', paymentsServiceConfig({ processor: { name: 'stripe', publishable_key: 'pk_live_9', mode: 'live' } })))
   const res = await app.inject({ method: 'GET', url: `${BASE}/config/processor`, headers: caller('org_hq') })
   t.same(res.json(), { success: true, data: { processor: 'stripe', publishable_key: 'pk_live_9', mode: 'live' } })
 })

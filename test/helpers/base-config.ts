@@ -1,4 +1,8 @@
+import { stringify } from 'yaml'
 import type { GatewayConfig } from '../../src/config/types.js'
+import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
+import { catalog } from '../../src/pipeline/registry.js'
+import type { ServiceModule } from '../../src/services/service-module.js'
 
 /**
  * A complete GatewayConfig with every key at its schema default (as a validated gateway.yaml would have them),
@@ -7,6 +11,7 @@ import type { GatewayConfig } from '../../src/config/types.js'
  */
 export function baseTestConfig (overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   return {
+    plugins: [],
     server: {
       host: '127.0.0.1', port: 0, trusted_proxies: [], body_limit_bytes: 1048576, max_header_bytes: 16384,
       request_timeout_ms: 30000, headers_timeout_ms: 10000, keep_alive_timeout_ms: 5000, shutdown_grace_ms: 1000, startup_timeout_ms: 30000,
@@ -27,4 +32,16 @@ export function baseTestConfig (overrides: Partial<GatewayConfig> = {}): Gateway
     services: {},
     ...overrides,
   }
+}
+
+/**
+ * `config` as the gateway would run it: written out as YAML and read back through the real loader, so every
+ * default (policy options, service settings) is filled by the loader alone and the result is frozen. `services`
+ * are the service modules whose blocks it may hold. Their whole-config `check`s are left out: bare-service tests
+ * also serve states a running gateway can reach but a start would refuse (a content folder broken after start).
+ */
+export async function loadTestConfig (config: GatewayConfig, services: readonly ServiceModule[]): Promise<GatewayConfig> {
+  const unchecked = services.map((service): ServiceModule => ({ ...service, check: undefined }))
+  const loaded = await parseGatewayConfig(stringify(config), 'test-config.yaml', { env: {} }, { ...catalog, services: unchecked })
+  return loaded.config
 }

@@ -7,15 +7,16 @@ import { startCsSimulator, type CsSimulator } from '../simulators/cs-simulator.j
 import { startLaneSimulator, type LaneSimulator } from '../simulators/lane-simulator.js'
 import { buildIndexes } from '../../src/config/indexes.js'
 import type { GatewayConfig, LaneConfig, OrganizationConfig, ServiceConfig } from '../../src/config/types.js'
-import type { Snapshot } from '../../src/config/snapshot.js'
+import type { Snapshot } from '../../src/runtime/snapshot.js'
 import { createErrorHandler } from '../../src/errors/error-handler.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
-import type { Principal } from '../../src/pipeline/request-context.js'
-import type { SharedResources } from '../../src/pipeline/shared-resources.js'
+import type { Principal } from '../../src/runtime/request-context.js'
+import type { SharedResources } from '../../src/runtime/shared-resources.js'
 import { createSharedUpstreams } from '../../src/upstream/registry.js'
 import type { ServiceModule } from '../../src/services/service-module.js'
-import { baseTestConfig } from './base-config.js'
+import { baseTestConfig, loadTestConfig } from './base-config.js'
 import { mountServiceRoutes } from '../../src/services/mount-service.js'
+import { serviceRoutes as declaredRoutesOf } from '../../src/services/service-module.js'
 
 /**
  * The organizations the data-exchange tests use:
@@ -80,7 +81,8 @@ export function principalFor (organizationId: string): Principal {
  * in a scope without body parsers), with the policy chain replaced by one step: the principal comes from
  * `x-test-organization`, and the organization policy's store check is left to the handlers' own re-check.
  */
-export async function buildExchangeApp (config: GatewayConfig, modules: ServiceModule[]): Promise<FastifyInstance> {
+export async function buildExchangeApp (given: GatewayConfig, modules: ServiceModule[]): Promise<FastifyInstance> {
+  const config = await loadTestConfig(given, modules)
   const snapshot: Snapshot = { version: 1, config, indexes: buildIndexes(config), chains: new Map() }
   const upstreams = createSharedUpstreams()
   const shared = { upstreams } as unknown as SharedResources
@@ -101,7 +103,7 @@ export async function buildExchangeApp (config: GatewayConfig, modules: ServiceM
       mountServiceRoutes(scope, {
         service: module.name,
         envelope: settings.envelope,
-        routes: built.routes,
+        routes: declaredRoutesOf(module, built, settings),
         snapshot: () => snapshot,
         contextHook: (route) => async function testContext (request) {
           request.gw = { snapshot, service: module.name, routeId: route.id, envelope: settings.envelope }

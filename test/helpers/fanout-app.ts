@@ -2,16 +2,17 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { pino } from 'pino'
 import { buildIndexes } from '../../src/config/indexes.js'
 import type { GatewayConfig, OrganizationConfig, ServiceConfig } from '../../src/config/types.js'
-import type { Snapshot } from '../../src/config/snapshot.js'
+import type { Snapshot } from '../../src/runtime/snapshot.js'
 import { createErrorHandler } from '../../src/errors/error-handler.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
-import type { Principal } from '../../src/pipeline/request-context.js'
-import type { SharedResources } from '../../src/pipeline/shared-resources.js'
+import type { Principal } from '../../src/runtime/request-context.js'
+import type { SharedResources } from '../../src/runtime/shared-resources.js'
 import { createSharedUpstreams } from '../../src/upstream/registry.js'
 import type { ServiceModule } from '../../src/services/service-module.js'
 import type { Store } from '../../src/store/store.js'
 import { mountServiceRoutes } from '../../src/services/mount-service.js'
-import { baseTestConfig } from './base-config.js'
+import { serviceRoutes as declaredRoutesOf } from '../../src/services/service-module.js'
+import { baseTestConfig, loadTestConfig } from './base-config.js'
 
 /**
  * A bare fastify app serving ONE service module the way the gateway does (routes under the prefix, `request.gw`
@@ -34,7 +35,7 @@ export function testConfig (name: string, options: ServiceAppOptions): GatewayCo
 
 /** Builds the app; returns it with the built service's close function run on app close. */
 export async function buildServiceApp (module: ServiceModule, options: ServiceAppOptions): Promise<FastifyInstance> {
-  const config = testConfig(module.name, options)
+  const config = await loadTestConfig(testConfig(module.name, options), [module])
   const snapshot: Snapshot = { version: 1, config, indexes: buildIndexes(config), chains: new Map() }
   const logger = pino({ level: 'silent' }) as unknown as FastifyBaseLogger
   const upstreams = createSharedUpstreams()
@@ -48,7 +49,7 @@ export async function buildServiceApp (module: ServiceModule, options: ServiceAp
     mountServiceRoutes(scope, {
       service: module.name,
       envelope: options.service.envelope,
-      routes: built.routes,
+      routes: declaredRoutesOf(module, built, options.service),
       snapshot: () => snapshot,
       contextHook: (route) => async function testContext (request) {
         request.gw = { snapshot, service: module.name, routeId: route.id, envelope: options.service.envelope }

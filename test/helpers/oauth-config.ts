@@ -58,6 +58,7 @@ export interface OauthConfigOptions {
 export async function buildOauthConfig (options: OauthConfigOptions = {}): Promise<GatewayConfig> {
   const dataDir = options.dataDir ?? await mkdtemp(join(tmpdir(), 'lanegate-oauth-'))
   return {
+    plugins: [],
     server: {
       host: '127.0.0.1',
       port: 0,

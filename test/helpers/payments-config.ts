@@ -8,14 +8,15 @@ import type { Store } from '../../src/store/store.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { buildIndexes } from '../../src/config/indexes.js'
 import type { GatewayConfig, OrganizationConfig, ServiceConfig } from '../../src/config/types.js'
-import type { Snapshot } from '../../src/config/snapshot.js'
+import type { Snapshot } from '../../src/runtime/snapshot.js'
 import { createErrorHandler } from '../../src/errors/error-handler.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
-import type { Principal } from '../../src/pipeline/request-context.js'
-import type { SharedResources } from '../../src/pipeline/shared-resources.js'
+import type { Principal } from '../../src/runtime/request-context.js'
+import type { SharedResources } from '../../src/runtime/shared-resources.js'
 import type { ServiceModule } from '../../src/services/service-module.js'
-import { baseTestConfig } from './base-config.js'
+import { baseTestConfig, loadTestConfig } from './base-config.js'
 import { mountServiceRoutes } from '../../src/services/mount-service.js'
+import { serviceRoutes as declaredRoutesOf } from '../../src/services/service-module.js'
 
 /** The test database of the common brief (trust auth). */
 export const TEST_POSTGRES_URL = process.env.LANEGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -145,8 +146,8 @@ export function testPrincipal (organizationId: string, clientId = `svc-${organiz
  * (hot-reload tests) through the returned `setConfig`.
  */
 export async function buildBareServiceApp (module: ServiceModule, service: ServiceConfig, store?: Store):
-Promise<{ app: FastifyInstance, setConfig (config: GatewayConfig): void }> {
-  let config = serviceTestConfig(module.name, service)
+Promise<{ app: FastifyInstance, setConfig (config: GatewayConfig): Promise<void> }> {
+  let config = await loadTestConfig(serviceTestConfig(module.name, service), [module])
   let snapshot: Snapshot = { version: 1, config, indexes: buildIndexes(config), chains: new Map() }
   const app = Fastify({ logger: false })
   const shared = { store: store ?? { close: async () => {} }, logger: app.log } as unknown as SharedResources
@@ -157,7 +158,7 @@ Promise<{ app: FastifyInstance, setConfig (config: GatewayConfig): void }> {
     mountServiceRoutes(scope, {
       service: module.name,
       envelope: service.envelope,
-      routes: built.routes,
+      routes: declaredRoutesOf(module, built, service),
       snapshot: () => snapshot,
       contextHook: (route) => async function testContext (request) {
         request.gw = { snapshot, service: module.name, routeId: route.id, envelope: service.envelope }
@@ -171,8 +172,8 @@ Promise<{ app: FastifyInstance, setConfig (config: GatewayConfig): void }> {
   app.addHook('onClose', async () => { await built.close?.() })
   return {
     app,
-    setConfig (next) {
-      config = next
+    async setConfig (next) {
+      config = await loadTestConfig(next, [module])
       snapshot = { version: snapshot.version + 1, config, indexes: buildIndexes(config), chains: new Map() }
     },
   }
@@ -183,7 +184,7 @@ Promise<{ app: FastifyInstance, setConfig (config: GatewayConfig): void }> {
 export interface PaymentsTestApp {
   app: FastifyInstance
   store: Store
-  setConfig (config: GatewayConfig): void
+  setConfig (config: GatewayConfig): Promise<void>
 }
 
 interface Teardown { teardown (fn: () => unknown): void }

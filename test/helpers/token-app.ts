@@ -1,18 +1,20 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify'
 import pino from 'pino'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Snapshot } from '../../src/config/snapshot.js'
+import type { Snapshot } from '../../src/runtime/snapshot.js'
 import type { GatewayConfig, UserTokenIssuerConfig } from '../../src/config/types.js'
 import type { EnvelopeName } from '../../src/errors/envelopes.js'
 import { createErrorHandler } from '../../src/errors/error-handler.js'
+import { policyContext } from '../../src/pipeline/policy-context.js'
+import { policyOptions } from '../../src/pipeline/policy-options.js'
 import type { PolicyPlugin, PolicyStep } from '../../src/pipeline/policy.js'
 import { runSteps } from '../../src/pipeline/chain-runner.js'
-import type { LimiterRegistry, SharedResources } from '../../src/pipeline/shared-resources.js'
+import type { LimiterRegistry, SharedResources } from '../../src/runtime/shared-resources.js'
 import { createSharedUpstreams } from '../../src/upstream/registry.js'
 import type { Store } from '../../src/store/store.js'
 import { createTokenVerifier } from '../../src/auth/token-verifier.js'
 import type { DevUserIssuerLoader } from '../../src/auth/token-profiles.js'
-import { createLimiterRegistry } from '../../src/pipeline/limiter-registry.js'
+import { createLimiterRegistry } from '../../src/runtime/limiter-registry.js'
 import { snapshotOf, testConfig } from './token-config.js'
 import { generateTestKey, keyStoreOf, type TestKey } from './token-mint.js'
 
@@ -89,14 +91,14 @@ export function buildPolicyApp (options: PolicyAppOptions): PolicyApp {
   app.setErrorHandler(createErrorHandler())
   for (const route of options.routes) {
     const routeId = route.url
-    const steps: PolicyStep[] = route.chain.map(([plugin, pluginOptions]) => plugin.create(pluginOptions, {
+    const steps: PolicyStep[] = route.chain.map(([plugin, pluginOptions]) => plugin.create(policyOptions(plugin, pluginOptions), policyContext(plugin, {
       config: snapshot.config,
       indexes: snapshot.indexes,
       shared: options.env.shared,
       service: 'test',
       routeId,
       envelope,
-    }))
+    })))
     app.route({
       method: route.method ?? 'GET',
       url: route.url,

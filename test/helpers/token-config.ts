@@ -1,6 +1,6 @@
 import type { JWK } from 'jose'
 import { buildIndexes } from '../../src/config/indexes.js'
-import type { Snapshot } from '../../src/config/snapshot.js'
+import type { Snapshot } from '../../src/runtime/snapshot.js'
 import type { GatewayConfig, LaneConfig, UserTokenIssuerConfig } from '../../src/config/types.js'
 import { serviceAudience, serviceIssuer, userAudience, userIssuer } from './token-mint.js'
 
@@ -17,6 +17,7 @@ export function testConfig (userJwks: { keys: JWK[] }, extraIssuers: UserTokenIs
   const account = (client_id: string, organization: string, scopes: string[], status: 'active' | 'revoked' = 'active') =>
     ({ client_id, name: client_id, secrets: [], scopes, organization, token_type: 'service' as const, status })
   return {
+    plugins: [],
     server: {
       host: '127.0.0.1', port: 0, trusted_proxies: [], body_limit_bytes: 1_000_000, max_header_bytes: 16_384,
       request_timeout_ms: 10_000, headers_timeout_ms: 10_000, keep_alive_timeout_ms: 5_000, shutdown_grace_ms: 1_000, startup_timeout_ms: 30_000,

@@ -1,6 +1,6 @@
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload, type JWTHeaderParameters } from 'jose'
 import { randomUUID } from 'node:crypto'
-import type { KeyStore } from '../../src/pipeline/shared-resources.js'
+import type { KeyStore } from '../../src/runtime/shared-resources.js'
 
 /** A signing key with its public JWK (`kid`, `alg`, `use` set). */
 export interface TestKey {

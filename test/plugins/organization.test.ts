@@ -84,5 +84,5 @@ t.test('a route without the configured path parameter fails closed', async (tt) 
 })
 
 t.test('organization requires auth', async (tt) => {
-  tt.same(organization.requires?.({ param: 'x' }), ['auth'])
+  tt.same(organization.requires?.({ param: 'x', not_found: false }), ['auth'])
 })

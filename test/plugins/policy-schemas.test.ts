@@ -1,12 +1,13 @@
 import t from 'tap'
 import { readdirSync, statSync } from 'node:fs'
 import Ajv from 'ajv'
-import { policyPlugins } from '../../plugins/index.js'
+import { policyPlugins } from '../../src/pipeline/registry.js'
 import organization from '../../plugins/organization/index.js'
 import { repoPath } from '../helpers/paths.js'
 import { tokenEnv } from '../helpers/token-app.js'
 
-const ajv = new Ajv.default({ strict: true, allErrors: true })
+// As the loader validates options: defaults filled in.
+const ajv = new Ajv.default({ strict: true, allErrors: true, useDefaults: true })
 const validate = (name: string, options: unknown) => ajv.validate(policyPlugins.get(name)?.schema as object, options)
 
 t.test('every plugin folder is registered under its folder name', async (tt) => {
@@ -59,7 +60,7 @@ t.test('option schemas accept the documented shapes and reject others', async (t
 
 t.test('organization check() wants exactly one of param and query', async (tt) => {
   const env = await tokenEnv()
-  tt.same(organization.check?.({ param: 'a', query: 'b' }, env.config, env.snapshot.indexes), [{ path: '', message: 'set exactly one of param and query' }])
-  tt.same(organization.check?.({}, env.config, env.snapshot.indexes), [{ path: '', message: 'set exactly one of param and query' }])
-  tt.same(organization.check?.({ query: 'organization_id' }, env.config, env.snapshot.indexes), [])
+  tt.same(organization.check?.({ not_found: false, param: 'a', query: 'b' }, env.config, env.snapshot.indexes), [{ path: '', message: 'set exactly one of param and query' }])
+  tt.same(organization.check?.({ not_found: false }, env.config, env.snapshot.indexes), [{ path: '', message: 'set exactly one of param and query' }])
+  tt.same(organization.check?.({ not_found: false, query: 'organization_id' }, env.config, env.snapshot.indexes), [])
 })

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis'
 import { randomUUID } from 'node:crypto'
 import rateLimit from '../../plugins/rate-limit/index.js'
 import { buildPolicyApp, tokenEnv } from '../helpers/token-app.js'
-import { createLimiterRegistry } from '../../src/pipeline/limiter-registry.js'
+import { createLimiterRegistry } from '../../src/runtime/limiter-registry.js'
 
 const redisUrl = process.env.LANEGATE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 

@@ -1,12 +1,12 @@
 import t from 'tap'
 import type { RateLimiterAbstract } from 'rate-limiter-flexible'
-import type { CountOutcome, RequestCounter } from '../../src/pipeline/request-counter.js'
+import type { CountOutcome, RequestCounter } from '../../src/runtime/request-counter.js'
 import auth from '../../plugins/auth/index.js'
 import rateLimit from '../../plugins/rate-limit/index.js'
 import { buildPolicyApp, tokenEnv, type TokenEnv } from '../helpers/token-app.js'
 import { mint, serviceClaims } from '../helpers/token-mint.js'
-import { createLimiterRegistry } from '../../src/pipeline/limiter-registry.js'
-import type { LimiterRegistry } from '../../src/pipeline/shared-resources.js'
+import { createLimiterRegistry } from '../../src/runtime/limiter-registry.js'
+import type { LimiterRegistry } from '../../src/runtime/shared-resources.js'
 import type { EnvelopeName } from '../../src/errors/envelopes.js'
 
 function appWith (env: TokenEnv, envelope: EnvelopeName = 'payments') {

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { parse } from 'yaml'
 import { HUGE_LIMIT, benchConfigText } from '../../bench/bench-config.js'
-import { catalog } from '../../src/catalog.js'
-import { parseConfigText } from '../../src/config/load-config.js'
+import { catalog } from '../../src/pipeline/registry.js'
+import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
 import { repoPath } from '../helpers/paths.js'
 
 const demo = await readFile(repoPath('gateway.yaml'), 'utf8')
@@ -36,7 +36,7 @@ t.test('the flood config limits the content route to 100 per hour and nothing el
 
 t.test('the bench config passes the gateway\'s own validation', async (t) => {
   const text = benchConfigText(demo, { dataDir: '/tmp/bench-data', laneUrl: LANE, floodPoints: 100 })
-  const loaded = parseConfigText(text, 'bench.yaml', catalog, {})
+  const loaded = await parseGatewayConfig(text, 'bench.yaml', { env: {} }, catalog)
   t.equal(loaded.config.server.log_level, 'warn')
   t.equal(loaded.config.server.data_dir, '/tmp/bench-data')
 })

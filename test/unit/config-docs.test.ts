@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { buildConfigSchema } from '../../src/config/schema.js'
-import { serviceModules } from '../../src/services/registry.js'
+import { configRules } from '../../src/pipeline/config-rules.js'
+import { catalog } from '../../src/pipeline/registry.js'
 import { repoPath } from '../helpers/paths.js'
 
 type Schema = { properties?: Record<string, Schema>, additionalProperties?: Schema | boolean, items?: Schema, description?: string }
@@ -19,7 +20,7 @@ function keys (schema: Schema, path: string, out: [string, string, Schema][]): [
 
 t.test('docs/configuration.md names every key of gateway.yaml, and every key has a description', async (t) => {
   const doc = await readFile(repoPath('docs/configuration.md'), 'utf8')
-  const all = keys(buildConfigSchema(serviceModules) as Schema, '', [])
+  const all = keys(buildConfigSchema(configRules(catalog).services) as Schema, '', [])
   t.ok(all.length > 80, `${all.length} keys checked`)
   for (const [name, path, schema] of all) {
     // Payloads of fan-out operations are user JSON Schema, not gateway keys.

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { parseConfigText, type ConfigCatalog } from '../../src/config/load-config.js'
+import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
+import type { Catalog } from '../../src/pipeline/registry.js'
 import { ConfigError } from '../../src/config/config-error.js'
 import type { PolicyPlugin } from '../../src/pipeline/policy.js'
 import type { ServiceModule } from '../../src/services/service-module.js'
@@ -20,11 +21,11 @@ const scope: PolicyPlugin<{ all: string[] }> = {
 const svc: ServiceModule = {
   name: 'svc',
   description: 'test service',
-  routeIds: ['hello'],
+  routes: [{ id: 'hello', method: 'GET', url: '/hello', description: 'says hello' }],
   settingsSchema: { greeting: { type: 'string', description: 'what to say' } },
-  build: () => ({ routes: [] }),
+  build: () => ({ handlers: {} }),
 }
-const catalog: ConfigCatalog = { plugins: new Map([['auth', auth], ['scope', scope]]), services: [svc] }
+const catalog: Catalog = { plugins: new Map([['auth', auth], ['scope', scope]]), services: [svc], outside: new Map() }
 
 const HASH = '$scrypt$ln=10,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
 const base = `issuer:
@@ -52,9 +53,9 @@ services:
         - scope: { all: [a:read] }
 `
 
-function problemsOf (text: string, env: NodeJS.ProcessEnv = {}): { path: string, line?: number, message: string }[] {
+async function problemsOf (text: string, env: NodeJS.ProcessEnv = {}): Promise<{ path: string, line?: number, message: string }[]> {
   try {
-    parseConfigText(text, 'g.yaml', catalog, env)
+    await parseGatewayConfig(text, 'g.yaml', { env: env }, catalog)
   } catch (error) {
     if (error instanceof ConfigError) return error.problems.map((p) => ({ ...p }))
     throw error
@@ -63,7 +64,7 @@ function problemsOf (text: string, env: NodeJS.ProcessEnv = {}): { path: string,
 }
 
 t.test('a valid file loads with defaults filled in', async (t) => {
-  const { config } = parseConfigText(base, 'g.yaml', catalog, {})
+  const { config } = await parseGatewayConfig(base, 'g.yaml', { env: {} }, catalog)
   t.equal(config.server.port, 8080)
   t.same(config.server.trusted_proxies, [])
   t.equal(config.issuer.algorithm, 'EdDSA')
@@ -74,65 +75,65 @@ t.test('a valid file loads with defaults filled in', async (t) => {
 
 t.test('an unknown key is an error naming its path and line', async (t) => {
   const text = base.replace('  issuer: http://localhost:8080', '  issuer: http://localhost:8080\n  isuer_typo: 1')
-  t.same(problemsOf(text), [{ path: 'issuer.isuer_typo', line: 3, message: 'unknown key "isuer_typo"' }])
+  t.same(await problemsOf(text), [{ path: 'issuer.isuer_typo', line: 3, message: 'unknown key "isuer_typo"' }])
 })
 
 t.test('a wrong type is an error naming its path and line', async (t) => {
   const text = `server:\n  port: eighty\n${base}`
-  t.same(problemsOf(text), [{ path: 'server.port', line: 2, message: 'must be integer' }])
+  t.same(await problemsOf(text), [{ path: 'server.port', line: 2, message: 'must be integer' }])
 })
 
 t.test('every error is listed, not only the first', async (t) => {
   const text = `server:\n  port: -1\n  log_level: loud\n${base}`
-  const problems = problemsOf(text)
+  const problems = await problemsOf(text)
   t.same(problems.map((p) => p.path).sort(), ['server.log_level', 'server.port'])
   t.same(problems.map((p) => p.line).sort(), [2, 3])
 })
 
 t.test('an unknown policy is an error at the policy', async (t) => {
   const text = base.replace('        - scope: { all: [a:read] }', '        - scoep: { all: [a:read] }')
-  t.same(problemsOf(text), [{ path: 'services.svc.routes.hello[0].scoep', line: 23, message: 'unknown policy "scoep" (known: auth, scope)' }])
+  t.same(await problemsOf(text), [{ path: 'services.svc.routes.hello[0].scoep', line: 23, message: 'unknown policy "scoep" (known: auth, scope)' }])
 })
 
 t.test('an unknown scope in a policy is an error', async (t) => {
   const text = base.replace('{ all: [a:read] }', '{ all: [a:write] }')
-  t.same(problemsOf(text), [{ path: 'services.svc.routes.hello[0].scope.all[0]', line: 23, message: 'unknown scope "a:write"' }])
+  t.same(await problemsOf(text), [{ path: 'services.svc.routes.hello[0].scope.all[0]', line: 23, message: 'unknown scope "a:write"' }])
 })
 
 t.test('an unknown scope on an account is an error', async (t) => {
   const text = base.replace('    scopes: [a:read]', '    scopes: [a:read, b:write]')
-  t.same(problemsOf(text), [{ path: 'service_accounts[0].scopes[1]', line: 12, message: 'unknown scope "b:write" (declare it under scopes)' }])
+  t.same(await problemsOf(text), [{ path: 'service_accounts[0].scopes[1]', line: 12, message: 'unknown scope "b:write" (declare it under scopes)' }])
 })
 
 t.test('bad policy options are checked against the policy\'s own schema', async (t) => {
   const text = base.replace('{ all: [a:read] }', '{ all: [a:read], extra: 1 }')
-  t.same(problemsOf(text), [{ path: 'services.svc.routes.hello[0].scope.extra', line: 23, message: 'unknown option "extra"' }])
+  t.same(await problemsOf(text), [{ path: 'services.svc.routes.hello[0].scope.extra', line: 23, message: 'unknown option "extra"' }])
 })
 
 t.test('a chain in the wrong order is an error', async (t) => {
   const text = base.replace('    policies:\n      - auth: {}\n', '    policies: []\n').replace('        - scope: { all: [a:read] }', '        - scope: { all: [a:read] }\n        - auth: {}')
-  t.same(problemsOf(text), [{ path: 'services.svc.routes.hello[0].scope', line: 22, message: 'policy "scope" must come after "auth" in the chain' }])
+  t.same(await problemsOf(text), [{ path: 'services.svc.routes.hello[0].scope', line: 22, message: 'policy "scope" must come after "auth" in the chain' }])
 })
 
 t.test('an unknown route id is an error', async (t) => {
   const text = base.replace('      hello:\n', '      helo:\n')
-  t.same(problemsOf(text), [{ path: 'services.svc.routes.helo', line: 22, message: 'unknown route "helo" (service svc has: hello)' }])
+  t.same(await problemsOf(text), [{ path: 'services.svc.routes.helo', line: 22, message: 'unknown route "helo" (service svc has: hello)' }])
 })
 
 t.test('an unknown service is an error', async (t) => {
   const text = `${base}  other:\n    prefix: /x\n    envelope: plain\n`
-  t.same(problemsOf(text), [{ path: 'services.other', line: 24, message: 'unknown key "other"' }])
+  t.same(await problemsOf(text), [{ path: 'services.other', line: 24, message: 'unknown key "other"' }])
 })
 
 t.test('a plain secret instead of a hash is an error', async (t) => {
   const text = base.replace(`"${HASH}"`, 'my-plain-secret')
-  t.same(problemsOf(text), [{ path: 'service_accounts[0].secrets[0].hash', line: 14, message: 'not a scrypt PHC hash; create one with `lanegate hash-secret` (never paste a plain secret)' }])
+  t.same(await problemsOf(text), [{ path: 'service_accounts[0].secrets[0].hash', line: 14, message: 'not a scrypt PHC hash; create one with `lanegate hash-secret` (never paste a plain secret)' }])
 })
 
 t.test('references to unknown organizations and cycles are errors', async (t) => {
   const text = base.replace('    organization: org_hq\n', '    organization: org_nowhere\n')
     .replace('  - id: org_hq\n', '  - id: org_hq\n    parent: org_hq\n')
-  t.same(problemsOf(text).map((p) => [p.path, p.message]), [
+  t.same((await problemsOf(text)).map((p) => [p.path, p.message]), [
     ['organizations[0].parent', 'organization parents form a cycle'],
     ['service_accounts[0].organization', 'unknown organization "org_nowhere"'],
   ])
@@ -140,37 +141,37 @@ t.test('references to unknown organizations and cycles are errors', async (t) =>
 
 t.test('${ENV} and ${ENV:-default} are substituted; a lone reference keeps its YAML type', async (t) => {
   const text = `server:\n  port: \${PORT:-9000}\n  host: "\${HOST}"\n  data_dir: /tmp/\${SUB:-x}/d\n${base}`
-  const { config } = parseConfigText(text, 'g.yaml', catalog, { HOST: '127.0.0.1' })
+  const { config } = await parseGatewayConfig(text, 'g.yaml', { env: { HOST: '127.0.0.1' } }, catalog)
   t.equal(config.server.port, 9000)
   t.equal(config.server.host, '127.0.0.1')
   t.equal(config.server.data_dir, '/tmp/x/d')
-  const env = parseConfigText(text, 'g.yaml', catalog, { HOST: 'h', PORT: '81', SUB: 'y' }).config.server
+  const env = (await parseGatewayConfig(text, 'g.yaml', { env: { HOST: 'h', PORT: '81', SUB: 'y' } }, catalog)).config.server
   t.same([env.port, env.host, env.data_dir], [81, 'h', '/tmp/y/d'])
 })
 
 t.test('an unset variable without a default is an error', async (t) => {
   const text = `server:\n  host: \${NOPE}\n${base}`
-  t.same(problemsOf(text), [{ path: 'server.host', line: 2, message: 'environment variable NOPE is not set and has no default (write ${NOPE:-default})' }])
+  t.same(await problemsOf(text), [{ path: 'server.host', line: 2, message: 'environment variable NOPE is not set and has no default (write ${NOPE:-default})' }])
 })
 
 t.test('YAML syntax errors and duplicate keys are reported with a line', async (t) => {
-  const dup = problemsOf(`server:\n  port: 1\n  port: 2\n${base}`)
+  const dup = await problemsOf(`server:\n  port: 1\n  port: 2\n${base}`)
   t.equal(dup.length, 1)
   t.equal(dup[0]?.line, 3)
   t.match(dup[0]?.message, /^YAML syntax: Map keys must be unique/)
-  const bad = problemsOf('issuer: [unclosed\n')
+  const bad = await problemsOf('issuer: [unclosed\n')
   t.ok(bad.length >= 1)
   t.match(bad[0]?.message, /^YAML syntax/)
 })
 
 t.test('secrets older than secret_max_age_days are warned about', async (t) => {
   const text = base.replace('created: "2026-11-01"', 'created: "2020-01-01"')
-  const { warnings } = parseConfigText(text, 'g.yaml', catalog, {})
+  const { warnings } = await parseGatewayConfig(text, 'g.yaml', { env: {} }, catalog)
   t.same(warnings, [{ path: 'service_accounts[0].secrets[0].created', line: 14, message: 'secret of "c1" is older than 90 days: rotate it' }])
 })
 
 t.test('a route without auth is warned about', async (t) => {
   const text = base.replace('    policies:\n      - auth: {}\n', '    policies: []\n').replace('        - scope: { all: [a:read] }', '        []').replace('      hello:\n        []', '      hello: []')
-  const { warnings } = parseConfigText(text, 'g.yaml', catalog, {})
+  const { warnings } = await parseGatewayConfig(text, 'g.yaml', { env: {} }, catalog)
   t.same(warnings.map((w) => [w.path, w.message]), [['services.svc.routes.hello', 'route has no auth policy: anyone can call it']])
 })

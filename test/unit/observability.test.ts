@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import t from 'tap'
-import { parseConfigText } from '../../src/config/load-config.js'
+import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
 import { ConfigError } from '../../src/config/config-error.js'
-import { catalog } from '../../src/catalog.js'
 import { adminSettings } from '../../src/observability/admin-settings.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
 import { upstreamFailureOutcome } from '../../src/upstream/outcome.js'
@@ -71,14 +70,16 @@ t.test('request series render as Prometheus counters and a cumulative histogram'
 
 t.test('admin: absent means 127.0.0.1:9464, false turns it off, a port of 0 is allowed, anything else is an error', async (t) => {
   const demo = await readFile(repoPath('gateway.yaml'), 'utf8')
-  const load = (text: string) => parseConfigText(text, 'g.yaml', catalog, { LANEGATE_DATA_DIR: '/tmp' }).config
+  // The demo file's folder anchors its `plugins:` paths, so it is parsed as the repository's gateway.yaml.
+  const file = repoPath('gateway.yaml')
+  const load = async (text: string) => (await parseGatewayConfig(text, file, { env: { LANEGATE_DATA_DIR: '/tmp' } })).config
   const without = demo.replace(/^admin:[^\n]*\n(?: {2}[^\n]*\n)*/m, '')
-  t.same(adminSettings(load(without)), { host: '127.0.0.1', port: 9464 })
-  t.same(adminSettings(load(demo)), { host: '127.0.0.1', port: 9464 })
-  t.same(adminSettings(parseConfigText(demo, 'g.yaml', catalog, { LANEGATE_ADMIN_PORT: '0' }).config), { host: '127.0.0.1', port: 0 })
-  t.equal(adminSettings(load(`admin: false\n${without}`)), undefined)
+  t.same(adminSettings(await load(without)), { host: '127.0.0.1', port: 9464 })
+  t.same(adminSettings(await load(demo)), { host: '127.0.0.1', port: 9464 })
+  t.same(adminSettings((await parseGatewayConfig(demo, file, { env: { LANEGATE_ADMIN_PORT: '0' } })).config), { host: '127.0.0.1', port: 0 })
+  t.equal(adminSettings(await load(`admin: false\n${without}`)), undefined)
   for (const bad of ['admin: true', 'admin: { port: 70000 }', 'admin: { prot: 1 }']) {
-    t.throws(() => load(`${bad}\n${without}`), ConfigError, bad)
+    await t.rejects(load(`${bad}\n${without}`), ConfigError, bad)
   }
 })
 

@@ -1,11 +1,27 @@
 import { resolve } from 'node:path'
-import type { RouteDefinition, ServiceModule, ServiceSettingProblem } from '../service-module.js'
+import type { RouteDeclaration, ServiceModule, ServiceSettingProblem } from '../service-module.js'
 import { createContentCache } from './content-cache.js'
 import { ContentFolderError, loadContentFolder } from './content-source.js'
 import { createListHandler } from './list-handler.js'
 import { contentSettingsFrom, contentSettingsSchema } from './settings.js'
 
-export const contentRouteIds = ['content_list', 'circulars_list'] as const
+/** The routes (ids are the YAML keys under `services.content.routes`). */
+export const contentRoutes: readonly RouteDeclaration[] = [
+  {
+    id: 'content_list',
+    method: 'GET',
+    url: '/content',
+    description: 'Published content of the caller\'s organization tree (?type, ?page, ?per_page). Scope: engage:content.view.',
+    scopes: ['engage:content.view'],
+  },
+  {
+    id: 'circulars_list',
+    method: 'GET',
+    url: '/circulars',
+    description: 'Published circulars of the caller\'s organization tree (?type, ?page, ?per_page). Scope: engage:circulars.view.',
+    scopes: ['engage:circulars.view'],
+  },
+]
 
 /**
  * The content service's public endpoints: `GET /content` and `GET /circulars` (prefix `/public/v1`), served
@@ -16,7 +32,7 @@ export const contentRouteIds = ['content_list', 'circulars_list'] as const
 export const contentService: ServiceModule = {
   name: 'content',
   description: 'Published content and circulars from a folder of YAML/JSON files, per organization tree.',
-  routeIds: contentRouteIds,
+  routes: contentRoutes,
   settingsSchema: contentSettingsSchema,
 
   check (settings) {
@@ -32,23 +48,12 @@ export const contentService: ServiceModule = {
 
   build (deps) {
     const cache = createContentCache(deps.shared.logger)
-    const routes: RouteDefinition[] = [
-      {
-        id: 'content_list',
-        method: 'GET',
-        url: '/content',
-        description: 'Published content of the caller\'s organization tree (?type, ?page, ?per_page). Scope: engage:content.view.',
-        handler: createListHandler(cache, 'content'),
+    return {
+      handlers: {
+        content_list: createListHandler(cache, 'content'),
+        circulars_list: createListHandler(cache, 'circular'),
       },
-      {
-        id: 'circulars_list',
-        method: 'GET',
-        url: '/circulars',
-        description: 'Published circulars of the caller\'s organization tree (?type, ?page, ?per_page). Scope: engage:circulars.view.',
-        handler: createListHandler(cache, 'circular'),
-      },
-    ]
-    return { routes }
+    }
   },
 }
 

@@ -2,14 +2,39 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { GatewayError } from '../../errors/gateway-error.js'
 import { traceOf } from '../../observability/trace-context.js'
-import type { Principal } from '../../pipeline/request-context.js'
+import type { Principal } from '../../runtime/request-context.js'
 import { isFinalCommitStatus } from '../../store/dispatch-store.js'
-import type { RouteDefinition, ServiceModule, ServiceSettingProblem } from '../service-module.js'
+import type { RouteDeclaration, RouteImplementation, ServiceModule, ServiceSettingProblem } from '../service-module.js'
 import { createDeliveryRunner } from './delivery.js'
 import { schemaProblem } from './payload-validator.js'
 import { previewDispatch } from './preview.js'
 import { renderDispatch, renderPreview } from './render-dispatch.js'
 import { fanoutSettingsOf, fanoutSettingsSchema, type FanoutSettings } from './settings.js'
+
+/** The routes (ids are the YAML keys under `services.fanout.routes`). */
+export const fanoutRoutes: readonly RouteDeclaration[] = [
+  {
+    id: 'preview',
+    method: 'POST',
+    url: '/preview',
+    description: 'Previews an operation at each store\'s lane and records the dispatch. Scope: exchange:fanout.preview.',
+    scopes: ['exchange:fanout.preview'],
+  },
+  {
+    id: 'commit',
+    method: 'POST',
+    url: '/dispatches/:dispatch_id/commit',
+    description: 'Commits a previewed dispatch exactly once: 200 when every store settled within commit_wait_ms, else 202 committing. Scope: exchange:fanout.commit.',
+    scopes: ['exchange:fanout.commit'],
+  },
+  {
+    id: 'get',
+    method: 'GET',
+    url: '/dispatches/:dispatch_id',
+    description: 'A dispatch\'s status with each store\'s preview and delivery. Scope: exchange:fanout.preview.',
+    scopes: ['exchange:fanout.preview'],
+  },
+]
 
 // ULIDs: anything else cannot name a dispatch, so it is answered 404 without a store lookup.
 const DISPATCH_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/
@@ -23,11 +48,12 @@ const DISPATCH_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/
 export const fanoutService: ServiceModule = {
   name: 'fanout',
   description: 'Multi-store fan-out operations: preview at every lane, then commit exactly once through a durable outbox.',
+  routes: fanoutRoutes,
   settingsSchema: fanoutSettingsSchema,
 
   check (settings) {
     const problems: ServiceSettingProblem[] = []
-    const operations = (settings as unknown as Partial<FanoutSettings>).operations ?? {}
+    const operations = (settings as unknown as FanoutSettings).operations
     for (const [name, operation] of Object.entries(operations)) {
       const problem = schemaProblem(operation.payload_schema)
       if (problem !== undefined) problems.push({ path: `operations.${name}.payload_schema`, message: `not a valid JSON Schema: ${problem}` })
@@ -41,22 +67,14 @@ export const fanoutService: ServiceModule = {
     const runner = createDeliveryRunner({ store, currentConfig: deps.currentConfig, logger: deps.shared.logger, lanes })
     runner.start()
 
-    const preview: RouteDefinition = {
-      id: 'preview',
-      method: 'POST',
-      url: '/preview',
-      description: 'Previews an operation at each store\'s lane and records the dispatch. Scope: exchange:fanout.preview.',
+    const preview: RouteImplementation = {
       handler: async function previewFanout (request: FastifyRequest) {
         const dispatch = await previewDispatch(request.body, principalOf(request), request.gw.snapshot, store, lanes, traceOf(request.raw))
         return renderPreview(dispatch)
       },
     }
 
-    const commit: RouteDefinition = {
-      id: 'commit',
-      method: 'POST',
-      url: '/dispatches/:dispatch_id/commit',
-      description: 'Commits a previewed dispatch exactly once: 200 when every store settled within commit_wait_ms, else 202 committing. Scope: exchange:fanout.commit.',
+    const commit: RouteImplementation = {
       handler: async function commitFanout (request: FastifyRequest, reply: FastifyReply) {
         const principal = principalOf(request)
         const dispatchId = dispatchIdOf(request)
@@ -78,11 +96,7 @@ export const fanoutService: ServiceModule = {
       },
     }
 
-    const get: RouteDefinition = {
-      id: 'get',
-      method: 'GET',
-      url: '/dispatches/:dispatch_id',
-      description: 'A dispatch\'s status with each store\'s preview and delivery. Scope: exchange:fanout.preview.',
+    const get: RouteImplementation = {
       handler: async function getFanout (request: FastifyRequest) {
         const principal = principalOf(request)
         const dispatchId = dispatchIdOf(request)
@@ -92,7 +106,7 @@ export const fanoutService: ServiceModule = {
       },
     }
 
-    return { routes: [preview, commit, get], close: () => runner.close() }
+    return { handlers: { preview, commit, get }, close: () => runner.close() }
   },
 }
 

@@ -1,13 +1,19 @@
+import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import type { RouteDefinition, ServiceModule } from '../service-module.js'
+import type { ServiceModule } from '../service-module.js'
 import { authorHostFile } from './author-file.js'
 
-/** `services.hostfile` settings beside prefix, envelope, policies and routes. */
-export interface HostfileSettings {
-  max_records: number
-}
+/** `services.hostfile` settings beside prefix, envelope, policies and routes: one declaration, schema and type. */
+export const HostfileSettingsSchema = Type.Object({
+  max_records: Type.Integer({
+    minimum: 1,
+    maximum: 1000000,
+    default: 10000,
+    description: 'Most records one host file may hold; more answers 400 hostfile_too_many_records.',
+  }),
+})
 
-export const DEFAULT_MAX_RECORDS = 10000
+export type HostfileSettings = Static<typeof HostfileSettingsSchema>
 
 /**
  * Host-file authoring: `POST <prefix>/files/author` turns a JSON list of records into a store host file, checked
@@ -17,27 +23,23 @@ export const DEFAULT_MAX_RECORDS = 10000
 export const hostfileService: ServiceModule = {
   name: 'hostfile',
   description: 'Host-file authoring (records → an ordered, validated store host file).',
-  settingsSchema: {
-    max_records: {
-      type: 'integer',
-      minimum: 1,
-      maximum: 1000000,
-      default: DEFAULT_MAX_RECORDS,
-      description: 'Most records one host file may hold; more answers 400 hostfile_too_many_records.',
-    },
-  },
+  routes: [{
+    id: 'author',
+    method: 'POST',
+    url: '/files/author',
+    description: 'Authors a host file from records. Scope: exchange:hostfile.author.',
+    scopes: ['exchange:hostfile.author'],
+  }],
+  settingsSchema: HostfileSettingsSchema.properties as unknown as Record<string, Record<string, unknown>>,
   build () {
-    const author: RouteDefinition = {
-      id: 'author',
-      method: 'POST',
-      url: '/files/author',
-      description: 'Authors a host file from records. Scope: exchange:hostfile.author.',
-      handler: async function authorHostFileHandler (request: FastifyRequest) {
-        const settings = request.gw.snapshot.config.services.hostfile as unknown as Partial<HostfileSettings> | undefined
-        return authorHostFile(request.body, { maxRecords: settings?.max_records ?? DEFAULT_MAX_RECORDS })
+    return {
+      handlers: {
+        author: async function authorHostFileHandler (request: FastifyRequest) {
+          const settings = request.gw.snapshot.config.services.hostfile as unknown as HostfileSettings
+          return authorHostFile(request.body, { maxRecords: settings.max_records })
+        },
       },
     }
-    return { routes: [author] }
   },
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { OutgoingHttpHeaders } from 'node:http'
 import { GatewayError } from '../../errors/gateway-error.js'
-import type { RouteDefinition, ServiceModule } from '../service-module.js'
+import type { RouteDeclaration, ServiceModule } from '../service-module.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
 import { relayedResponseHeaders } from '../../upstream/headers.js'
 import { relayUpstream } from '../../upstream/relay.js'
@@ -10,6 +10,26 @@ import { canonicalLanePath, pathBelowBase, splitLiveUrl } from './lane-path.js'
 import { resolveLaneStore } from './lane-store.js'
 import { liveSettings, liveSettingsSchema } from './settings.js'
 import { traceOf } from '../../observability/trace-context.js'
+
+/** The routes (ids are the YAML keys under `services.live.routes`). */
+export const liveRoutes: readonly RouteDeclaration[] = [
+  {
+    id: 'read',
+    method: 'GET',
+    url: '/:store_org_id/live/*',
+    description: 'Relays GET (and HEAD) to the store\'s lane. Scope: exchange:live.read.',
+    scopes: ['exchange:live.read'],
+    rawBody: true,
+  },
+  {
+    id: 'write',
+    method: ['POST', 'PUT', 'PATCH', 'DELETE'],
+    url: '/:store_org_id/live/*',
+    description: 'Relays POST, PUT, PATCH and DELETE to the store\'s lane. Scope: exchange:live.write.',
+    scopes: ['exchange:live.write'],
+    rawBody: true,
+  },
+]
 
 const STORE_ID = /^org_[A-Za-z0-9_-]{1,64}$/
 
@@ -22,30 +42,12 @@ const STORE_ID = /^org_[A-Za-z0-9_-]{1,64}$/
 export const liveService: ServiceModule = {
   name: 'live',
   description: 'Lane live proxy: relays reads and writes to a store\'s lane software.',
-  routeIds: ['read', 'write'],
+  routes: liveRoutes,
   settingsSchema: liveSettingsSchema,
   build (deps) {
     // The lanes' pools are shared with fan-out's lane calls (one socket cap per lane) and closed with the gateway.
     const handler = liveHandler(deps.shared.upstreams.lanes)
-    const routes: RouteDefinition[] = [
-      {
-        id: 'read',
-        method: 'GET',
-        url: '/:store_org_id/live/*',
-        description: 'Relays GET (and HEAD) to the store\'s lane. Scope: exchange:live.read.',
-        rawBody: true,
-        handler,
-      },
-      {
-        id: 'write',
-        method: ['POST', 'PUT', 'PATCH', 'DELETE'],
-        url: '/:store_org_id/live/*',
-        description: 'Relays POST, PUT, PATCH and DELETE to the store\'s lane. Scope: exchange:live.write.',
-        rawBody: true,
-        handler,
-      },
-    ]
-    return { routes }
+    return { handlers: { read: handler, write: handler } }
   },
 }
 

@@ -1,6 +1,6 @@
 import type { ConfigIndexes, ResolvedConnectedAccount } from '../../config/indexes.js'
 import { GatewayError } from '../../errors/gateway-error.js'
-import type { Principal } from '../../pipeline/request-context.js'
+import type { Principal } from '../../runtime/request-context.js'
 
 /**
  * Object-level authorization of the organizations and connected accounts a payments request names. The rule:

@@ -1,10 +1,46 @@
-import type { RouteDefinition, ServiceModule } from '../service-module.js'
+import type { RouteDeclaration, ServiceModule } from '../service-module.js'
 import { paymentsHandlers } from './handlers.js'
 import { requireJsonBody } from './json-content-type.js'
-import { paymentsSettingsSchema } from './settings.js'
+import { paymentsRequiredSettings, paymentsSettingsSchema } from './settings.js'
 
-/** The route ids (YAML keys under `services.payments.routes`). */
-export const paymentsRouteIds = ['processor_config', 'create_intent', 'get_intent', 'cancel_intent', 'connected_account'] as const
+/** The routes (ids are the YAML keys under `services.payments.routes`). */
+export const paymentsRoutes: readonly RouteDeclaration[] = [
+  {
+    id: 'processor_config',
+    method: 'GET',
+    url: '/config/processor',
+    description: 'Processor name, publishable key and mode; with ?connected_account_id= also its processor account id. Scope: commerce:payment-intents.read.',
+    scopes: ['commerce:payment-intents.read'],
+  },
+  {
+    id: 'create_intent',
+    method: 'POST',
+    url: '/payment-intents',
+    description: 'Creates a payment intent (Idempotency-Key supported). Scope: commerce:payment-intents.create.',
+    scopes: ['commerce:payment-intents.create'],
+  },
+  {
+    id: 'get_intent',
+    method: 'GET',
+    url: '/payment-intents/:intent',
+    description: 'Reads a payment intent of the caller\'s organization tree. Scope: commerce:payment-intents.read.',
+    scopes: ['commerce:payment-intents.read'],
+  },
+  {
+    id: 'cancel_intent',
+    method: 'POST',
+    url: '/payment-intents/:intent/cancel',
+    description: 'Cancels a payment intent (Idempotency-Key supported). Scope: commerce:payment-intents.create.',
+    scopes: ['commerce:payment-intents.create'],
+  },
+  {
+    id: 'connected_account',
+    method: 'GET',
+    url: '/connected-account',
+    description: 'Looks up the connected account of ?organization_id=. Scope: commerce:connected-accounts.read.',
+    scopes: ['commerce:connected-accounts.read'],
+  },
+]
 
 /**
  * Checkout payments: processor configuration, payment intents (create, read, cancel) and the connected-account
@@ -15,52 +51,22 @@ export const paymentsRouteIds = ['processor_config', 'create_intent', 'get_inten
 export const paymentsService: ServiceModule = {
   name: 'payments',
   description: 'Checkout payments: processor config, payment intents with Idempotency-Key, connected accounts.',
-  routeIds: paymentsRouteIds,
+  routes: paymentsRoutes,
   settingsSchema: paymentsSettingsSchema,
-  requiredSettings: ['processor'],
+  requiredSettings: paymentsRequiredSettings,
 
   build (deps) {
     const h = paymentsHandlers(deps.shared.store)
-    const routes: RouteDefinition[] = [
-      {
-        id: 'processor_config',
-        method: 'GET',
-        url: '/config/processor',
-        description: 'Processor name, publishable key and mode; with ?connected_account_id= also its processor account id. Scope: commerce:payment-intents.read.',
-        handler: h.processorConfig,
+    return {
+      handlers: {
+        processor_config: h.processorConfig,
+        // A body that is not application/json in UTF-8 is refused before it is parsed (415 unsupported_media_type).
+        create_intent: { handler: h.createIntent, options: { preParsing: requireJsonBody } },
+        get_intent: h.getIntent,
+        cancel_intent: { handler: h.cancelIntent, options: { preParsing: requireJsonBody } },
+        connected_account: h.connectedAccount,
       },
-      {
-        id: 'create_intent',
-        method: 'POST',
-        url: '/payment-intents',
-        description: 'Creates a payment intent (Idempotency-Key supported). Scope: commerce:payment-intents.create.',
-        options: { preParsing: requireJsonBody },
-        handler: h.createIntent,
-      },
-      {
-        id: 'get_intent',
-        method: 'GET',
-        url: '/payment-intents/:intent',
-        description: 'Reads a payment intent of the caller\'s organization tree. Scope: commerce:payment-intents.read.',
-        handler: h.getIntent,
-      },
-      {
-        id: 'cancel_intent',
-        method: 'POST',
-        url: '/payment-intents/:intent/cancel',
-        description: 'Cancels a payment intent (Idempotency-Key supported). Scope: commerce:payment-intents.create.',
-        options: { preParsing: requireJsonBody },
-        handler: h.cancelIntent,
-      },
-      {
-        id: 'connected_account',
-        method: 'GET',
-        url: '/connected-account',
-        description: 'Looks up the connected account of ?organization_id=. Scope: commerce:connected-accounts.read.',
-        handler: h.connectedAccount,
-      },
-    ]
-    return { routes }
+    }
   },
 }
 

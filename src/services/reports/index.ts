@@ -1,3 +1,4 @@
+import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import type { GatewayConfig } from '../../config/types.js'
 import { GatewayError } from '../../errors/gateway-error.js'
@@ -12,9 +13,23 @@ import type { ReportDefinition } from './report-definition.js'
 
 const byId = new Map(reportDefinitions.map((r) => [r.report_id, r]))
 
+/** `services.reports` settings beside prefix, envelope, policies and routes: one declaration, schema and type. */
+export const ReportsSettingsSchema = Type.Object({
+  enabled_reports: Type.Optional(Type.Array(
+    Type.Unsafe<string>({ type: 'string', enum: reportDefinitions.map((r) => r.report_id), description: 'A report id.' }),
+    {
+      uniqueItems: true,
+      description: 'Reports served (others answer 404 report_not_found); default all of: ' +
+        `${reportDefinitions.map((r) => r.report_id).join(', ')}.`,
+    },
+  )),
+})
+
+export type ReportsSettings = Static<typeof ReportsSettingsSchema>
+
 /** The reports a config serves: `services.reports.enabled_reports`, or all when it is absent. */
 function enabledReport (config: GatewayConfig, reportId: string): ReportDefinition | undefined {
-  const enabled = (config.services.reports as { enabled_reports?: string[] } | undefined)?.enabled_reports
+  const enabled = (config.services.reports as unknown as ReportsSettings | undefined)?.enabled_reports
   if (enabled !== undefined && !enabled.includes(reportId)) return undefined
   return byId.get(reportId)
 }
@@ -33,49 +48,45 @@ function describeReport (report: ReportDefinition): { report_id: string, descrip
 export const reportsService: ServiceModule = {
   name: 'reports',
   description: 'Reports computed from the stream materialization service.',
-  routeIds: ['list', 'get', 'run'],
-  settingsSchema: {
-    enabled_reports: {
-      type: 'array',
-      items: { type: 'string', enum: reportDefinitions.map((r) => r.report_id), description: 'A report id.' },
-      uniqueItems: true,
-      description: 'Reports served (others answer 404 report_not_found); default all of: ' +
-        `${reportDefinitions.map((r) => r.report_id).join(', ')}.`,
-    },
-  },
+  routes: [{
+    id: 'list',
+    method: 'GET',
+    url: '/',
+    description: 'Lists the served reports: id, description and parameter_schema. Scope: exchange:reports.run.',
+    scopes: ['exchange:reports.run'],
+  }, {
+    id: 'get',
+    method: 'GET',
+    url: '/:report_id',
+    description: 'One report\'s id, description and parameter_schema. Scope: exchange:reports.run.',
+    scopes: ['exchange:reports.run'],
+  }, {
+    id: 'run',
+    method: 'POST',
+    url: '/:report_id/run',
+    description: 'Runs a report. Scope: exchange:reports.run.',
+    scopes: ['exchange:reports.run'],
+  }],
+  settingsSchema: ReportsSettingsSchema.properties as unknown as Record<string, Record<string, unknown>>,
   check (_settings, config): ServiceSettingProblem[] {
     if (timeseriesSettings(config) !== undefined) return []
     return [{ path: '', message: 'reports read the stream materialization service: configure services.timeseries.base_url' }]
   },
   build (deps) {
     return {
-      routes: [{
-        id: 'list',
-        method: 'GET',
-        url: '/',
-        description: 'Lists the served reports: id, description and parameter_schema. Scope: exchange:reports.run.',
-        handler: async function listReports (request: FastifyRequest) {
+      handlers: {
+        list: async function listReports (request: FastifyRequest) {
           const config = request.gw.snapshot.config
           const reports = reportDefinitions.filter((r) => enabledReport(config, r.report_id) !== undefined)
           return { reports: reports.map(describeReport) }
         },
-      }, {
-        id: 'get',
-        method: 'GET',
-        url: '/:report_id',
-        description: 'One report\'s id, description and parameter_schema. Scope: exchange:reports.run.',
-        handler: async function getReport (request: FastifyRequest) {
+        get: async function getReport (request: FastifyRequest) {
           const { report_id: reportId } = request.params as { report_id: string }
           const report = enabledReport(request.gw.snapshot.config, reportId)
           if (report === undefined) throw new GatewayError('report_not_found', { fields: { report_id: reportId } })
           return describeReport(report)
         },
-      }, {
-        id: 'run',
-        method: 'POST',
-        url: '/:report_id/run',
-        description: 'Runs a report. Scope: exchange:reports.run.',
-        handler: async function runReport (request: FastifyRequest) {
+        run: async function runReport (request: FastifyRequest) {
           const { report_id: reportId } = request.params as { report_id: string }
           const report = enabledReport(request.gw.snapshot.config, reportId)
           if (report === undefined) throw new GatewayError('report_not_found', { fields: { report_id: reportId } })
@@ -101,7 +112,7 @@ export const reportsService: ServiceModule = {
             })
           }
         },
-      }],
+      },
     }
   },
 }

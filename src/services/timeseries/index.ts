@@ -15,17 +15,19 @@ import { rfc3339 } from './time-range.js'
 export const timeseriesService: ServiceModule = {
   name: 'timeseries',
   description: 'HQ timeseries read from the stream materialization service.',
-  routeIds: ['query'],
+  routes: [{
+    id: 'query',
+    method: 'GET',
+    url: '/timeseries/:metric',
+    description: 'A metric per store over a range. Scope: exchange:timeseries.read.',
+    scopes: ['exchange:timeseries.read'],
+  }],
   settingsSchema: timeseriesSettingsSchema,
   requiredSettings: ['base_url'],
   build (deps) {
     return {
-      routes: [{
-        id: 'query',
-        method: 'GET',
-        url: '/timeseries/:metric',
-        description: 'A metric per store over a range. Scope: exchange:timeseries.read.',
-        handler: async function queryTimeseries (request: FastifyRequest) {
+      handlers: {
+        query: async function queryTimeseries (request: FastifyRequest) {
           const settings = timeseriesSettings(request.gw.snapshot.config)
           if (settings === undefined) throw new GatewayError('service_unavailable')
           const { metric } = request.params as { metric: string }
@@ -45,7 +47,7 @@ export const timeseriesService: ServiceModule = {
             series: stores.map((id) => ({ store_org_id: id, points: (byStore.get(id) ?? []).map((p) => ({ ts: p.ts, value: p.value })) })),
           }
         },
-      }],
+      },
     }
   },
 }

@@ -1,6 +1,6 @@
-import type { GatewayConfig } from './types.js'
-import type { ConfigIndexes } from './indexes.js'
-import type { PolicyStep } from '../pipeline/policy.js'
+import type { GatewayConfig } from '../config/types.js'
+import type { ConfigIndexes } from '../config/indexes.js'
+import type { PolicyStep } from './step.js'
 
 /**
  * One validated, immutable configuration with everything derived from it. A reload builds a whole new snapshot
@@ -13,6 +13,8 @@ export interface Snapshot {
   readonly indexes: ConfigIndexes
   /** `service/routeId` → the route's built chain (service policies, then the route's). */
   readonly chains: ReadonlyMap<string, readonly PolicyStep[]>
+  /** `service/routeId` → the steps that answer the route's CORS preflights (policies with `answersPreflight`). */
+  readonly preflights?: ReadonlyMap<string, readonly PolicyStep[]>
 }
 
 export function chainKey (service: string, routeId: string): string {

@@ -1,5 +1,5 @@
 import type { EnvelopeName } from '../errors/envelopes.js'
-import type { Snapshot } from '../config/snapshot.js'
+import type { Snapshot } from './snapshot.js'
 
 /** Who is calling, as the auth policy established it from a verified bearer token. */
 export interface Principal {

@@ -1,0 +1,72 @@
+/**
+ * The import rules of lanegate's source (docs/plugins.md, "Where the pipeline lives"). Run by `npm test`
+ * (`npm run depcruise`). Type-only imports count: `tsPreCompilationDeps` makes dependency-cruiser see them, so a
+ * type-only cycle fails the same way a runtime one does.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'No import cycles, type-only ones included.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'config-imports-only-errors',
+      severity: 'error',
+      comment: 'src/config/ turns YAML into a frozen config; the checks of plugins and services are passed in. It imports only errors/ (and packages).',
+      from: { path: '^src/config/' },
+      to: { path: '^(src|plugins)/', pathNot: '^src/(config|errors)/' },
+    },
+    {
+      name: 'runtime-below-pipeline',
+      severity: 'error',
+      comment: 'src/runtime/ (snapshot, request context, shared resources) never imports the pipeline, services or the app.',
+      from: { path: '^src/runtime/' },
+      to: { path: '^(src/(pipeline|services|app|boot|gateway|server|cli)|plugins/)' },
+    },
+    {
+      name: 'upstream-engine-is-a-leaf',
+      severity: 'error',
+      comment: 'src/upstream/ (pools, balancing, health, retry; docs/upstream-engine.md) is the engine services build on: it imports only config/ types, errors/ and the metric recorders of observability/, never runtime, the pipeline, services or the app.',
+      from: { path: '^src/upstream/' },
+      to: { path: '^(src|plugins)/', pathNot: '^src/(upstream|config|errors)/|^src/observability/(recorders|metrics|trace-context)\\.ts$' },
+    },
+    {
+      name: 'observability-recorders-are-low',
+      severity: 'error',
+      comment: 'The metrics, recorders and trace context of src/observability/ are recorded into from the oauth, upstream and service code: they import only config/ types and errors/. Only the admin listener (which serves a booted gateway) sits above.',
+      from: { path: '^src/observability/', pathNot: '^src/observability/admin-listener\\.ts$' },
+      to: { path: '^(src|plugins)/', pathNot: '^src/(observability|config|errors)/' },
+    },
+    {
+      name: 'runtime-uses-only-cluster-counting',
+      severity: 'error',
+      comment: 'src/runtime/ may use the workers\' IPC counters (src/cluster/ipc-counter.ts and its messages), never the primary or worker process code.',
+      from: { path: '^src/runtime/' },
+      to: { path: '^src/cluster/', pathNot: '^src/cluster/(ipc-counter|messages)\\.ts$' },
+    },
+    {
+      name: 'cluster-below-the-app',
+      severity: 'error',
+      comment: 'src/cluster/ (server.workers: primary, workers, IPC counters) loads the config through the pipeline and counts with runtime/ counters; it never imports services, the app or the gateway (the worker runs the usual lanegate start).',
+      from: { path: '^src/cluster/' },
+      to: { path: '^(src/(services|app|boot|gateway|server|cli|oauth|auth|store)|plugins/)' },
+    },
+    {
+      name: 'plugins-use-the-public-contract',
+      severity: 'error',
+      comment: 'Built-in policies import only lanegate/plugin (src/plugin.ts) and each other\'s helpers: no back doors an outside plugin lacks.',
+      from: { path: '^plugins/' },
+      to: { path: '^src/', pathNot: '^src/plugin\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|node_modules)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+}

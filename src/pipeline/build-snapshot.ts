@@ -1,0 +1,35 @@
+import { buildIndexes } from '../config/indexes.js'
+import { policyName } from '../config/semantic-checks.js'
+import { routePolicies, type GatewayConfig } from '../config/types.js'
+import type { SharedResources } from '../runtime/shared-resources.js'
+import { chainKey, type Snapshot } from '../runtime/snapshot.js'
+import type { PolicyStep } from '../runtime/step.js'
+import { policyContext } from './policy-context.js'
+import type { Catalog } from './registry.js'
+
+/**
+ * Builds every route's policy chain for a validated config. Policy factories run here, once per route per
+ * snapshot, never per request. A factory that throws makes the whole snapshot fail (a reload then keeps the
+ * running one).
+ */
+export function buildSnapshot (config: GatewayConfig, version: number, catalog: Catalog, shared: SharedResources): Snapshot {
+  const indexes = buildIndexes(config)
+  const chains = new Map<string, readonly PolicyStep[]>()
+  const preflights = new Map<string, readonly PolicyStep[]>()
+  for (const [service, settings] of Object.entries(config.services)) {
+    for (const [routeId, routeEntry] of Object.entries(settings.routes)) {
+      const preflight: PolicyStep[] = []
+      const steps = [...settings.policies, ...routePolicies(routeEntry)].map((entry) => {
+        const name = policyName(entry)
+        const plugin = catalog.plugins.get(name)
+        if (plugin === undefined) throw new Error(`unknown policy "${name}"`)
+        const step = plugin.create(entry[name] ?? {}, policyContext(plugin, { config, indexes, shared, service, routeId, envelope: settings.envelope }))
+        if (plugin.answersPreflight === true) preflight.push(step)
+        return step
+      })
+      chains.set(chainKey(service, routeId), steps)
+      if (preflight.length > 0) preflights.set(chainKey(service, routeId), preflight)
+    }
+  }
+  return { version, config, indexes, chains, preflights }
+}

@@ -1,0 +1,133 @@
+import { formatPath } from '../config/config-error.js'
+import type { ConfigIndexes } from '../config/indexes.js'
+import type { ConfigRules, SecondPass } from '../config/load-config.js'
+import type { ServiceSchema } from '../config/schema.js'
+import type { ConfigWarning, LocatedProblem } from '../config/semantic-checks.js'
+import { policyName } from '../config/semantic-checks.js'
+import { routePolicies, type GatewayConfig, type PolicyEntry } from '../config/types.js'
+import { parseSecretHash } from '../oauth/secret-hash.js'
+import { declaredRoutes, type ServiceModule } from '../services/service-module.js'
+import { loadOutsidePlugins, type Report } from './load-plugins.js'
+import { checkPolicyOptions } from './policy-options.js'
+import type { Catalog } from './registry.js'
+
+/**
+ * The rules gateway.yaml is validated by, for config/'s loader: the services' schemas for the first pass, and for
+ * the second the checks config/ cannot make without importing what sits above it: secret hashes, `plugins:`,
+ * every policy chain (options against each policy's schema, its `check`, chain order) and each service's routes
+ * and settings.
+ *
+ * `loadPlugins: false` (a reload) validates against `base` as it is: the policies loaded at start stay the ones
+ * a running gateway knows, so a changed `plugins:` list is a restart-required change.
+ */
+export function configRules (base: Catalog, options: { loadPlugins?: boolean } = {}): ConfigRules<Catalog> {
+  const loadPlugins = options.loadPlugins ?? true
+  return {
+    services: base.services.map(serviceSchema),
+    async check (config, context): Promise<SecondPass<Catalog>> {
+      const problems: LocatedProblem[] = []
+      const warnings: ConfigWarning[] = []
+      const report: Report = (segments, message) => { problems.push({ problem: { path: formatPath(segments), message }, segments }) }
+      checkSecretHashes(config, report)
+      const catalog = loadPlugins ? await loadOutsidePlugins(base, config.plugins, context.baseDir, report) : base
+      checkServices(config, catalog, context.indexes, report, warnings)
+      return { problems, warnings, catalog }
+    },
+  }
+}
+
+function serviceSchema (module: ServiceModule): ServiceSchema {
+  return {
+    name: module.name,
+    description: module.description,
+    settings: module.settingsSchema,
+    required: module.requiredSettings,
+    routeEntry: module.routeEntrySchema,
+  }
+}
+
+function checkSecretHashes (config: GatewayConfig, report: Report): void {
+  config.service_accounts.forEach((account, i) => {
+    account.secrets.forEach((secret, j) => {
+      if (parseSecretHash(secret.hash) === undefined) {
+        report(['service_accounts', i, 'secrets', j, 'hash'], 'not a scrypt PHC hash; create one with `lanegate hash-secret` (never paste a plain secret)')
+      }
+    })
+  })
+}
+
+/** A chain entry and where it sits in the file. */
+interface Placed { entry: PolicyEntry, at: (string | number)[] }
+
+/**
+ * Each service's route ids against its declared routes, its chains, and its own check. A service-level policy
+ * is checked once (not once per route); each route's own policies are checked after the service's ones.
+ */
+function checkServices (config: GatewayConfig, catalog: Catalog, indexes: ConfigIndexes, report: Report, warnings: ConfigWarning[]): void {
+  for (const [serviceName, service] of Object.entries(config.services)) {
+    const module = catalog.services.find((s) => s.name === serviceName)
+    if (module === undefined) continue // pass 1 reports unknown services
+    const declared = new Set(declaredRoutes(module, service).map((route) => route.id))
+    const servicePolicies: Placed[] = service.policies.map((entry, i) => ({ entry, at: ['services', serviceName, 'policies', i] }))
+    const before = checkChain(servicePolicies, new Set(), config, catalog, indexes, report)
+    for (const [routeId, routeEntry] of Object.entries(service.routes)) {
+      if (!declared.has(routeId)) {
+        report(['services', serviceName, 'routes', routeId], `unknown route "${routeId}" (service ${serviceName} has: ${[...declared].join(', ')})`)
+        continue
+      }
+      const atChain = Array.isArray(routeEntry) ? ['services', serviceName, 'routes', routeId] : ['services', serviceName, 'routes', routeId, 'policies']
+      const own = routePolicies(routeEntry).map((entry, i): Placed => ({ entry, at: [...atChain, i] }))
+      checkChain(own, before, config, catalog, indexes, report)
+      if (!servicePolicies.some(({ entry }) => policyName(entry) === 'auth') && !own.some(({ entry }) => policyName(entry) === 'auth')) {
+        warnings.push({ path: formatPath(['services', serviceName, 'routes', routeId]), message: 'route has no auth policy: anyone can call it' })
+      }
+    }
+    for (const problem of module.check?.(service, config, indexes) ?? []) {
+      report(['services', serviceName, ...splitDotted(problem.path)], problem.message)
+    }
+  }
+}
+
+/**
+ * Checks one chain, given the policies that ran before it (a route's chain follows its service's). Fills each
+ * entry's defaults (ajv `useDefaults`; the config is frozen only after this pass) and returns the names that ran.
+ */
+function checkChain (chain: Placed[], ranBefore: ReadonlySet<string>, config: GatewayConfig, catalog: Catalog,
+  indexes: ConfigIndexes, report: Report): Set<string> {
+  const before = new Set(ranBefore)
+  for (const { entry, at } of chain) {
+    const name = policyName(entry)
+    const plugin = catalog.plugins.get(name)
+    if (plugin === undefined) {
+      report([...at, name], `unknown policy "${name}" (known: ${[...catalog.plugins.keys()].join(', ')})`)
+      continue
+    }
+    const options = entry[name] ?? {}
+    entry[name] = options
+    const errors = checkPolicyOptions(plugin, options)
+    if (errors.length > 0) {
+      for (const e of errors) {
+        const extra = e.keyword === 'additionalProperties' ? [(e.params as { additionalProperty: string }).additionalProperty] : []
+        report([...at, name, ...splitPointer(e.instancePath), ...extra], e.keyword === 'additionalProperties' ? `unknown option "${extra[0]}"` : (e.message ?? 'invalid option'))
+      }
+      before.add(name)
+      continue
+    }
+    for (const required of plugin.requires?.(options, config) ?? []) {
+      if (!before.has(required)) report([...at, name], `policy "${name}" must come after "${required}" in the chain`)
+    }
+    for (const problem of plugin.check?.(options, config, indexes) ?? []) {
+      report([...at, name, ...splitPointer(problem.path)], problem.message)
+    }
+    before.add(name)
+  }
+  return before
+}
+
+function splitPointer (path: string): (string | number)[] {
+  return path.split('/').filter((s) => s !== '').map((s) => /^\d+$/.test(s) ? Number(s) : s)
+}
+
+function splitDotted (path: string): (string | number)[] {
+  return path.split('.').filter((s) => s !== '').map((s) => /^\d+$/.test(s) ? Number(s) : s)
+}

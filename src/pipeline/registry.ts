@@ -1,0 +1,31 @@
+import type { PolicyPlugin } from './policy.js'
+import type { ServiceModule } from '../services/service-module.js'
+import { serviceModules } from '../services/registry.js'
+import auth from '../../plugins/auth/index.js'
+import cors from '../../plugins/cors/index.js'
+import headers from '../../plugins/headers/index.js'
+import ipRestriction from '../../plugins/ip-restriction/index.js'
+import organization from '../../plugins/organization/index.js'
+import rateLimit from '../../plugins/rate-limit/index.js'
+import scope from '../../plugins/scope/index.js'
+import tokenType from '../../plugins/token-type/index.js'
+
+/**
+ * The policies and services a running gateway knows: the built-in ones, plus the outside policies gateway.yaml's
+ * `plugins:` loaded at start. Config validation checks gateway.yaml against it; snapshots are built from it.
+ */
+export interface Catalog {
+  readonly plugins: ReadonlyMap<string, PolicyPlugin>
+  readonly services: readonly ServiceModule[]
+  /** Which entry of `plugins:` each outside policy came from (policy name → module reference). */
+  readonly outside: ReadonlyMap<string, string>
+}
+
+/** The policies bundled with lanegate (folders under `plugins/`), all on the public contract of `lanegate/plugin`. */
+export const builtInPolicies: readonly PolicyPlugin[] = [rateLimit, auth, tokenType, scope, organization, cors, ipRestriction, headers]
+
+/** Every built-in policy by its YAML key (the folder name under plugins/). */
+export const policyPlugins: ReadonlyMap<string, PolicyPlugin> = new Map(builtInPolicies.map((plugin) => [plugin.name, plugin]))
+
+/** The built-in catalog (before `plugins:` adds outside policies). */
+export const catalog: Catalog = { plugins: policyPlugins, services: serviceModules, outside: new Map() }

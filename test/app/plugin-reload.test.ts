@@ -1,0 +1,37 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { buildTestApp, getToken } from '../helpers/build-app.js'
+import { repoPath } from '../helpers/paths.js'
+
+/** An outside policy whose options change on a hot reload: the new options apply without a restart. */
+t.test('a reload that changes an outside policy\'s options applies them at once', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'lanegate-plugin-reload-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await writeFile(join(dir, 'gate.mjs'), `export default {
+  name: 'gate',
+  description: 'Open or closed, by option.',
+  schema: { type: 'object', additionalProperties: false, properties: { open: { type: 'boolean', default: false } } },
+  errors: { gate_closed: { status: 423, message: 'The gate is closed.' } },
+  create: (options, context) => () => options.open ? undefined : context.refuse('gate_closed'),
+}
+`)
+  const demo = await readFile(repoPath('gateway.yaml'), 'utf8')
+  // Relative paths resolve against the config's folder: the content folder stays the repository's.
+  const config = (gate: string): string => `plugins: [./gate.mjs]\n${demo.replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
+    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
+    .replace('content_list: [ { scope: { all: [engage:content.view] } } ]', `content_list: [ { scope: { all: [engage:content.view] } }, { gate: ${gate} } ]`)}`
+  const file = join(dir, 'gateway.yaml')
+  await writeFile(file, config('{}'))
+  const gw = await buildTestApp({ file })
+  t.teardown(() => gw.close())
+  const token = await getToken(gw.app, 'demo-content')
+  const read = () => gw.app.inject({ method: 'GET', url: '/public/v1/content', headers: { authorization: `Bearer ${token}` } })
+
+  const closed = await read()
+  t.same({ status: closed.statusCode, body: closed.json() }, { status: 423, body: { error: 'gate_closed', message: 'The gate is closed.' } })
+  await writeFile(file, config('{ open: true }'))
+  t.match(await gw.gateway.reload(), { outcome: 'applied', version: 2 })
+  t.equal((await read()).statusCode, 200)
+})
