@@ -1,24 +1,16 @@
-import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import type { BenchResult } from '../../bench/result-types.js'
+import { runNode, type NodeRun } from '../helpers/run-node.js'
 
 // The harness compiled beside this test (dist/bench/run.js for dist/test/e2e/…), so any outDir works.
 const HARNESS = fileURLToPath(new URL('../../bench/run.js', import.meta.url))
 
-function runHarness (args: string[]): Promise<{ code: number | null, stdout: string, stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HARNESS, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+function runHarness (args: string[]): Promise<NodeRun> {
+  return runNode(HARNESS, args)
 }
 
 // Keeps the harness from rotting: a tiny run of one scenario through the real gateway. Timings are not asserted.

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,20 +5,12 @@ import t from 'tap'
 import { parseSecretHash, verifySecret } from '../../src/oauth/secret-hash.js'
 import { repoPath } from '../helpers/paths.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
+import { runNode, type NodeRun } from '../helpers/run-node.js'
 
 const BIN = repoPath('bin/lanegate.js')
 
-function run (args: string[], input?: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null, stdout: string, stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(input ?? '')
-  })
+function run (args: string[], input?: string, env: NodeJS.ProcessEnv = {}): Promise<NodeRun> {
+  return runNode(BIN, args, { input: input ?? '', env })
 }
 
 t.test('--help explains each command', async (t) => {

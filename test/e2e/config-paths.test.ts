@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -7,17 +6,10 @@ import t, { type Test } from 'tap'
 import { repoPath } from '../helpers/paths.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
 import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { runNode, type NodeRun } from '../helpers/run-node.js'
 
-function run (args: string[], cwd: string): Promise<{ code: number | null, stdout: string, stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [repoPath('bin/lanegate.js'), ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+function run (args: string[], cwd: string): Promise<NodeRun> {
+  return runNode(repoPath('bin/lanegate.js'), args, { cwd })
 }
 
 async function elsewhere (t: Test): Promise<string> {

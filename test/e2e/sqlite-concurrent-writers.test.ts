@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import t from 'tap'
 import { createSqliteStore } from '../../src/store/sqlite/create-sqlite-store.js'
+import { runNode, type NodeRun } from '../helpers/run-node.js'
 
 /**
  * `server.workers: N` with SQLite: N processes write one file. WAL plus busy_timeout make a writer wait for the
@@ -15,16 +15,8 @@ import { createSqliteStore } from '../../src/store/sqlite/create-sqlite-store.js
 const CHILD = fileURLToPath(new URL('./fixtures/sqlite-writer-child.js', import.meta.url))
 const PROCESSES = 4
 
-function runChild (args: string[]): Promise<{ code: number | null, stdout: string, stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+function runChild (args: string[]): Promise<NodeRun> {
+  return runNode(CHILD, args)
 }
 
 async function freshFile (t: { teardown (fn: () => unknown): void }): Promise<string> {
