@@ -5,7 +5,8 @@ import type { ServiceConfig } from '../../config/types.js'
 /** Methods a proxied route may serve (upper case; `lanegate validate` refuses `get`). */
 export const PROXY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 
-const Method = Type.Union(PROXY_METHODS.map((m) => Type.Literal(m)), { description: 'An HTTP method, upper case.' })
+/** An upper-case method; an enum (not a union of literals) so a mistake reads `must be one of: GET, …`. */
+const Method = Type.Unsafe<typeof PROXY_METHODS[number]>({ type: 'string', enum: [...PROXY_METHODS], description: 'An HTTP method, upper case.' })
 
 /**
  * One target: a URL, or `{ url, weight }`. One schema for both spellings (JSON Schema applies `pattern` to the
