@@ -33,7 +33,8 @@ export async function startServer (options: StartOptions): Promise<Booted> {
   const stopWatching = cluster.isWorker ? followPrimary(reload) : watchConfigFile(options.file, reload)
   process.on('SIGHUP', reload)
 
-  closeWithGrace({ delay: server.shutdown_grace_ms + 1000, logger }, async function shutdown ({ signal, err }) {
+  // close-with-grace shuts down on SIGHUP too by default; here SIGHUP means "reload the config" (above).
+  closeWithGrace({ delay: server.shutdown_grace_ms + 1000, logger, skip: ['SIGHUP'] }, async function shutdown ({ signal, err }) {
     if (err) logger.error({ err }, 'shutting down after an error')
     else logger.info({ signal }, 'shutting down: finishing in-flight requests')
     stopWatching()
