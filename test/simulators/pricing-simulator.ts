@@ -20,12 +20,19 @@ export interface PricingSimulatorOptions {
   host?: string
   /** The Authorization value the gateway must send (the demo's upstream credential). */
   credential?: string
+  /** The price table; instances given the same one behave like app servers in front of one database. */
+  prices?: Map<string, string>
+}
+
+/** The demo's initial price table. */
+export function demoPrices (): Map<string, string> {
+  return new Map([['000123', '1.99'], ['000456', '4.25'], ['000789', '12.00']])
 }
 
 const SKU = /^\/prices\/([A-Za-z0-9._-]{1,64})$/
 
 export async function startPricingSimulator (options: PricingSimulatorOptions): Promise<PricingSimulator> {
-  const prices = new Map<string, string>([['000123', '1.99'], ['000456', '4.25'], ['000789', '12.00']])
+  const prices = options.prices ?? demoPrices()
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))

@@ -1,6 +1,6 @@
 import { startCsSimulator } from './cs-simulator.js'
 import { startLaneSimulator } from './lane-simulator.js'
-import { startPricingSimulator } from './pricing-simulator.js'
+import { demoPrices, startPricingSimulator } from './pricing-simulator.js'
 
 /**
  * Standalone simulators for `npm start` demos (`npm run simulators`): lanes on 9101, 9102 and 9190, the
@@ -17,9 +17,11 @@ async function main (): Promise<void> {
   const cs = await startCsSimulator({ port: 9200, host })
   // The demo's upstream credential (gateway.yaml: services.pricing.upstream.credential, PRICING_TOKEN).
   const credential = process.env.PRICING_TOKEN ?? 'Bearer demo-pricing-upstream-token'
+  // Two instances over one price table: a write through either is read back from both.
+  const prices = demoPrices()
   const pricing = await Promise.all([
-    startPricingSimulator({ name: 'pricing-9301', port: 9301, host, credential }),
-    startPricingSimulator({ name: 'pricing-9302', port: 9302, host, credential }),
+    startPricingSimulator({ name: 'pricing-9301', port: 9301, host, credential, prices }),
+    startPricingSimulator({ name: 'pricing-9302', port: 9302, host, credential, prices }),
   ])
   for (const lane of lanes) console.log(`lane simulator ${lane.name} on http://${host}:${lane.port}`)
   console.log(`stream materialization simulator on http://${host}:${cs.port}`)
