@@ -37,6 +37,9 @@ function scenarioTable (scenario: ScenarioResult): string[] {
         m.soak.samples.map((sample) => `${sample.seconds} s ${fmt(sample.rss / MB, 1)}`).join(' · ') + '.')
     }
   }
+  if (scenario.split !== undefined) {
+    lines.push('', `Proxied requests per target (two equal weights): ${scenario.split.map((t) => `${t.target} ${t.requests}`).join(', ')}.`)
+  }
   for (const s of scenario.skipped) lines.push('', `Skipped ${s.variant}: ${s.reason}`)
   lines.push('')
   return lines

@@ -64,6 +64,8 @@ export interface ScenarioResult {
   memory?: MemoryMeasurement
   /** Peers that were asked for but could not run here, with why. */
   skipped: Array<{ variant: string, reason: string }>
+  /** proxy-service: how the proxied requests of the whole scenario spread over the two equal targets. */
+  split?: Array<{ target: string, requests: number }>
 }
 
 /** An issue-6 target and what this run measured for it. */

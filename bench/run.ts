@@ -75,9 +75,11 @@ export async function runBench (argv: string[]): Promise<number> {
       current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir })
       log.progress(`== ${id}`)
       try {
-        scenarios.push(id === 'memory'
+        const result = id === 'memory'
           ? await runMemory(current, worker, options, workDir, log)
-          : await runPlan(await prepareScenario(id, current, options), worker, options, log))
+          : await runPlan(await prepareScenario(id, current, options), worker, options, log)
+        if (id === 'proxy-service') result.split = await proxiedSplit(current)
+        scenarios.push(result)
       } catch (error) {
         log.fail(`${id}: ${(error as Error).message} (logs in ${workDir})`)
       } finally {
@@ -132,3 +134,14 @@ runBench(process.argv.slice(2)).then((code) => { process.exitCode = code }, (err
   process.stderr.write(`BENCH FAILED: ${error instanceof Error ? error.stack : String(error)}\n`)
   process.exitCode = 1
 })
+
+/** proxy-service: the requests each of the two targets (bench lanes) served through the proxy service. */
+async function proxiedSplit (servers: ServerSet): Promise<Array<{ target: string, requests: number }>> {
+  const split: Array<{ target: string, requests: number }> = []
+  for (const instance of ['lane', 'lane-b'] as const) {
+    const lane = await servers.lane(instance)
+    const counts = await (await fetch(`${lane.url}/__bench/counts`)).json() as { proxied: number }
+    split.push({ target: instance, requests: counts.proxied })
+  }
+  return split
+}

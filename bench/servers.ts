@@ -20,9 +20,10 @@ export interface RunningServer {
 
 /**
  * Which gateway config: unlimited limits, a tight content limit (429 scenario), a fresh one for memory, the
- * limits counted in Redis, or `lanegate start` with server.workers 1 or 2 (the workers scenario).
+ * limits counted in Redis, `lanegate start` with server.workers 1 or 2 (the workers scenario), or the demo's
+ * `pricing` proxy service in front of two bench lanes (`proxy`, the proxy-service scenario).
  */
-export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'redis' | 'workers-1' | 'workers-2'
+export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'redis' | 'workers-1' | 'workers-2' | 'proxy'
 
 /** The Redis of the auth-get-redis scenario (its keys get a prefix of their own; nothing is flushed). */
 export const BENCH_REDIS_URL = process.env.LANEGATE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -76,9 +77,9 @@ export class ServerSet {
     return this.spawn(name, process.execPath, [...nodeArgs, harnessScript(script), '--port', '{port}', ...args])
   }
 
-  /** The bench lane (fixed small JSON reply). */
-  lane (): Promise<RunningServer> {
-    return this.once('lane', () => this.node('lane', './servers/lane.js', []))
+  /** The bench lane (fixed small JSON reply); `lane-b` is a second one (the proxy service's second target). */
+  lane (instance: 'lane' | 'lane-b' = 'lane'): Promise<RunningServer> {
+    return this.once(instance, () => this.node(instance, './servers/lane.js', []))
   }
 
   /** Bare fastify hello-world. */
@@ -100,6 +101,7 @@ export class ServerSet {
         floodPoints: flavour === 'flood' ? 100 : undefined,
         ...(flavour === 'redis' ? { redisUrl: BENCH_REDIS_URL, redisPrefix: `lanegate-bench-${process.pid}-${Date.now()}` } : {}),
         workers,
+        ...(flavour === 'proxy' ? { proxyTargets: [lane.url, (await this.lane('lane-b')).url] } : {}),
       }))
       if (workers !== undefined) {
         // The real `lanegate start` (a primary and its workers when workers > 1), not pinned: two workers pinned
