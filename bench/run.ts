@@ -12,6 +12,7 @@ import { runMemory, runPlan, type RunLog } from './run-scenario.js'
 import { prepareScenario } from './scenarios.js'
 import { ServerSet } from './servers.js'
 import { checkTargets } from './targets.js'
+import { proxyServiceChecks } from './proxy-failover.js'
 
 /**
  * `npm run bench`: the project's own benchmark (issue 6). Servers run pinned to core 0, the load generator (a
@@ -75,11 +76,14 @@ export async function runBench (argv: string[]): Promise<number> {
       current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir })
       log.progress(`== ${id}`)
       try {
-        const result = id === 'memory'
-          ? await runMemory(current, worker, options, workDir, log)
-          : await runPlan(await prepareScenario(id, current, options), worker, options, log)
-        if (id === 'proxy-service') result.split = await proxiedSplit(current)
-        scenarios.push(result)
+        if (id === 'memory') {
+          scenarios.push(await runMemory(current, worker, options, workDir, log))
+        } else {
+          const plan = await prepareScenario(id, current, options)
+          const result = await runPlan(plan, worker, options, log)
+          if (id === 'proxy-service') await proxyServiceChecks(result, plan, current, worker, options, log)
+          scenarios.push(result)
+        }
       } catch (error) {
         log.fail(`${id}: ${(error as Error).message} (logs in ${workDir})`)
       } finally {
@@ -135,13 +139,3 @@ runBench(process.argv.slice(2)).then((code) => { process.exitCode = code }, (err
   process.exitCode = 1
 })
 
-/** proxy-service: the requests each of the two targets (bench lanes) served through the proxy service. */
-async function proxiedSplit (servers: ServerSet): Promise<Array<{ target: string, requests: number }>> {
-  const split: Array<{ target: string, requests: number }> = []
-  for (const instance of ['lane', 'lane-b'] as const) {
-    const lane = await servers.lane(instance)
-    const counts = await (await fetch(`${lane.url}/__bench/counts`)).json() as { proxied: number }
-    split.push({ target: instance, requests: counts.proxied })
-  }
-  return split
-}

@@ -45,6 +45,7 @@ export interface ServerSetContext {
  */
 export class ServerSet {
   private readonly children: ChildProcess[] = []
+  private readonly byName = new Map<string, ChildProcess>()
   private readonly started = new Map<string, Promise<RunningServer>>()
 
   constructor (private readonly context: ServerSetContext) {}
@@ -65,6 +66,7 @@ export class ServerSet {
     const core = pinned ? this.context.core : undefined
     const child = spawnPinned(command, args.map((a) => a.replaceAll('{port}', String(port))), { core, logFile, env })
     this.children.push(child)
+    this.byName.set(name, child)
     try {
       await waitForPort(port, child)
     } catch (error) {
@@ -153,6 +155,12 @@ export class ServerSet {
       }
       return { name: 'nginx', port, pid: child.pid ?? 0, url: `http://127.0.0.1:${port}` }
     })
+  }
+
+  /** Stops one server this set started, by name (proxy-service: a target dies mid-run). */
+  async stop (name: string): Promise<void> {
+    const child = this.byName.get(name)
+    if (child !== undefined) await stopChild(child)
   }
 
   /**

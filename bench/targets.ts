@@ -51,6 +51,17 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
       met: total > 0 && shares.every((share) => Math.abs(share - 0.5) <= TARGETS.proxySplitTolerance),
     })
   }
+  const failover = scenarios.find((s) => s.id === 'proxy-service')?.failover
+  if (failover !== undefined) {
+    const failed = (r: typeof failover.after): number => r.errors + r.timeouts + r.requests - (r.statusCounts['200'] ?? 0)
+    checks.push({
+      scenario: 'proxy-service',
+      what: 'one of two targets killed mid-run: failed GETs after the first ejection window',
+      goal: '0',
+      measured: `${failed(failover.after)} of ${failover.after.requests} (during the kill: ${failed(failover.during)} of ${failover.during.requests})`,
+      met: failover.after.requests > 0 && failed(failover.after) === 0,
+    })
+  }
   const token = subject('token', 'lanegate-token')
   if (token !== undefined) {
     checks.push({ scenario: 'token', what: 'tokens issued per second, one core, known client', goal: `≥ ${TARGETS.tokensPerSecond}/s`, measured: `${token.rps.median}/s (${token.rps.min}–${token.rps.max})`, met: token.rps.median >= TARGETS.tokensPerSecond })

@@ -40,3 +40,11 @@ t.test('the bench config passes the gateway\'s own validation', async (t) => {
   t.equal(loaded.config.server.log_level, 'warn')
   t.equal(loaded.config.server.data_dir, '/tmp/bench-data')
 })
+
+t.test('proxy-service: the demo pricing block gets the bench targets and no active probe, and still validates', async (t) => {
+  const text = benchConfigText(demo, { dataDir: '/tmp/bench-data', laneUrl: LANE, proxyTargets: [LANE, 'http://127.0.0.1:45679'] })
+  const upstream = (parse(text) as { services: { pricing: { upstream: Record<string, unknown> } } }).services.pricing.upstream
+  t.same([upstream.targets, upstream.health], [[LANE, 'http://127.0.0.1:45679'], { passive: { failures: 3, eject_seconds: 30 } }])
+  const loaded = await parseGatewayConfig(text, 'bench.yaml', { env: {} }, catalog)
+  t.ok(loaded.config.services.pricing !== undefined)
+})
