@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { ServiceConfig } from '../../config/types.js'
+import type { GatewayConfig, ServiceConfig } from '../../config/types.js'
 import { GatewayError } from '../../errors/gateway-error.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
 import { relayUpstream } from '../../upstream/relay.js'
@@ -31,7 +31,7 @@ export const proxyService: ServiceModule = {
     // The prefix the routes are mounted under (a changed prefix needs a restart, like every service's).
     const prefix = deps.currentConfig().services[deps.service]?.prefix
     if (prefix === undefined) throw new Error(`services.${deps.service} is not configured`)
-    const handler = proxyHandler(deps.service, prefix, deps.shared.upstreams.services)
+    const handler = proxyHandler(deps.service, prefix, deps.shared.upstreams.services, deps.currentConfig)
     return { handlers: () => handler }
   },
 }
@@ -47,10 +47,11 @@ function proxyRoutes (settings: ServiceConfig): RouteDeclaration[] {
 /**
  * One handler for every route of a proxy block: the path is checked and canonicalised (proxy-path.ts), a declared
  * body over `max_body_bytes` is refused before any target is contacted, and the request relayed on the block's
- * upstream, whose settings come from the request's snapshot (a reload reconciles the upstream in place: kept targets
- * keep their pools, removed ones drain).
+ * upstream (a reload reconciles it in place: kept targets keep their pools, removed ones drain). The upstream's
+ * settings come from the current config, not the request's snapshot: a request whose chain straddled a reload
+ * must not hand the shared upstream its older settings back (which would reconcile it to and fro).
  */
-function proxyHandler (service: string, prefix: string, upstreams: UpstreamRegistry<UpstreamSettings>): RouteHandler {
+function proxyHandler (service: string, prefix: string, upstreams: UpstreamRegistry<UpstreamSettings>, current: () => GatewayConfig): RouteHandler {
   return async function relayProxy (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const block = request.gw.snapshot.config.services[service]
     if (block === undefined) throw new GatewayError('not_found')
@@ -60,7 +61,9 @@ function proxyHandler (service: string, prefix: string, upstreams: UpstreamRegis
     const declared = Number(request.headers['content-length'] ?? 0)
     if (declared > settings.max_body_bytes) throw new GatewayError('payload_too_large')
 
-    await relayUpstream(upstreams.get(service, proxyUpstreamSettings(settings.upstream)), {
+    const latest = current().services[service]
+    const upstream = proxySettings(latest !== undefined && latest.type === 'proxy' ? latest : block).upstream
+    await relayUpstream(upstreams.get(service, proxyUpstreamSettings(upstream)), {
       req: request.raw,
       res: reply.raw,
       path,
