@@ -42,6 +42,7 @@ services:
       targets: [ "${s.a.url}", { url: "${s.b.url}/base", weight: 1 } ]
       retry: { attempts: 1 }
       credential: Bearer upstream-token
+    max_body_bytes: 64
     policies: [ { auth: {} } ]
     routes:
       read_prices: { methods: [GET, HEAD], path: "/prices/*", policies: [ { scope: { all: [pricing:read] } } ] }
@@ -300,4 +301,18 @@ t.test('auth, scope, organization and limits are enforced before any target is c
 
   t.same([(await get('/legacy/pricing/limited')).status, (await get('/legacy/pricing/limited')).status], [200, 200])
   t.same(await answer(await get('/legacy/pricing/limited')), { status: 429, body: { error: 'Too many requests', retry_after: 60 } })
+})
+
+t.test('a body declared over max_body_bytes is refused with 413 before any target is contacted', async (t) => {
+  const before = s.a.seen.length + s.b.seen.length
+  const res = await fetch(`${gateway.base}/legacy/pricing/prices/000123`, {
+    method: 'PUT', headers: { authorization: `Bearer ${rw}`, 'content-type': 'application/json' }, body: JSON.stringify({ price: '1'.repeat(80) }),
+  })
+  t.same(await answer(res), { status: 413, body: { error: 'payload_too_large', message: 'The request body is larger than this route accepts.' } })
+  t.equal(s.a.seen.length + s.b.seen.length, before)
+  const small = await fetch(`${gateway.base}/legacy/pricing/prices/000123`, {
+    method: 'PUT', headers: { authorization: `Bearer ${rw}`, 'content-type': 'application/json' }, body: '{"price":"2.49"}',
+  })
+  t.equal(small.status, 200)
+  t.same([...s.a.seen, ...s.b.seen].filter((r) => r.method === 'PUT').map((r) => r.body), ['{"price":"2.49"}'], 'only the body within the limit was relayed, as sent')
 })
