@@ -18,6 +18,7 @@ export const liveRoutes: readonly RouteDeclaration[] = [
     description: 'Relays GET (and HEAD) to the store\'s lane. Scope: exchange:live.read.',
     scopes: ['exchange:live.read'],
     rawBody: true,
+    errors: ['payload_too_large', 'upstream_error', 'upstream_timeout'],
   },
   {
     id: 'write',
@@ -26,6 +27,7 @@ export const liveRoutes: readonly RouteDeclaration[] = [
     description: 'Relays POST, PUT, PATCH and DELETE to the store\'s lane. Scope: exchange:live.write.',
     scopes: ['exchange:live.write'],
     rawBody: true,
+    errors: ['payload_too_large', 'upstream_error', 'upstream_timeout'],
   },
 ]
 
