@@ -76,7 +76,7 @@ export function explainRequest (config: GatewayConfig, catalog: Catalog, method:
     }
     const explain = link.plugin?.explain
     if (explain === undefined) {
-      steps.push({ policy: link.policy, outcome: 'not-explained', note: `not explained: policy ${link.policy} has no explain` })
+      steps.push({ policy: link.policy, outcome: 'not-explained', note: `policy ${link.policy} has no explain: what it does is unknown here` })
       continue
     }
     const verdict = explain.call(link.plugin, link.options, {
