@@ -4,6 +4,7 @@ import type { GatewayConfig } from '../config/types.js'
 import type { Explanation } from '../pipeline/policy.js'
 import type { Catalog } from '../pipeline/registry.js'
 import type { Principal } from '../runtime/request-context.js'
+import { declaredRoutes } from '../services/service-module.js'
 import { servedRoutes, type ServedRoute } from './route-table.js'
 
 /** One chain step's verdict; `not-explained` for an outside policy without `explain`, `not-reached` after a refusal. */
@@ -33,7 +34,8 @@ export type ExplainCaller =
   | { kind: 'user', subject: string, organizationId: string, scopes: readonly string[] }
   | { kind: 'none' }
 
-interface Matched { row: ServedRoute }
+/** A router entry: a served route, or one a service declares but gateway.yaml does not list (mounted; answers 404). */
+type Matched = { row: ServedRoute, unlisted?: undefined } | { row?: undefined, unlisted: { service: string, routeId: string, envelope: string } }
 
 /**
  * Matches `method path` with fastify's own router (find-my-way, with the options app.ts gives fastify) against every
@@ -51,6 +53,17 @@ export function explainRequest (config: GatewayConfig, catalog: Catalog, method:
     if (methods.has('GET')) methods.add('HEAD') // fastify exposes HEAD for every GET route
     router.on([...methods] as FindMyWay.HTTPMethod[], row.path, () => {}, { row } satisfies Matched)
   }
+  // app.ts mounts every declared route (so a path's other methods answer 405); an unlisted one answers 404.
+  for (const [service, settings] of Object.entries(config.services)) {
+    const module = catalog.services.find((m) => m.name === service)
+    for (const declaration of module === undefined ? [] : declaredRoutes(module, settings)) {
+      if (settings.routes[declaration.id] !== undefined) continue
+      const methods = new Set([declaration.method].flat())
+      if (methods.has('GET')) methods.add('HEAD')
+      const unlisted = { service, routeId: declaration.id, envelope: settings.envelope }
+      router.on([...methods] as FindMyWay.HTTPMethod[], settings.prefix.replace(/\/+$/, '') + declaration.url, () => {}, { unlisted } satisfies Matched)
+    }
+  }
   const base = { method, path, caller: principal && { tokenType: principal.tokenType, clientId: principal.clientId, organizationId: principal.organizationId, scopes: [...principal.scopes] } }
   const found = router.find(method as FindMyWay.HTTPMethod, path)
   if (found === null) {
@@ -60,7 +73,13 @@ export function explainRequest (config: GatewayConfig, catalog: Catalog, method:
     const note = others.length > 0 ? `${path} serves ${others.join(', ')} only` : 'no route serves this path'
     return { ...base, steps: [{ policy: '(router)', outcome: 'refuse', status, code, note }], result: { outcome: 'refuse', at: '(router)', status, code } }
   }
-  const { row } = found.store as Matched
+  const matched = found.store as Matched
+  if (matched.unlisted !== undefined) {
+    const { service, routeId, envelope } = matched.unlisted
+    const note = `route ${service}/${routeId} is not listed under services.${service}.routes: not served`
+    return { ...base, route: { service, route: routeId, envelope, params: {} }, steps: [{ policy: '(router)', outcome: 'refuse', status: 404, code: 'not_found', note }], result: { outcome: 'refuse', at: '(router)', status: 404, code: 'not_found' } }
+  }
+  const row = matched.row
   const params = Object.fromEntries(Object.entries(found.params).filter((e): e is [string, string] => typeof e[1] === 'string'))
   const route = { service: row.service, route: row.routeId, envelope: row.envelope, params }
   if (row.chain.length === 0) {
