@@ -172,3 +172,19 @@ t.test('explain: an unknown client is an error naming the accounts; exit 1', asy
   t.equal(res.code, 1)
   t.equal(res.stderr.trim(), 'explain: unknown client "nobody" (service accounts: demo-checkout, demo-status, demo-content, demo-exchange, demo-other, demo-revoked)')
 })
+
+t.test('a real `lanegate start` serves /openapi.json on its public port without a token', async (t) => {
+  const { mkdtemp, rm } = await import('node:fs/promises')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const { spawnGateway } = await import('../helpers/spawn-gateway.js')
+  const dir = await mkdtemp(join(tmpdir(), 'lanegate-openapi-e2e-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const { child, port, exited } = await spawnGateway({ env: { LANEGATE_DATA_DIR: dir } })
+  t.teardown(async () => { if (child.exitCode === null) { child.kill('SIGTERM'); await exited } })
+  const res = await fetch(`http://127.0.0.1:${port}/openapi.json`)
+  t.equal(res.status, 200)
+  const document = await res.json() as { openapi: string, paths: Record<string, Record<string, { security: unknown }>> }
+  t.equal(document.openapi, '3.1.0')
+  t.same(document.paths['/api/v1/ecommerce/payment-intents']?.post?.security, [{ oauth2: ['commerce:payment-intents.create'] }])
+})
