@@ -8,6 +8,8 @@ import { GatewayError } from './errors/gateway-error.js'
 import { renderError, type EnvelopeName } from './errors/envelopes.js'
 import type { Gateway } from './gateway.js'
 import { oauthRoutes } from './oauth/routes.js'
+import { createOpenApiHandler } from './describe/openapi-route.js'
+import { OPENAPI_PATH } from './describe/route-table.js'
 import { createChainRunner, createPreflightRunner } from './pipeline/chain-runner.js'
 import { mountServiceRoutes } from './services/mount-service.js'
 import { moduleForService, serviceRoutes } from './services/service-module.js'
@@ -103,6 +105,8 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
   app.get('/healthz', async function health () {
     return { status: 'ok', config_version: gateway.current().version }
   })
+  // The API description: no auth, no policies (docs/api-description.md).
+  app.get(OPENAPI_PATH, createOpenApiHandler(gateway.current, gateway.catalog))
   await app.register(oauthRoutes({ shared: gateway.shared, snapshot: gateway.current }))
 
   const closers: (() => Promise<void>)[] = []

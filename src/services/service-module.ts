@@ -23,8 +23,13 @@ export interface RouteDeclaration {
   readonly description: string
   /** Scopes the route expects its chain to require (documentation and OpenAPI security). */
   readonly scopes?: readonly string[]
-  /** JSON Schema of the request body (documentation and OpenAPI); the handler still validates. */
-  readonly body?: Readonly<Record<string, unknown>>
+  /**
+   * JSON Schema of the request body (documentation and OpenAPI); the handler still validates. A function of the
+   * service's validated settings when the body depends on them (fan-out operations, enabled reports).
+   */
+  readonly body?: Readonly<Record<string, unknown>> | ((settings: ServiceConfig) => Readonly<Record<string, unknown>>)
+  /** Error codes the handler itself may answer with (OpenAPI responses); the chain's codes come from its policies. */
+  readonly errors?: readonly string[]
   /** Body limit for this route in bytes; default server.body_limit_bytes. */
   readonly bodyLimit?: number
   /** Leave the body unparsed (`request.raw` is streamed on), for the live proxy. */

@@ -19,6 +19,7 @@ export const liveRoutes: readonly RouteDeclaration[] = [
     description: 'Relays GET (and HEAD) to the store\'s lane. Scope: exchange:live.read.',
     scopes: ['exchange:live.read'],
     rawBody: true,
+    errors: ['bad_request', 'store_not_found', 'payload_too_large', 'upstream_error'],
   },
   {
     id: 'write',
@@ -27,6 +28,7 @@ export const liveRoutes: readonly RouteDeclaration[] = [
     description: 'Relays POST, PUT, PATCH and DELETE to the store\'s lane. Scope: exchange:live.write.',
     scopes: ['exchange:live.write'],
     rawBody: true,
+    errors: ['bad_request', 'store_not_found', 'payload_too_large', 'upstream_error'],
   },
 ]
 

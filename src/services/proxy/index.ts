@@ -37,11 +37,21 @@ export const proxyService: ServiceModule = {
   },
 }
 
+/** What the handler itself may answer with (path safety, body limit, the engine's failures): for the OpenAPI document. */
+const PROXY_ROUTE_ERRORS = ['bad_request', 'payload_too_large', 'upstream_error'] as const
+
 /** The block's `routes:` as route declarations: each entry's methods on its path, body streamed (never parsed). */
 function proxyRoutes (settings: ServiceConfig): RouteDeclaration[] {
   return Object.entries(settings.routes).map(([id, entry]) => {
     const { methods, path } = entry as unknown as ProxyRouteEntry
-    return { id, method: [...methods], url: path, description: `Relays ${methods.join(', ')} ${path} to the upstream.`, rawBody: true }
+    return {
+      id,
+      method: [...methods],
+      url: path,
+      description: `Relays ${methods.join(', ')} ${path} to the upstream.`,
+      rawBody: true,
+      errors: PROXY_ROUTE_ERRORS,
+    }
   })
 }
 
