@@ -18,7 +18,9 @@ t.test('a reload that changes an outside policy\'s options applies them at once'
 }
 `)
   const demo = await readFile(repoPath('gateway.yaml'), 'utf8')
+  // Relative paths resolve against the config's folder: the content folder stays the repository's.
   const config = (gate: string): string => `plugins: [./gate.mjs]\n${demo.replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
+    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
     .replace('content_list: [ { scope: { all: [engage:content.view] } } ]', `content_list: [ { scope: { all: [engage:content.view] } }, { gate: ${gate} } ]`)}`
   const file = join(dir, 'gateway.yaml')
   await writeFile(file, config('{}'))
@@ -30,7 +32,6 @@ t.test('a reload that changes an outside policy\'s options applies them at once'
   const closed = await read()
   t.same({ status: closed.statusCode, body: closed.json() }, { status: 423, body: { error: 'gate_closed', message: 'The gate is closed.' } })
   await writeFile(file, config('{ open: true }'))
-  // (buildTestApp's own data_dir makes `server` differ from the file: restartRequired is not this test's point.)
   t.match(await gw.gateway.reload(), { outcome: 'applied', version: 2 })
   t.equal((await read()).statusCode, 200)
 })

@@ -49,7 +49,9 @@ t.test('validate lists every error with its YAML path and line, and exits 1', as
   const dir = await mkdtemp(join(tmpdir(), 'lanegate-cli-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const demo = await readFile(repoPath('gateway.yaml'), 'utf8')
+  // Relative paths resolve against the config's folder: the content folder stays the repository's.
   const broken = demo
+    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
     .replace('  port: ${LANEGATE_PORT:-8080}', '  port: ${LANEGATE_PORT:-8080}\n  prot: 1')
     .replace('      - token-type: { allow: [service] }\n    routes:\n      processor_config', '      - token-typo: { allow: [service] }\n    routes:\n      processor_config')
   const file = join(dir, 'broken.yaml')

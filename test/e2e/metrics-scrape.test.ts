@@ -45,6 +45,8 @@ t.before(async () => {
   // The demo config with a payments limit small enough to reach in a test.
   const yaml = (await readFile(repoPath('gateway.yaml'), 'utf8'))
     .replace('payments-per-ip: { key: ip, points: 100,', 'payments-per-ip: { key: ip, points: 4,')
+    // The copy lives in a temporary folder, and relative paths resolve against the config's folder.
+    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
   const config = join(dir, 'gateway.yaml')
   configFile = config
   await writeFile(config, yaml)

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { ConfigError } from '../../src/config/config-error.js'
 import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
+import { repoPath } from '../helpers/paths.js'
 
 /** A folder with gateway.yaml's plugin modules, removed after the test file. */
 const dir = await mkdtemp(join(tmpdir(), 'lanegate-plugins-'))
@@ -32,6 +33,7 @@ services:
   content:
     prefix: /c
     envelope: plain
+    source_dir: ${repoPath('content')}
     routes:
       content_list: ${chain}
 `
@@ -81,6 +83,6 @@ t.test('an error code that clashes with the catalogue or with another plugin is 
 
 t.test('options the plugin\'s schema refuses are an error at their YAML path and line', async (t) => {
   t.same(await problems(config(['./good.mjs'], '\n        - good-policy: { level: 0 }')), [
-    { path: 'services.content.routes.content_list[0].good-policy.level', line: 11, message: 'must be >= 1' },
+    { path: 'services.content.routes.content_list[0].good-policy.level', line: 12, message: 'must be >= 1' },
   ])
 })

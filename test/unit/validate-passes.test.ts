@@ -49,7 +49,8 @@ t.test('an unknown route id fails boot, and a reload to it is rejected (the runn
   const dir = await mkdtemp(join(tmpdir(), 'lanegate-routes-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const file = join(dir, 'gateway.yaml')
-  const good = demo.replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
+  // Relative paths resolve against the config's folder: the content folder stays the repository's.
+  const good = demo.replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data')).replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
   const bad = good.replace('      commit: [', '      comit: [')
   await writeFile(file, bad)
   await t.rejects(bootGateway({ file, logger: createLogger('silent') }), { name: 'ConfigError', problems: [{ path: 'services.fanout.routes.comit' }] })
@@ -69,7 +70,8 @@ t.test('a changed plugins: list is a restart-required change on reload', async (
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   await writeFile(join(dir, 'p.mjs'), "export default { name: 'p', description: 'd', schema: { type: 'object' }, create: () => () => undefined }\n")
   const file = join(dir, 'gateway.yaml')
-  const good = demo.replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
+  // Relative paths resolve against the config's folder: the content folder stays the repository's.
+  const good = demo.replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data')).replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
   await writeFile(file, good)
   const booted = await bootGateway({ file, logger: createLogger('silent') })
   t.teardown(() => booted.close())
