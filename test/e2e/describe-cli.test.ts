@@ -8,9 +8,7 @@ const DEMO = repoPath('gateway.yaml')
 /** Runs the real CLI (bin/lanegate.js) and collects its output. */
 function run (args: string[]): Promise<{ code: number | null, stdout: string, stderr: string }> {
   return new Promise((resolve, reject) => {
-    // examples/gateway.plugins.yaml's content folder defaults to ./content beside it (relative paths follow the config).
-    const env = { ...process.env, LANEGATE_CONTENT_DIR: repoPath('content') }
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env })
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
