@@ -21,6 +21,11 @@ export interface BenchConfigOptions {
   redisPrefix?: string
   /** server.workers (default: the demo's 1). */
   workers?: number
+  /**
+   * The targets of the demo's `pricing` proxy service (proxy-service scenario), equal weights; its active health
+   * probe is dropped so the targets' request counts are the callers' only.
+   */
+  proxyTargets?: string[]
 }
 
 /** "Unlimited" for a rate limit: the schema needs an integer ≥ 1, and a billion never runs out in a bench. */
@@ -57,6 +62,10 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
   if (options.floodPoints !== undefined) {
     doc.setIn(['rate_limits', 'content-per-client', 'points'], options.floodPoints)
     doc.setIn(['rate_limits', 'content-per-client', 'window_seconds'], 3600)
+  }
+  if (options.proxyTargets !== undefined) {
+    doc.setIn(['services', 'pricing', 'upstream', 'targets'], doc.createNode(options.proxyTargets))
+    doc.deleteIn(['services', 'pricing', 'upstream', 'health', 'active'])
   }
   const organizations = doc.getIn(['organizations']) as { items: unknown[] }
   organizations.items.forEach((_org, o) => {

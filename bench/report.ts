@@ -37,6 +37,13 @@ function scenarioTable (scenario: ScenarioResult): string[] {
         m.soak.samples.map((sample) => `${sample.seconds} s ${fmt(sample.rss / MB, 1)}`).join(' · ') + '.')
     }
   }
+  if (scenario.split !== undefined) {
+    lines.push('', `Proxied requests per target (two equal weights): ${scenario.split.map((t) => `${t.target} ${t.requests}`).join(', ')}.`)
+  }
+  if (scenario.failover !== undefined) {
+    const { during, after } = scenario.failover
+    lines.push('', `lane-b killed mid-run: statuses ${JSON.stringify(during.statusCounts)}, ${during.errors} errors; the run after: ${JSON.stringify(after.statusCounts)}, ${after.errors} errors.`)
+  }
   for (const s of scenario.skipped) lines.push('', `Skipped ${s.variant}: ${s.reason}`)
   lines.push('')
   return lines

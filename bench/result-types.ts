@@ -64,6 +64,13 @@ export interface ScenarioResult {
   memory?: MemoryMeasurement
   /** Peers that were asked for but could not run here, with why. */
   skipped: Array<{ variant: string, reason: string }>
+  /** proxy-service: how the proxied requests of the whole scenario spread over the two equal targets. */
+  split?: Array<{ target: string, requests: number }>
+  /**
+   * proxy-service: one of the two targets killed during a first run (`during`, failures allowed until it is
+   * ejected), then a second run (`after`) that must see no failed GET.
+   */
+  failover?: { during: LoadResult, after: LoadResult }
 }
 
 /** An issue-6 target and what this run measured for it. */

@@ -12,6 +12,7 @@ import { runMemory, runPlan, type RunLog } from './run-scenario.js'
 import { prepareScenario } from './scenarios.js'
 import { ServerSet } from './servers.js'
 import { checkTargets } from './targets.js'
+import { proxyServiceChecks } from './proxy-failover.js'
 
 /**
  * `npm run bench`: the project's own benchmark (issue 6). Servers run pinned to core 0, the load generator (a
@@ -75,9 +76,14 @@ export async function runBench (argv: string[]): Promise<number> {
       current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir })
       log.progress(`== ${id}`)
       try {
-        scenarios.push(id === 'memory'
-          ? await runMemory(current, worker, options, workDir, log)
-          : await runPlan(await prepareScenario(id, current, options), worker, options, log))
+        if (id === 'memory') {
+          scenarios.push(await runMemory(current, worker, options, workDir, log))
+        } else {
+          const plan = await prepareScenario(id, current, options)
+          const result = await runPlan(plan, worker, options, log)
+          if (id === 'proxy-service') await proxyServiceChecks(result, plan, current, worker, options, log)
+          scenarios.push(result)
+        }
       } catch (error) {
         log.fail(`${id}: ${(error as Error).message} (logs in ${workDir})`)
       } finally {
@@ -132,3 +138,4 @@ runBench(process.argv.slice(2)).then((code) => { process.exitCode = code }, (err
   process.stderr.write(`BENCH FAILED: ${error instanceof Error ? error.stack : String(error)}\n`)
   process.exitCode = 1
 })
+

@@ -4,7 +4,7 @@ import type { BenchOptions, ScenarioId } from './options.js'
 import { PEER_NAMES, peerMissing, type PeerName } from './peers.js'
 import type { VariantRole } from './result-types.js'
 import type { RunningServer, ServerSet } from './servers.js'
-import { CONTENT_CLIENT, EXCHANGE_CLIENT, fetchToken, tokenForm } from './tokens.js'
+import { CONTENT_CLIENT, EXCHANGE_CLIENT, PRICING_CLIENT, fetchToken, tokenForm } from './tokens.js'
 import { EXPRESS_GATEWAY_JWT_SECRET } from './servers/express-gateway-secret.js'
 
 /** One thing measured in a scenario: a server, the request sent to it, and the statuses it may answer. */
@@ -32,6 +32,8 @@ export interface ScenarioPlan {
 export const LANE_PATH = '/api/items/000123'
 /** The same resource through the gateway's live proxy. */
 export const GATEWAY_LIVE_PATH = `/v1/stores/org_store_001/live${LANE_PATH}`
+/** The same kind of GET through the demo's `pricing` proxy service (auth → rate-limit → scope, two targets). */
+export const GATEWAY_PROXY_PATH = '/legacy/pricing/prices/000123'
 /** The authenticated in-process route (content service: auth → rate-limit → scope). */
 export const GATEWAY_CONTENT_PATH = '/public/v1/content'
 
@@ -42,6 +44,7 @@ export const SCENARIO_TITLES: Record<ScenarioId, string> = {
   'auth-get-redis': 'The auth-get request with its limit counted in Redis vs the same gateway counting in memory',
   workers: 'The auth-get request on `lanegate start` with server.workers: 2 vs workers: 1 (both unpinned)',
   'live-proxy': 'Live-proxy GET to a lane through the full chain vs the lane hit directly',
+  'proxy-service': 'GET through a `type: proxy` service (full chain, two equal targets) vs one target hit directly',
   token: 'Token issuance (POST /oauth/token) on one core vs bare fastify POST',
   'flood-429': 'The 429 path under a flood (content limit: 100 per hour) vs bare fastify hello-world',
   'latency-c1': 'Added latency of a proxied request at c=1 vs the lane hit directly',
@@ -178,6 +181,17 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
         plan.kind = 'latency'
         plan.connections = 1
       }
+      break
+    }
+    case 'proxy-service': {
+      // Both targets are bench lanes pinned to the servers' core; the baseline is one of them hit directly.
+      const gateway = await servers.gateway('proxy')
+      const lane = await servers.lane()
+      const token = await fetchToken(gateway.url, PRICING_CLIENT)
+      plan.variants.push(
+        await laneDirect(servers),
+        { name: 'lanegate-proxy-service', role: 'subject', server: gateway, upstream: lane, request: { url: gateway.url + GATEWAY_PROXY_PATH, method: 'GET', headers: bearer(token) }, expect: OK },
+      )
       break
     }
     case 'token': {

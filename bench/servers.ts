@@ -20,10 +20,11 @@ export interface RunningServer {
 
 /**
  * Which gateway config: unlimited limits, a tight content limit (429 scenario), a fresh one for memory, the
- * main one with metrics off (`admin: false`) to measure what metrics cost, the limits counted in Redis, or
- * `lanegate start` with server.workers 1 or 2 (the workers scenario).
+ * main one with metrics off (`admin: false`) to measure what metrics cost, the limits counted in Redis,
+ * `lanegate start` with server.workers 1 or 2 (the workers scenario), or the demo's `pricing` proxy service in
+ * front of two bench lanes (`proxy`, the proxy-service scenario).
  */
-export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'workers-1' | 'workers-2'
+export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'workers-1' | 'workers-2' | 'proxy'
 
 /** The Redis of the auth-get-redis scenario (its keys get a prefix of their own; nothing is flushed). */
 export const BENCH_REDIS_URL = process.env.LANEGATE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -45,6 +46,7 @@ export interface ServerSetContext {
  */
 export class ServerSet {
   private readonly children: ChildProcess[] = []
+  private readonly byName = new Map<string, ChildProcess>()
   private readonly started = new Map<string, Promise<RunningServer>>()
 
   constructor (private readonly context: ServerSetContext) {}
@@ -65,6 +67,7 @@ export class ServerSet {
     const core = pinned ? this.context.core : undefined
     const child = spawnPinned(command, args.map((a) => a.replaceAll('{port}', String(port))), { core, logFile, env })
     this.children.push(child)
+    this.byName.set(name, child)
     try {
       await waitForPort(port, child)
     } catch (error) {
@@ -77,9 +80,9 @@ export class ServerSet {
     return this.spawn(name, process.execPath, [...nodeArgs, harnessScript(script), '--port', '{port}', ...args])
   }
 
-  /** The bench lane (fixed small JSON reply). */
-  lane (): Promise<RunningServer> {
-    return this.once('lane', () => this.node('lane', './servers/lane.js', []))
+  /** The bench lane (fixed small JSON reply); `lane-b` is a second one (the proxy service's second target). */
+  lane (instance: 'lane' | 'lane-b' = 'lane'): Promise<RunningServer> {
+    return this.once(instance, () => this.node(instance, './servers/lane.js', []))
   }
 
   /** Bare fastify hello-world. */
@@ -102,6 +105,7 @@ export class ServerSet {
         metrics: flavour !== 'no-metrics',
         ...(flavour === 'redis' ? { redisUrl: BENCH_REDIS_URL, redisPrefix: `lanegate-bench-${process.pid}-${Date.now()}` } : {}),
         workers,
+        ...(flavour === 'proxy' ? { proxyTargets: [lane.url, (await this.lane('lane-b')).url] } : {}),
       }))
       if (workers !== undefined) {
         // The real `lanegate start` (a primary and its workers when workers > 1), not pinned: two workers pinned
@@ -153,6 +157,12 @@ export class ServerSet {
       }
       return { name: 'nginx', port, pid: child.pid ?? 0, url: `http://127.0.0.1:${port}` }
     })
+  }
+
+  /** Stops one server this set started, by name (proxy-service: a target dies mid-run). */
+  async stop (name: string): Promise<void> {
+    const child = this.byName.get(name)
+    if (child !== undefined) await stopChild(child)
   }
 
   /**

@@ -16,6 +16,10 @@ export const TARGETS = {
   /** Issue 16: the auth-get request with Redis limits ÷ the same with memory limits, same rounds. */
   authGetRedisRatio: 0.6,
   liveProxyRatio: 0.15,
+  /** Issue 13: the proxy service ÷ its upstream direct, at least the live proxy's target. */
+  proxyServiceRatio: 0.15,
+  /** Issue 13: with two equal targets each gets 50 % ± this share of the requests. */
+  proxySplitTolerance: 0.05,
   tokensPerSecond: 5000,
   /** Reported only since issue 16 (see addedP99OverNginxMs). */
   addedP99Ms: 0.3,
@@ -47,6 +51,33 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   const live = subject('live-proxy', 'lanegate-live')
   if (live !== undefined) {
     checks.push({ scenario: 'live-proxy', what: 'live proxy through the full chain ÷ lane direct', goal: `≥ ${TARGETS.liveProxyRatio}×`, measured: `${live.ratio.median}× (${live.ratio.min}–${live.ratio.max})`, met: live.ratio.median >= TARGETS.liveProxyRatio })
+  }
+  const proxy = subject('proxy-service', 'lanegate-proxy-service')
+  if (proxy !== undefined) {
+    checks.push({ scenario: 'proxy-service', what: 'proxy service through the full chain ÷ one target direct', goal: `≥ ${TARGETS.proxyServiceRatio}×`, measured: `${proxy.ratio.median}× (${proxy.ratio.min}–${proxy.ratio.max})`, met: proxy.ratio.median >= TARGETS.proxyServiceRatio })
+  }
+  const split = scenarios.find((s) => s.id === 'proxy-service')?.split
+  if (split !== undefined && split.length > 0) {
+    const total = split.reduce((sum, t) => sum + t.requests, 0)
+    const shares = split.map((t) => total === 0 ? 0 : t.requests / total)
+    checks.push({
+      scenario: 'proxy-service',
+      what: `two equal targets: each one's share of ${total} proxied requests`,
+      goal: `${50 - TARGETS.proxySplitTolerance * 100}–${50 + TARGETS.proxySplitTolerance * 100} %`,
+      measured: split.map((t, i) => `${t.target} ${((shares[i] ?? 0) * 100).toFixed(1)} %`).join(', '),
+      met: total > 0 && shares.every((share) => Math.abs(share - 0.5) <= TARGETS.proxySplitTolerance),
+    })
+  }
+  const failover = scenarios.find((s) => s.id === 'proxy-service')?.failover
+  if (failover !== undefined) {
+    const failed = (r: typeof failover.after): number => r.errors + r.timeouts + r.requests - (r.statusCounts['200'] ?? 0)
+    checks.push({
+      scenario: 'proxy-service',
+      what: 'one of two targets killed mid-run: failed GETs after the first ejection window',
+      goal: '0',
+      measured: `${failed(failover.after)} of ${failover.after.requests} (during the kill: ${failed(failover.during)} of ${failover.during.requests})`,
+      met: failover.after.requests > 0 && failed(failover.after) === 0,
+    })
   }
   const token = subject('token', 'lanegate-token')
   if (token !== undefined) {

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises'
 /** The demo accounts the scenarios use (demo secrets are `<client_id>-secret`, published in the README). */
 export const CONTENT_CLIENT = 'demo-content'
 export const EXCHANGE_CLIENT = 'demo-exchange'
+export const PRICING_CLIENT = 'demo-pricing'
 
 /** The form body of a client-credentials token request for a demo account. */
 export function tokenForm (clientId: string): string {

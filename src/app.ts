@@ -8,9 +8,11 @@ import { GatewayError } from './errors/gateway-error.js'
 import { renderError, type EnvelopeName } from './errors/envelopes.js'
 import type { Gateway } from './gateway.js'
 import { oauthRoutes } from './oauth/routes.js'
+import { createOpenApiHandler } from './describe/openapi-route.js'
+import { OPENAPI_PATH } from './describe/route-table.js'
 import { createChainRunner, createPreflightRunner } from './pipeline/chain-runner.js'
 import { mountServiceRoutes } from './services/mount-service.js'
-import { serviceRoutes } from './services/service-module.js'
+import { moduleForService, serviceRoutes } from './services/service-module.js'
 import { deferredRequestLoggerFactory } from './request-logger.js'
 import type { GatewayMetrics } from './observability/metrics.js'
 import { countRefusal, instrumentApp } from './observability/instrument-app.js'
@@ -103,6 +105,8 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
   app.get('/healthz', async function health () {
     return { status: 'ok', config_version: gateway.current().version }
   })
+  // The API description: no auth, no policies (docs/api-description.md).
+  app.get(OPENAPI_PATH, createOpenApiHandler(gateway.current, gateway.catalog))
   await app.register(oauthRoutes({ shared: gateway.shared, snapshot: gateway.current }))
 
   const closers: (() => Promise<void>)[] = []
@@ -110,20 +114,21 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
     for (const close of closers) await close()
   })
 
-  for (const module of gateway.catalog.services) {
-    const settings = config.services[module.name]
-    if (settings === undefined) continue
-    const built = module.build({ shared: gateway.shared, currentConfig: () => gateway.current().config })
+  for (const [service, settings] of Object.entries(config.services)) {
+    // A fixed service's block is under its own name; a service type's (`type: proxy`) under any name.
+    const module = moduleForService(gateway.catalog.services, service, settings)
+    if (module === undefined) throw new Error(`services.${service}: no service module (validation lets none through)`)
+    const built = module.build({ service, shared: gateway.shared, currentConfig: () => gateway.current().config })
     if (built.close) closers.push(built.close)
     // Validation has checked `routes:` against the same declarations (an unknown id never gets this far).
     const routes = serviceRoutes(module, built, settings)
     await app.register(async function serviceScope (scope) {
       mountServiceRoutes(scope, {
-        service: module.name,
+        service,
         envelope: settings.envelope,
         routes,
-        contextHook: (route) => createChainRunner(gateway.current, module.name, route.id, settings.envelope),
-        preflightHook: (route) => createPreflightRunner(gateway.current, module.name, route.id, settings.envelope),
+        contextHook: (route) => createChainRunner(gateway.current, service, route.id, settings.envelope),
+        preflightHook: (route) => createPreflightRunner(gateway.current, service, route.id, settings.envelope),
         snapshot: gateway.current,
       })
     }, { prefix: settings.prefix })

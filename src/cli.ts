@@ -23,6 +23,8 @@ Commands:
   validate     Check a config file; lists every error with its YAML path and line
   hash-secret  Hash a client secret read from stdin, for gateway.yaml
   user-token   Mint a user token from the development user-token issuer
+  routes       List every served method and path with its service, envelope and policy chain
+  explain      Say what a route's policy chain would do for a client (which step refuses, or that it passes)
   loadtest     Load-test a route of a running gateway with autocannon (gets and refreshes its own token)
   help <cmd>   Show a command's options
 
@@ -70,6 +72,11 @@ export async function main (argv: string[]): Promise<number | undefined> {
   }
   if (command === '' || command === '--help' || command === '-h' || command === 'help') {
     const topic = command === 'help' ? rest[0] ?? '' : ''
+    if (topic === 'routes' || topic === 'explain') {
+      const usage = await import('./cli/describe-commands.js')
+      console.log(topic === 'routes' ? usage.ROUTES_USAGE : usage.EXPLAIN_USAGE)
+      return 0
+    }
     if (topic === 'loadtest') {
       const { LOADTEST_USAGE } = await import('./loadtest/options.js')
       console.log(LOADTEST_USAGE)
@@ -78,6 +85,7 @@ export async function main (argv: string[]): Promise<number | undefined> {
     console.log(HELP[topic] ?? HELP[''])
     return 0
   }
+  if ((rest.includes('--help') || rest.includes('-h')) && (command === 'routes' || command === 'explain')) return main(['help', command])
   if ((rest.includes('--help') || rest.includes('-h')) && command !== 'loadtest') {
     console.log(HELP[command] ?? HELP[''])
     return 0
@@ -160,6 +168,14 @@ export async function main (argv: string[]): Promise<number | undefined> {
         lifetimeSeconds: Number(values.lifetime),
       }))
       return 0
+    }
+    case 'routes': {
+      const { routesCommand } = await import('./cli/describe-commands.js')
+      return routesCommand(rest)
+    }
+    case 'explain': {
+      const { explainCommand } = await import('./cli/describe-commands.js')
+      return explainCommand(rest)
     }
     case 'loadtest': {
       const { loadtestCommand } = await import('./loadtest/cli.js')

@@ -5,7 +5,7 @@ import { loadConfigFile } from './config/load-config.js'
 import { configRules } from './pipeline/config-rules.js'
 import type { LoadedGatewayConfig } from './pipeline/load-gateway-config.js'
 import type { Catalog } from './pipeline/registry.js'
-import { declaredRoutes } from './services/service-module.js'
+import { declaredRoutes, moduleForService } from './services/service-module.js'
 import { isDeepStrictEqual } from 'node:util'
 import type { GatewayConfig } from './config/types.js'
 import { restartRequiredChanges } from './config/restart-required.js'
@@ -109,13 +109,17 @@ export function createGateway (options: {
  */
 function routeListChanges (catalog: Catalog, before: GatewayConfig, after: GatewayConfig): string[] {
   const changed: string[] = []
-  for (const module of catalog.services) {
-    if (typeof module.routes !== 'function') continue
-    const a = before.services[module.name]
-    const b = after.services[module.name]
-    if (a === undefined || b === undefined) continue
+  for (const [service, b] of Object.entries(after.services)) {
+    const a = before.services[service]
+    if (a === undefined) continue // a new block: its prefix is reported (restart-required.ts)
+    const module = moduleForService(catalog.services, service, b)
+    if (module === undefined || typeof module.routes !== 'function') continue
+    if (moduleForService(catalog.services, service, a) !== module) {
+      changed.push(`services.${service}.type`)
+      continue
+    }
     const shape = (settings: typeof a) => declaredRoutes(module, settings).map((r) => [r.id, [r.method].flat(), r.url])
-    if (!isDeepStrictEqual(shape(a), shape(b))) changed.push(`services.${module.name}.routes`)
+    if (!isDeepStrictEqual(shape(a), shape(b))) changed.push(`services.${service}.routes`)
   }
   return changed
 }

@@ -8,7 +8,7 @@ import { GatewayError } from './errors/gateway-error.js'
 import type { PolicyPlugin } from './pipeline/policy.js'
 
 export type {
-  DeclaredError, PolicyContext, PolicyOptionProblem, PolicyPlugin, PolicyStep, Refusal, RefuseOptions, StepOutcome,
+  DeclaredError, ExplainRequest, Explanation, PolicyContext, PolicyOptionProblem, PolicyPlugin, PolicyStep, Refusal, RefuseOptions, StepOutcome,
 } from './pipeline/policy.js'
 export type { Principal, RequestContext } from './runtime/request-context.js'
 export type { SharedResources, TokenSlot } from './runtime/shared-resources.js'

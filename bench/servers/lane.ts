@@ -3,14 +3,23 @@ import { parseArgs } from 'node:util'
 
 /**
  * The benchmark's lane: a raw node:http server with a fixed small JSON reply. The same process is hit directly
- * (the baseline) and through each proxy, so the ratio measures only what the proxy adds.
+ * (the baseline) and through each proxy, so the ratio measures only what the proxy adds. `GET /__bench/counts`
+ * (not counted) tells how many requests it served, and how many of them through the proxy service.
  */
 const { values } = parseArgs({ options: { port: { type: 'string' } } })
 const BODY = Buffer.from(JSON.stringify({ lane: 'bench', status: 'ok', items: [{ sku: '000123', qty: 1 }] }))
 let connections = 0
 let requests = 0
+/** Requests that came through the `proxy` service (its demo routes are under /prices/): the split check reads it. */
+let proxied = 0
 const server = createServer(function answer (request, response) {
+  if (request.url === '/__bench/counts') {
+    response.writeHead(200, { 'content-type': 'application/json' })
+    response.end(JSON.stringify({ requests, proxied }))
+    return
+  }
   requests++
+  if (request.url?.startsWith('/prices/') === true) proxied++
   request.resume()
   request.on('end', () => {
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': BODY.length })

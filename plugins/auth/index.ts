@@ -17,6 +17,16 @@ const auth = definePolicy({
   description: 'Requires a valid bearer token (the gateway\'s service tokens or a trusted issuer\'s user tokens).',
   schema: authSchema,
   summarize: (options) => options.realm === defaultRealm ? 'bearer token' : `bearer token (realm ${options.realm})`,
+  refusals: () => ['unauthenticated', 'bad_request'],
+  explain (_options, request) {
+    const caller = request.caller
+    if (caller === undefined) return { outcome: 'refuse', status: 401, code: 'unauthenticated', note: 'no bearer token (no caller named)' }
+    const account = request.indexes.accounts.get(caller.clientId)
+    if (caller.tokenType === 'service' && account?.status !== 'active') {
+      return { outcome: 'refuse', status: 401, code: 'unauthenticated', note: `service account ${caller.clientId} is not active: its tokens are refused` }
+    }
+    return { outcome: 'pass', note: `a valid ${caller.tokenType} token of ${caller.clientId} (organization ${caller.organizationId})` }
+  },
   create (options, context) {
     const realm = options.realm
     const verifier = context.shared.tokens

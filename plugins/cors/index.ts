@@ -23,6 +23,8 @@ const cors = definePolicy({
     return []
   },
   summarize: (options) => `origins ${options.origins.join(', ')}${options.credentials ? ' with credentials' : ''}`,
+  refusals: () => [],
+  explain: (options) => ({ outcome: 'pass', note: `never refuses; allows browsers on ${options.origins.join(', ')} and answers their preflights` }),
   create (options, context) {
     const any = options.origins.includes('*')
     const origins = new Set(options.origins)

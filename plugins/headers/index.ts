@@ -18,6 +18,8 @@ const headers = definePolicy({
     options.request && `request ${describe(options.request)}`,
     options.response && `response ${describe(options.response)}`,
   ].filter(Boolean).join('; '),
+  refusals: () => [],
+  explain: (options) => ({ outcome: 'pass', note: `never refuses; ${[options.request && `request ${describe(options.request)}`, options.response && `response ${describe(options.response)}`].filter(Boolean).join('; ') || 'no changes'}` }),
   create (options) {
     const requestSet = Object.entries(options.request?.set ?? {}).map(([name, value]) => [name.toLowerCase(), value] as const)
     const requestRemove = (options.request?.remove ?? []).map((name) => name.toLowerCase())

@@ -29,6 +29,10 @@ const ipRestriction = definePolicy({
     return problems
   },
   summarize: (options) => [options.allow && `allow ${options.allow.join(', ')}`, options.deny && `deny ${options.deny.join(', ')}`].filter(Boolean).join('; '),
+  explain (options) {
+    const rules = [options.allow && `allow ${options.allow.join(', ')}`, options.deny && `deny ${options.deny.join(', ')}`].filter(Boolean).join('; ')
+    return { outcome: 'depends', status: 403, code: 'ip_not_allowed', note: `depends on the client address (${rules})` }
+  },
   create (options, context) {
     const allow = options.allow?.map(toBlock)
     const deny = options.deny?.map(toBlock) ?? []

@@ -20,6 +20,27 @@ const organization = definePolicy({
     return []
   },
   summarize: (options) => `${options.param !== undefined ? `path :${options.param}` : `query ?${options.query ?? ''}`} in the caller's tree${options.not_found ? ' (404 otherwise)' : ''}`,
+  refusals: (options) => options.not_found ? ['store_not_found'] : options.query !== undefined ? ['forbidden', 'bad_request'] : ['forbidden'],
+  explain (options, request) {
+    const caller = request.caller
+    if (caller === undefined || !request.authenticated) return { outcome: 'refuse', status: 500, code: 'internal_error', note: 'no auth step before this one' }
+    if (options.param === undefined) {
+      return { outcome: 'depends', status: options.not_found ? 404 : 403, code: options.not_found ? 'store_not_found' : 'forbidden', note: `?${options.query ?? ''}, when sent, must be in ${caller.organizationId}'s tree` }
+    }
+    const target = request.params[options.param] ?? ''
+    const reachable = request.indexes.reachable(caller.organizationId).has(target)
+    if (options.not_found) {
+      const store = request.indexes.stores.get(target)
+      if (!reachable || store === undefined || !store.installActive || store.lane === undefined) {
+        const why = !reachable ? `is not in ${caller.organizationId}'s tree` : 'is not a store with an active install and a lane'
+        return { outcome: 'refuse', status: 404, code: 'store_not_found', note: `${target || `(no :${options.param})`} ${why}` }
+      }
+      return { outcome: 'pass', note: `store ${target} is in ${caller.organizationId}'s tree` }
+    }
+    return reachable
+      ? { outcome: 'pass', note: `${target} is in ${caller.organizationId}'s tree` }
+      : { outcome: 'refuse', status: 403, code: 'forbidden', note: `${target || `(no :${options.param})`} is not in ${caller.organizationId}'s tree` }
+  },
   create (options, context) {
     const notFound = options.not_found
     return function organizationStep (request: FastifyRequest): StepOutcome {

@@ -24,6 +24,15 @@ const rateLimit = definePolicy({
     if (Object.hasOwn(config.rate_limits, options.limit)) return []
     return [{ path: 'limit', message: `unknown rate limit "${options.limit}": define it under rate_limits` }]
   },
+  refusals: () => ['too_many_requests', 'service_unavailable'],
+  explain (options, request) {
+    const limit = request.config.rate_limits[options.limit]
+    if (limit === undefined) return { outcome: 'refuse', status: 500, code: 'internal_error', note: `unknown rate limit ${options.limit}` }
+    const key = limit.key === 'ip'
+      ? 'the client IP'
+      : `${limit.key} ${(limit.key === 'client' ? request.caller?.clientId : request.caller?.organizationId) ?? '(unknown)'}`
+    return { outcome: 'depends', status: 429, code: 'too_many_requests', note: `counts against limit ${options.limit} (${limit.points} per ${limit.window_seconds} s, keyed by ${key})` }
+  },
   create (options, context) {
     const limit = context.config.rate_limits[options.limit]
     if (limit === undefined) throw new Error(`unknown rate limit "${options.limit}"`)

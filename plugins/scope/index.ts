@@ -22,6 +22,18 @@ const scope = definePolicy({
     return problems
   },
   summarize: (options) => [options.all && `all of ${options.all.join(', ')}`, options.any && `any of ${options.any.join(', ')}`].filter(Boolean).join('; '),
+  refusals: () => ['forbidden'],
+  explain (options, request) {
+    const caller = request.caller
+    if (caller === undefined || !request.authenticated) return { outcome: 'refuse', status: 500, code: 'internal_error', note: 'no auth step before this one' }
+    const missing = (options.all ?? []).filter((name) => !caller.scopes.has(name))
+    if (missing.length > 0) return { outcome: 'refuse', status: 403, code: 'forbidden', note: `${caller.clientId} lacks ${missing.join(', ')}` }
+    const any = options.any ?? []
+    if (any.length > 0 && !any.some((name) => caller.scopes.has(name))) {
+      return { outcome: 'refuse', status: 403, code: 'forbidden', note: `${caller.clientId} has none of ${any.join(', ')}` }
+    }
+    return { outcome: 'pass', note: `${caller.clientId} has ${[...(options.all ?? []), ...any.filter((name) => caller.scopes.has(name))].join(', ')}` }
+  },
   create (options, context) {
     const all = options.all ?? []
     const any = options.any ?? []

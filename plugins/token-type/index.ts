@@ -14,6 +14,14 @@ const tokenType = definePolicy({
   schema: tokenTypeSchema,
   requires: () => ['auth'],
   summarize: (options) => `${options.allow.join(' or ')} tokens`,
+  refusals: () => ['invalid_token_type'],
+  explain (options, request) {
+    const caller = request.caller
+    if (caller === undefined || !request.authenticated) return { outcome: 'refuse', status: 500, code: 'internal_error', note: 'no auth step before this one' }
+    return (options.allow as readonly string[]).includes(caller.tokenType)
+      ? { outcome: 'pass', note: `${caller.tokenType} tokens are accepted` }
+      : { outcome: 'refuse', status: 401, code: 'invalid_token_type', note: `${caller.tokenType} tokens are refused (accepts ${options.allow.join(', ')})` }
+  },
   create (options, context) {
     const allowed = new Set<string>(options.allow)
     const wrongType = { headers: { 'WWW-Authenticate': bearerChallenge(defaultRealm, { error: 'invalid_token', error_description: 'wrong token type' }) } }

@@ -91,7 +91,7 @@ export async function parseConfigText<Catalog> (text: string, file: string, rule
   // Pass 1: structure.
   const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, allowUnionTypes: true })
   const validate = ajv.compile(buildConfigSchema(rules.services))
-  const structural = validate(substituted) ? [] : validate.errors ?? []
+  const structural = untypedServices(validate(substituted) ? [] : validate.errors ?? [])
   const first = dedupe(structural.map((e) => {
     const segments = errorPath(e)
     return locate({ path: formatPath(segments), message: describeAjvError(e) }, segments)
@@ -124,7 +124,23 @@ export async function parseConfigText<Catalog> (text: string, file: string, rule
   return loaded
 }
 
+/** A block under `services:` without `type` and not named after a fixed service. */
+function isUntypedService (e: ErrorObject): boolean {
+  return e.keyword === 'required' && (e.params as { missingProperty?: string }).missingProperty === 'type' && /^\/services\/[^/]+$/.test(e.instancePath)
+}
+
+/**
+ * An unknown service name is one problem, not every key the service type would have wanted: the errors below a
+ * block that names no fixed service and selects no type are dropped.
+ */
+function untypedServices (errors: ErrorObject[]): ErrorObject[] {
+  const untyped = errors.filter(isUntypedService).map((e) => e.instancePath)
+  if (untyped.length === 0) return errors
+  return errors.filter((e) => isUntypedService(e) || !untyped.some((path) => e.instancePath === path || e.instancePath.startsWith(`${path}/`)))
+}
+
 function describeAjvError (e: ErrorObject): string {
+  if (isUntypedService(e)) return 'unknown service: not a fixed service\'s name, and no `type` (e.g. `type: proxy`) selects a service type'
   switch (e.keyword) {
     case 'additionalProperties':
       return `unknown key "${String((e.params as { additionalProperty: string }).additionalProperty)}"`

@@ -41,6 +41,8 @@ export interface ServiceSchema {
   readonly required?: readonly string[]
   /** JSON Schema of one `routes:` entry; default: a policy chain. It must hold the route's chain under `policies`. */
   readonly routeEntry?: Schema
+  /** A service type: blocks of any name select it with `type: <name>` (its settings declare `type`). */
+  readonly typed?: boolean
 }
 
 const windowLimit = (description: string, points: number, windowSeconds: number): Schema => obj(description, {
@@ -105,23 +107,34 @@ const userTokenIssuer = obj('An external issuer of user tokens that the gateway 
   max_token_lifetime_seconds: int('Longest accepted user-token lifetime (exp - iat, seconds); longer-lived tokens get 401.', { minimum: 60, maximum: 2592000, default: 86400 }),
 }, ['issuer', 'audience'])
 
-/** Builds the whole-file schema, including each known service's own settings. */
+/** The schema of one service block: prefix, envelope, policies, routes, and the service's own settings. */
+function serviceBlock (service: ServiceSchema): Schema {
+  return obj(service.description, {
+    prefix: str('Path prefix of every route of the service.', { pattern: '^(/[A-Za-z0-9._~-]+)+$' }),
+    envelope: { type: 'string', enum: [...envelopeNames], description: 'Error body shape of the service.' },
+    policies: policyChain('Policies run on every route of the service, before the route\'s own.'),
+    routes: {
+      type: 'object',
+      description: 'Route id → the route\'s own policies. Routes not listed are not served.',
+      additionalProperties: service.routeEntry ?? policyChain('The route\'s own policies.'),
+      default: {},
+    },
+    ...service.settings,
+  }, ['prefix', 'envelope', ...(service.required ?? [])])
+}
+
+/**
+ * Builds the whole-file schema, including each known service's own settings. Fixed services are keys of
+ * `services:`; a block under any other name is an instance of the service type its `type` selects. One service
+ * type is supported by this build's schema (a second would need a discriminator); more is a programming error.
+ */
 export function buildConfigSchema (services: readonly ServiceSchema[]): Schema {
   const serviceProperties: Record<string, Schema> = {}
-  for (const service of services) {
-    serviceProperties[service.name] = obj(service.description, {
-      prefix: str('Path prefix of every route of the service.', { pattern: '^(/[A-Za-z0-9._~-]+)+$' }),
-      envelope: { type: 'string', enum: [...envelopeNames], description: 'Error body shape of the service.' },
-      policies: policyChain('Policies run on every route of the service, before the route\'s own.'),
-      routes: {
-        type: 'object',
-        description: 'Route id → the route\'s own policies. Routes not listed are not served.',
-        additionalProperties: service.routeEntry ?? policyChain('The route\'s own policies.'),
-        default: {},
-      },
-      ...service.settings,
-    }, ['prefix', 'envelope', ...(service.required ?? [])])
-  }
+  for (const service of services.filter((s) => s.typed !== true)) serviceProperties[service.name] = serviceBlock(service)
+  const types = services.filter((s) => s.typed === true)
+  if (types.length > 1) throw new Error(`one service type is supported, not ${types.length}: ${types.map((s) => s.name).join(', ')}`)
+  const typed = types[0]
+  const servicesExtra: Schema = typed === undefined ? { default: {} } : { default: {}, additionalProperties: serviceBlock({ ...typed, required: ['type', ...(typed.required ?? [])] }) }
 
   return obj('lanegate configuration', {
     plugins: {
@@ -203,6 +216,6 @@ export function buildConfigSchema (services: readonly ServiceSchema[]): Schema {
       }, ['key', 'points', 'window_seconds']),
       default: {},
     },
-    services: obj('Services the gateway serves; a service not listed is not served.', serviceProperties, [], { default: {} }),
+    services: obj('Services the gateway serves; a service not listed is not served. A block under another name than a fixed service\'s is a service of the type its `type` names (`type: proxy`).', serviceProperties, [], servicesExtra),
   }, ['issuer', 'scopes'])
 }

@@ -6,7 +6,7 @@ import type { ConfigWarning, LocatedProblem } from '../config/semantic-checks.js
 import { policyName } from '../config/semantic-checks.js'
 import { routePolicies, type GatewayConfig, type PolicyEntry } from '../config/types.js'
 import { parseSecretHash } from '../oauth/secret-hash.js'
-import { declaredRoutes, type ServiceModule } from '../services/service-module.js'
+import { declaredRoutes, moduleForService, type ServiceModule } from '../services/service-module.js'
 import { loadOutsidePlugins, type Report } from './load-plugins.js'
 import { checkPolicyOptions } from './policy-options.js'
 import type { Catalog } from './registry.js'
@@ -43,6 +43,7 @@ function serviceSchema (module: ServiceModule): ServiceSchema {
     settings: module.settingsSchema,
     required: module.requiredSettings,
     routeEntry: module.routeEntrySchema,
+    typed: module.typed,
   }
 }
 
@@ -65,8 +66,8 @@ interface Placed { entry: PolicyEntry, at: (string | number)[] }
  */
 function checkServices (config: GatewayConfig, catalog: Catalog, indexes: ConfigIndexes, report: Report, warnings: ConfigWarning[]): void {
   for (const [serviceName, service] of Object.entries(config.services)) {
-    const module = catalog.services.find((s) => s.name === serviceName)
-    if (module === undefined) continue // pass 1 reports unknown services
+    const module = moduleForService(catalog.services, serviceName, service)
+    if (module === undefined) continue // pass 1 reports unknown services and types
     const declared = new Set(declaredRoutes(module, service).map((route) => route.id))
     const servicePolicies: Placed[] = service.policies.map((entry, i) => ({ entry, at: ['services', serviceName, 'policies', i] }))
     const before = checkChain(servicePolicies, new Set(), config, catalog, indexes, report)

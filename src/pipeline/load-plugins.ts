@@ -81,7 +81,7 @@ function contractProblem (value: unknown): string | undefined {
     return `\`schema\` does not compile: ${(error as Error).message}`
   }
   if (typeof plugin.create !== 'function') return '`create` must be a function'
-  for (const hook of ['requires', 'check', 'summarize'] as const) {
+  for (const hook of ['requires', 'check', 'summarize', 'explain', 'refusals'] as const) {
     if (plugin[hook] !== undefined && typeof plugin[hook] !== 'function') return `\`${hook}\` must be a function when given`
   }
   if (plugin.errors !== undefined) {

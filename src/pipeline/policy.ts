@@ -56,6 +56,33 @@ export interface PolicyContext<Codes extends string = string> {
   answer (status: number, headers: Record<string, string>): Refusal
 }
 
+/** The request `explain` reasons about: a caller (as `auth` would establish it) and a matched route. */
+export interface ExplainRequest {
+  readonly config: GatewayConfig
+  readonly indexes: ConfigIndexes
+  readonly service: string
+  readonly routeId: string
+  readonly method: string
+  /** The path without the query string. */
+  readonly path: string
+  /** Path parameters as the router matched them. */
+  readonly params: Readonly<Record<string, string>>
+  /** The caller a valid token of this client would give; undefined when no caller is named. */
+  readonly caller: Principal | undefined
+  /** Whether an `auth` step ran earlier in the chain (`context.principal` is undefined otherwise). */
+  readonly authenticated: boolean
+}
+
+/** What a policy's `explain` says its step would do. */
+export interface Explanation {
+  /** `pass`: goes on; `refuse`: ends the chain with `status`/`code`; `depends`: cannot be known statically. */
+  readonly outcome: 'pass' | 'refuse' | 'depends'
+  readonly status?: number
+  readonly code?: string
+  /** One line saying why (or what it depends on). */
+  readonly note: string
+}
+
 /** A problem found in a policy's options beyond what its JSON Schema says. */
 export interface PolicyOptionProblem {
   /** Path below the policy's options, e.g. `all/0`. Empty for the whole options object. */
@@ -89,6 +116,16 @@ export interface PolicyPlugin<Options = any, Codes extends string = string> { //
   readonly answersPreflight?: boolean
   /** One line describing what these options do (for `lanegate routes`). */
   summarize?(options: Options): string
+  /**
+   * Optional (`lanegate explain`): what the step would do for `request` without running it — no token, no store,
+   * no counter. Return `depends` when the answer needs what only a real request knows (a counter, an address).
+   */
+  explain?(options: Options, request: ExplainRequest): Explanation
+  /**
+   * Optional (`/openapi.json`): the codes the step may refuse with, given these options (catalogued codes or codes
+   * of `errors`). The codes of `errors` are listed without it.
+   */
+  refusals?(options: Options): readonly (Codes | ErrorCode)[]
   /** Builds the step. Runs once per route per snapshot: make limiters, caches and precomputed headers here. */
   create(options: Options, context: PolicyContext<Codes>): PolicyStep
 }

@@ -67,9 +67,14 @@ export function mountServiceRoutes (app: FastifyInstance, options: MountOptions)
     }
   }
   for (const [url, methods] of methodsByUrl) {
-    const others = ROUTABLE_METHODS.filter((m) => !methods.has(m))
+    // A method another route serves on a pattern that overlaps this one (`GET /prices/*` beside `PUT
+    // /prices/:sku`, both from a proxy block's settings) is left to that route: a 405 here would shadow it.
+    const elsewhere = [...methodsByUrl].filter(([other]) => other !== url && patternsOverlap(other, url))
+    const others = ROUTABLE_METHODS.filter((m) => !methods.has(m) && !elsewhere.some(([, served]) => served.has(m)))
     if (others.length === 0) continue
-    const allow = [...methods].join(', ')
+    const allowed = new Set(methods)
+    for (const [other, served] of elsewhere) if (patternCovers(other, url)) for (const m of served) allowed.add(m)
+    const allow = [...allowed].join(', ')
     app.route({
       method: others,
       url,
@@ -88,4 +93,34 @@ export function mountServiceRoutes (app: FastifyInstance, options: MountOptions)
       },
     })
   }
+}
+
+/** Whether some path matches both fastify patterns (static segments, `:param` segments, a final `*`). */
+function patternsOverlap (a: string, b: string): boolean {
+  const x = a.split('/')
+  const y = b.split('/')
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const p = x[i]
+    const q = y[i]
+    if (p === '*' || q === '*') return true
+    if (p === undefined || q === undefined) return false
+    if (p.startsWith(':') || q.startsWith(':')) continue
+    if (p !== q) return false
+  }
+  return true
+}
+
+/** Whether every path `inner` matches is matched by `outer` too. */
+function patternCovers (outer: string, inner: string): boolean {
+  const x = outer.split('/')
+  const y = inner.split('/')
+  for (let i = 0; i < x.length; i++) {
+    const p = x[i] as string
+    const q = y[i]
+    if (p === '*') return true
+    if (q === undefined || q === '*') return false
+    if (p.startsWith(':')) continue
+    if (q.startsWith(':') || p !== q) return false
+  }
+  return x.length === y.length
 }

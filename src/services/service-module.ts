@@ -23,8 +23,13 @@ export interface RouteDeclaration {
   readonly description: string
   /** Scopes the route expects its chain to require (documentation and OpenAPI security). */
   readonly scopes?: readonly string[]
-  /** JSON Schema of the request body (documentation and OpenAPI); the handler still validates. */
-  readonly body?: Readonly<Record<string, unknown>>
+  /**
+   * JSON Schema of the request body (documentation and OpenAPI); the handler still validates. A function of the
+   * service's validated settings when the body depends on them (fan-out operations, enabled reports).
+   */
+  readonly body?: Readonly<Record<string, unknown>> | ((settings: ServiceConfig) => Readonly<Record<string, unknown>>)
+  /** Error codes the handler itself may answer with (OpenAPI responses); the chain's codes come from its policies. */
+  readonly errors?: readonly string[]
   /** Body limit for this route in bytes; default server.body_limit_bytes. */
   readonly bodyLimit?: number
   /** Leave the body unparsed (`request.raw` is streamed on), for the live proxy. */
@@ -57,6 +62,8 @@ export interface ServiceSettingProblem {
 
 /** Everything a service needs when it is built at boot. Per-request settings come from `request.gw.snapshot`. */
 export interface ServiceDeps {
+  /** The block's key under `services:` (a service type's blocks have names of their own). */
+  readonly service: string
   readonly shared: SharedResources
   /** The current snapshot's config (for boot-time resources; handlers read `request.gw.snapshot`). */
   readonly currentConfig: () => GatewayConfig
@@ -67,8 +74,16 @@ export interface ServiceDeps {
  * holds JSON Schema properties for the keys the service adds beside `prefix`, `envelope`, `policies` and `routes`.
  */
 export interface ServiceModule {
-  /** The key under `services:` in gateway.yaml. */
+  /**
+   * The key under `services:` in gateway.yaml; for a service type (`typed`), the value of `type` that selects it.
+   */
   readonly name: string
+  /**
+   * A service type: any block under `services:` whose `type` names it is one of its instances, under a name of
+   * the operator's choosing, and several may coexist (`type: proxy`). Its settings schema declares `type`. A fixed
+   * service (the default) has exactly one block, under its own name.
+   */
+  readonly typed?: boolean
   readonly description: string
   /**
    * The routes, declared once. A fixed list, or a function of the service's validated settings for a service
@@ -85,6 +100,16 @@ export interface ServiceModule {
   check?(settings: ServiceConfig, config: GatewayConfig, indexes: ConfigIndexes): ServiceSettingProblem[]
   /** Builds the handlers once at boot. Long-lived resources (agents, caches) are made here and closed in `close`. */
   build (deps: ServiceDeps): { handlers: RouteHandlers, close?: () => Promise<void> }
+}
+
+/**
+ * The module serving the block `services.<service>`: the service type its `type` names, or else the fixed service
+ * of that name; `undefined` when there is none (the first validation pass reports it).
+ */
+export function moduleForService (modules: readonly ServiceModule[], service: string, settings: ServiceConfig): ServiceModule | undefined {
+  const type = settings.type
+  if (typeof type === 'string') return modules.find((module) => module.typed === true && module.name === type)
+  return modules.find((module) => module.typed !== true && module.name === service)
 }
 
 /** The routes a service declares for these settings (its fixed list, or the one its settings give). */

@@ -97,7 +97,7 @@ export async function buildExchangeApp (given: GatewayConfig, modules: ServiceMo
   for (const module of modules) {
     const settings = config.services[module.name]
     if (settings === undefined) throw new Error(`no services.${module.name} in the test config`)
-    const built = module.build({ shared, currentConfig: () => config })
+    const built = module.build({ service: module.name, shared, currentConfig: () => config })
     app.addHook('onClose', async () => { await built.close?.() })
     await app.register(async function serviceScope (scope) {
       mountServiceRoutes(scope, {

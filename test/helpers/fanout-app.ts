@@ -40,7 +40,7 @@ export async function buildServiceApp (module: ServiceModule, options: ServiceAp
   const logger = pino({ level: 'silent' }) as unknown as FastifyBaseLogger
   const upstreams = createSharedUpstreams()
   const shared = { logger, upstreams, store: options.store ?? { close: async () => {} } } as unknown as SharedResources
-  const built = module.build({ shared, currentConfig: () => config })
+  const built = module.build({ service: module.name, shared, currentConfig: () => config })
 
   const app = Fastify({ logger: false })
   app.setErrorHandler(createErrorHandler('plain'))

@@ -151,7 +151,7 @@ Promise<{ app: FastifyInstance, setConfig (config: GatewayConfig): Promise<void>
   let snapshot: Snapshot = { version: 1, config, indexes: buildIndexes(config), chains: new Map() }
   const app = Fastify({ logger: false })
   const shared = { store: store ?? { close: async () => {} }, logger: app.log } as unknown as SharedResources
-  const built = module.build({ shared, currentConfig: () => config })
+  const built = module.build({ service: module.name, shared, currentConfig: () => config })
   app.setErrorHandler(createErrorHandler('plain'))
   app.decorateRequest('gw', null as never)
   await app.register(async function serviceRoutes (scope) {

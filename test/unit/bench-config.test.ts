@@ -47,3 +47,11 @@ t.test('the bench config gives the admin listener a free port (two `lanegate sta
   const off = parse(benchConfigText(demo, { dataDir: '/tmp/d', laneUrl: LANE, metrics: false })) as { admin: unknown }
   t.equal(off.admin, false)
 })
+
+t.test('proxy-service: the demo pricing block gets the bench targets and no active probe, and still validates', async (t) => {
+  const text = benchConfigText(demo, { dataDir: '/tmp/bench-data', laneUrl: LANE, proxyTargets: [LANE, 'http://127.0.0.1:45679'] })
+  const upstream = (parse(text) as { services: { pricing: { upstream: Record<string, unknown> } } }).services.pricing.upstream
+  t.same([upstream.targets, upstream.health], [[LANE, 'http://127.0.0.1:45679'], { passive: { failures: 3, eject_seconds: 30 } }])
+  const loaded = await parseGatewayConfig(text, 'bench.yaml', { env: {} }, catalog)
+  t.ok(loaded.config.services.pricing !== undefined)
+})

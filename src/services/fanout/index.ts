@@ -4,6 +4,7 @@ import { GatewayError } from '../../errors/gateway-error.js'
 import { traceOf } from '../../observability/trace-context.js'
 import type { Principal } from '../../runtime/request-context.js'
 import { isFinalCommitStatus } from '../../store/dispatch-store.js'
+import type { ServiceConfig } from '../../config/types.js'
 import type { RouteDeclaration, RouteImplementation, ServiceModule, ServiceSettingProblem } from '../service-module.js'
 import { createDeliveryRunner } from './delivery.js'
 import { schemaProblem } from './payload-validator.js'
@@ -19,6 +20,8 @@ export const fanoutRoutes: readonly RouteDeclaration[] = [
     url: '/preview',
     description: 'Previews an operation at each store\'s lane and records the dispatch. Scope: exchange:fanout.preview.',
     scopes: ['exchange:fanout.preview'],
+    body: previewBody,
+    errors: ['validation_failed', 'fanout_operation_not_found', 'fanout_too_many_stores', 'payload_too_large', 'fanout_payload_validation_failed', 'fanout_store_out_of_scope'],
   },
   {
     id: 'commit',
@@ -26,6 +29,7 @@ export const fanoutRoutes: readonly RouteDeclaration[] = [
     url: '/dispatches/:dispatch_id/commit',
     description: 'Commits a previewed dispatch exactly once: 200 when every store settled within commit_wait_ms, else 202 committing. Scope: exchange:fanout.commit.',
     scopes: ['exchange:fanout.commit'],
+    errors: ['fanout_dispatch_not_found', 'fanout_not_previewed'],
   },
   {
     id: 'get',
@@ -33,8 +37,29 @@ export const fanoutRoutes: readonly RouteDeclaration[] = [
     url: '/dispatches/:dispatch_id',
     description: 'A dispatch\'s status with each store\'s preview and delivery. Scope: exchange:fanout.preview.',
     scopes: ['exchange:fanout.preview'],
+    errors: ['fanout_dispatch_not_found'],
   },
 ]
+
+/** The preview body: one of the registered operations, its payload checked by that operation's payload_schema. */
+function previewBody (settings: ServiceConfig): Record<string, unknown> {
+  const operations = Object.entries((settings as unknown as FanoutSettings).operations)
+  return {
+    description: 'Previews one registered operation at the listed stores.',
+    oneOf: operations.map(([name, operation]) => ({
+      type: 'object',
+      title: name,
+      description: operation.description,
+      additionalProperties: false,
+      required: ['operation_type', 'payload', 'store_org_ids'],
+      properties: {
+        operation_type: { const: name },
+        payload: operation.payload_schema,
+        store_org_ids: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'Stores of the caller\'s tree to preview at.' },
+      },
+    })),
+  }
+}
 
 // ULIDs: anything else cannot name a dispatch, so it is answered 404 without a store lookup.
 const DISPATCH_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/

@@ -29,6 +29,7 @@ export const hostfileService: ServiceModule = {
     url: '/files/author',
     description: 'Authors a host file from records. Scope: exchange:hostfile.author.',
     scopes: ['exchange:hostfile.author'],
+    errors: ['validation_failed', 'hostfile_record_validation_failed', 'hostfile_unknown_record_type', 'hostfile_unorderable_record', 'hostfile_too_many_records'],
   }],
   settingsSchema: HostfileSettingsSchema.properties as unknown as Record<string, Record<string, unknown>>,
   build () {

@@ -1,13 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { OutgoingHttpHeaders } from 'node:http'
 import { GatewayError } from '../../errors/gateway-error.js'
 import type { RouteDeclaration, ServiceModule } from '../service-module.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
-import { relayedResponseHeaders } from '../../upstream/headers.js'
 import { relayUpstream } from '../../upstream/relay.js'
 import type { LaneConfig } from '../../config/types.js'
 import { canonicalLanePath, pathBelowBase, splitLiveUrl } from './lane-path.js'
 import { resolveLaneStore } from './lane-store.js'
+import { takeOverReplyHeaders } from '../relay-reply.js'
 import { liveSettings, liveSettingsSchema } from './settings.js'
 import { traceOf } from '../../observability/trace-context.js'
 
@@ -20,6 +19,7 @@ export const liveRoutes: readonly RouteDeclaration[] = [
     description: 'Relays GET (and HEAD) to the store\'s lane. Scope: exchange:live.read.',
     scopes: ['exchange:live.read'],
     rawBody: true,
+    errors: ['bad_request', 'store_not_found', 'payload_too_large', 'upstream_error'],
   },
   {
     id: 'write',
@@ -28,6 +28,7 @@ export const liveRoutes: readonly RouteDeclaration[] = [
     description: 'Relays POST, PUT, PATCH and DELETE to the store\'s lane. Scope: exchange:live.write.',
     scopes: ['exchange:live.write'],
     rawBody: true,
+    errors: ['bad_request', 'store_not_found', 'payload_too_large', 'upstream_error'],
   },
 ]
 
@@ -75,27 +76,11 @@ function liveHandler (lanes: UpstreamRegistry<LaneConfig>) {
       maxBodyBytes: settings.max_body_bytes,
       maxErrorBodyBytes: settings.max_upstream_error_body_bytes,
       takeOver: function takeOverReply (laneHeaders) {
-        return callerHeaders(request, reply, laneHeaders)
+        return takeOverReplyHeaders(request, reply, laneHeaders)
       },
     })
     return reply
   }
-}
-
-/**
- * The caller's headers for a relayed 1xx-3xx answer, taken over from fastify (`reply.hijack()`: no serializer,
- * no onSend hook): what the chain set (rate limits, `x-request-id`, `cache-control: no-store`), overridden by the
- * lane's filtered headers (its own cache-control included), and the request id again. `undefined` when the
- * caller is already gone.
- */
-function callerHeaders (request: FastifyRequest, reply: FastifyReply, laneHeaders: Record<string, string | string[] | undefined>): OutgoingHttpHeaders | undefined {
-  // getHeaders() is a fresh object (fastify copies its own and the raw response's), so it is filled in place.
-  const headers = reply.getHeaders() as OutgoingHttpHeaders
-  for (const name in headers) if (headers[name] === undefined) delete headers[name]
-  Object.assign(headers, relayedResponseHeaders(laneHeaders))
-  headers['x-request-id'] = String(request.id)
-  reply.hijack()
-  return reply.raw.destroyed ? undefined : headers
 }
 
 export default liveService

@@ -11,30 +11,31 @@ const PLAIN_SEGMENT = new RegExp(`^[${SAFE_CHARACTERS}]+$`)
 /** Control characters, `/`, `\`, `;` and `%` must not appear in a segment once decoded. */
 const DECODED_FORBIDDEN = /[\u0000-\u001f\u007f/\\;%]/
 
-function badPath (reason: string): GatewayError {
-  return new GatewayError('bad_request', { message: `The lane path is not accepted: ${reason}.` })
+function badPath (reason: string, subject = 'lane path'): GatewayError {
+  return new GatewayError('bad_request', { message: `The ${subject} is not accepted: ${reason}.` })
 }
 
 /**
- * Checks the part of the request path below `/<store>/live/` (raw, as the client sent it) and returns it in a
- * canonical form safe to append to the lane's base path. The path is decoded exactly once, per segment; anything
+ * Checks the part of the request path below `/<store>/live/` (or below a proxy service's prefix; `subject` names
+ * it in the message) raw, as the client sent it, and returns it in a canonical form safe to append to the
+ * upstream's base path. The path is decoded exactly once, per segment; anything
  * that could climb out of the store's lane prefix or mean something else to a server that decodes again is
  * refused with 400: `.`/`..` segments (raw or encoded), encoded `/` or `\`, backslashes, NUL and control bytes,
  * `;` path parameters, `%` surviving one decode (double encoding) and empty segments (`//`). A trailing `/` is
  * kept.
  */
-export function canonicalLanePath (rawRemainder: string): string {
+export function canonicalLanePath (rawRemainder: string, subject = 'lane path'): string {
   if (rawRemainder === '') return ''
-  if (rawRemainder.includes('\\')) throw badPath('backslashes are not allowed')
+  if (rawRemainder.includes('\\')) throw badPath('backslashes are not allowed', subject)
   const segments = rawRemainder.split('/')
   const trailingSlash = segments.length > 1 && segments[segments.length - 1] === ''
   if (trailingSlash) segments.pop()
   const out: string[] = []
   for (const raw of segments) {
-    if (raw === '') throw badPath('empty path segments are not allowed')
+    if (raw === '') throw badPath('empty path segments are not allowed', subject)
     // The common case (`api/items/000123`): nothing to decode, nothing to encode; only dot segments to refuse.
     if (PLAIN_SEGMENT.test(raw)) {
-      if (raw === '.' || raw === '..') throw badPath('dot segments are not allowed')
+      if (raw === '.' || raw === '..') throw badPath('dot segments are not allowed', subject)
       out.push(raw)
       continue
     }
@@ -42,10 +43,10 @@ export function canonicalLanePath (rawRemainder: string): string {
     try {
       decoded = decodeURIComponent(raw)
     } catch {
-      throw badPath('malformed percent-encoding')
+      throw badPath('malformed percent-encoding', subject)
     }
-    if (decoded === '.' || decoded === '..') throw badPath('dot segments are not allowed')
-    if (DECODED_FORBIDDEN.test(decoded)) throw badPath('encoded separators, control characters, ";" and double encoding are not allowed')
+    if (decoded === '.' || decoded === '..') throw badPath('dot segments are not allowed', subject)
+    if (DECODED_FORBIDDEN.test(decoded)) throw badPath('encoded separators, control characters, ";" and double encoding are not allowed', subject)
     out.push(encodeSegment(decoded))
   }
   return out.join('/') + (trailingSlash ? '/' : '')

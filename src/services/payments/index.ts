@@ -1,6 +1,7 @@
 import type { RouteDeclaration, ServiceModule } from '../service-module.js'
 import { paymentsHandlers } from './handlers.js'
 import { requireJsonBody } from './json-content-type.js'
+import { cancelSchema, createSchema } from './intent-body.js'
 import { paymentsRequiredSettings, paymentsSettingsSchema } from './settings.js'
 
 /** The routes (ids are the YAML keys under `services.payments.routes`). */
@@ -18,6 +19,8 @@ export const paymentsRoutes: readonly RouteDeclaration[] = [
     url: '/payment-intents',
     description: 'Creates a payment intent (Idempotency-Key supported). Scope: commerce:payment-intents.create.',
     scopes: ['commerce:payment-intents.create'],
+    body: createSchema,
+    errors: ['validation_failed', 'unsupported_media_type', 'payload_too_large', 'idempotency_key_invalid', 'idempotency_key_reused', 'idempotency_key_in_use', 'connected_account_not_found'],
   },
   {
     id: 'get_intent',
@@ -25,6 +28,7 @@ export const paymentsRoutes: readonly RouteDeclaration[] = [
     url: '/payment-intents/:intent',
     description: 'Reads a payment intent of the caller\'s organization tree. Scope: commerce:payment-intents.read.',
     scopes: ['commerce:payment-intents.read'],
+    errors: ['payment_intent_not_found'],
   },
   {
     id: 'cancel_intent',
@@ -32,6 +36,8 @@ export const paymentsRoutes: readonly RouteDeclaration[] = [
     url: '/payment-intents/:intent/cancel',
     description: 'Cancels a payment intent (Idempotency-Key supported). Scope: commerce:payment-intents.create.',
     scopes: ['commerce:payment-intents.create'],
+    body: cancelSchema,
+    errors: ['validation_failed', 'payment_intent_not_found', 'payment_intent_not_cancelable', 'idempotency_key_invalid', 'idempotency_key_reused', 'idempotency_key_in_use'],
   },
   {
     id: 'connected_account',
@@ -39,6 +45,7 @@ export const paymentsRoutes: readonly RouteDeclaration[] = [
     url: '/connected-account',
     description: 'Looks up the connected account of ?organization_id=. Scope: commerce:connected-accounts.read.',
     scopes: ['commerce:connected-accounts.read'],
+    errors: ['validation_failed', 'connected_account_not_found'],
   },
 ]
 

@@ -19,7 +19,8 @@ const ajv = new Ajv({ allErrors: true, strict: true })
 
 const id = (description: string) => ({ type: 'string', minLength: 1, maxLength: 255, description })
 
-const createSchema = {
+/** JSON Schema of a create body (also the route's declared body). */
+export const createSchema = {
   type: 'object',
   description: 'Create a payment intent.',
   properties: {
@@ -36,7 +37,8 @@ const createSchema = {
 }
 const validateCreate = ajv.compile(createSchema)
 
-const cancelSchema = {
+/** JSON Schema of a cancel body (also the route's declared body). */
+export const cancelSchema = {
   type: 'object',
   description: 'Cancel a payment intent.',
   properties: {

@@ -4,6 +4,7 @@ import type { GatewayConfig } from '../../config/types.js'
 import { GatewayError } from '../../errors/gateway-error.js'
 import { traceOf } from '../../observability/trace-context.js'
 import type { ServiceModule, ServiceSettingProblem } from '../service-module.js'
+import type { ServiceConfig } from '../../config/types.js'
 import { callerStores } from '../timeseries/caller-stores.js'
 import { csUpstream, queryCs } from '../timeseries/cs-client.js'
 import { timeseriesSettings } from '../timeseries/settings.js'
@@ -39,6 +40,17 @@ function describeReport (report: ReportDefinition): { report_id: string, descrip
   return { report_id: report.report_id, description: report.description, parameter_schema: report.parameter_schema }
 }
 
+/** The run body: the `parameter_schema` of one of the enabled reports (by the path's report_id). */
+function reportsBody (settings: ServiceConfig): Record<string, unknown> {
+  const enabled = (settings as unknown as ReportsSettings).enabled_reports
+  return {
+    description: 'The parameters of the report named by report_id: its parameter_schema.',
+    oneOf: reportDefinitions
+      .filter((r) => enabled === undefined || enabled.includes(r.report_id))
+      .map((r) => ({ ...r.parameter_schema, title: r.report_id, description: `report_id ${r.report_id}: ${r.description}` })),
+  }
+}
+
 /**
  * Reports: `GET <prefix>` lists the served reports with their `parameter_schema`, `GET <prefix>/:report_id`
  * shows one, and `POST <prefix>/:report_id/run` checks the body against the report's parameter_schema and runs it on
@@ -60,12 +72,15 @@ export const reportsService: ServiceModule = {
     url: '/:report_id',
     description: 'One report\'s id, description and parameter_schema. Scope: exchange:reports.run.',
     scopes: ['exchange:reports.run'],
+    errors: ['report_not_found'],
   }, {
     id: 'run',
     method: 'POST',
     url: '/:report_id/run',
     description: 'Runs a report. Scope: exchange:reports.run.',
     scopes: ['exchange:reports.run'],
+    body: reportsBody,
+    errors: ['report_not_found', 'report_param_validation_failed', 'report_failed'],
   }],
   settingsSchema: ReportsSettingsSchema.properties as unknown as Record<string, Record<string, unknown>>,
   check (_settings, config): ServiceSettingProblem[] {

@@ -21,6 +21,7 @@ export const timeseriesService: ServiceModule = {
     url: '/timeseries/:metric',
     description: 'A metric per store over a range. Scope: exchange:timeseries.read.',
     scopes: ['exchange:timeseries.read'],
+    errors: ['validation_failed', 'store_not_found', 'cs_query_failed'],
   }],
   settingsSchema: timeseriesSettingsSchema,
   requiredSettings: ['base_url'],

@@ -1,0 +1,78 @@
+import { parseArgs } from 'node:util'
+import { ConfigError, formatProblem } from '../config/config-error.js'
+import { explainRequest, formatExplanation, UnknownClientError, type ExplainCaller } from '../describe/explain.js'
+import { routesJson, routesTable, servedRoutes } from '../describe/route-table.js'
+import { loadGatewayConfig, type LoadedGatewayConfig } from '../pipeline/load-gateway-config.js'
+
+export const ROUTES_USAGE = `lanegate routes [--config FILE] [--json]
+
+Lists every method and path FILE (default ./gateway.yaml) serves, with its service, route id, error envelope and
+resolved policy chain (service policies, then the route's own, in run order, options summarised). --json prints
+the same as JSON.`
+
+export const EXPLAIN_USAGE = `lanegate explain --client ID [--config FILE] [--json] METHOD PATH
+lanegate explain --user SUBJECT --org ORG_ID [--scopes "a b"] [--config FILE] [--json] METHOD PATH
+
+Says what the policy chain of the route METHOD PATH matches would do for a token of service account ID (all of
+its scopes), or for a user token of SUBJECT in ORG_ID with those scopes: which step refuses, with which status
+and code, or that it passes. Nothing is sent and no store is touched, so what only a real request knows (rate
+limit counters, the client address) is shown as "depends".
+  lanegate explain --client demo-status POST /api/v1/ecommerce/payment-intents`
+
+/** Loads FILE through the real loader (plugins: included); prints its problems and returns undefined when invalid. */
+async function load (file: string): Promise<LoadedGatewayConfig | undefined> {
+  try {
+    return await loadGatewayConfig(file)
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    for (const p of error.problems) console.error(`error: ${formatProblem(file, p)}`)
+    console.error(`${file}: ${error.problems.length} error(s)`)
+    return undefined
+  }
+}
+
+/** `lanegate routes`. */
+export async function routesCommand (args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { config: { type: 'string', default: 'gateway.yaml' }, json: { type: 'boolean', default: false } } })
+  const loaded = await load(values.config)
+  if (loaded === undefined) return 1
+  const rows = servedRoutes(loaded.config, loaded.catalog)
+  console.log(values.json ? JSON.stringify(routesJson(rows), null, 2) : routesTable(rows))
+  return 0
+}
+
+/** `lanegate explain`. */
+export async function explainCommand (args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      config: { type: 'string', default: 'gateway.yaml' },
+      client: { type: 'string' },
+      user: { type: 'string' },
+      org: { type: 'string' },
+      scopes: { type: 'string', default: '' },
+      json: { type: 'boolean', default: false },
+    },
+  })
+  const [method, path] = positionals
+  let caller: ExplainCaller
+  if (values.client !== undefined) caller = { kind: 'client', clientId: values.client }
+  else if (values.user !== undefined && values.org !== undefined) caller = { kind: 'user', subject: values.user, organizationId: values.org, scopes: values.scopes.split(/\s+/).filter((s) => s !== '') }
+  else caller = { kind: 'none' }
+  if (method === undefined || path === undefined || positionals.length > 2 || !path.startsWith('/') || (caller.kind === 'none' && values.user !== undefined)) {
+    console.error(EXPLAIN_USAGE)
+    return 1
+  }
+  const loaded = await load(values.config)
+  if (loaded === undefined) return 1
+  try {
+    const result = explainRequest(loaded.config, loaded.catalog, method.toUpperCase(), path, caller)
+    console.log(values.json ? JSON.stringify(result, null, 2) : formatExplanation(result))
+    return 0
+  } catch (error) {
+    if (!(error instanceof UnknownClientError)) throw error
+    console.error(`explain: ${error.message}`)
+    return 1
+  }
+}

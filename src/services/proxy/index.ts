@@ -1,0 +1,96 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { GatewayConfig, ServiceConfig } from '../../config/types.js'
+import { GatewayError } from '../../errors/gateway-error.js'
+import type { UpstreamRegistry } from '../../upstream/registry.js'
+import { relayUpstream } from '../../upstream/relay.js'
+import type { UpstreamSettings } from '../../upstream/settings.js'
+import { takeOverReplyHeaders } from '../relay-reply.js'
+import { traceOf } from '../../observability/trace-context.js'
+import type { RouteDeclaration, RouteHandler, ServiceModule } from '../service-module.js'
+import { checkProxySettings } from './check.js'
+import { proxiedPath } from './proxy-path.js'
+import { ProxyRouteEntrySchema, proxySettings, proxySettingsSchema, type ProxyRouteEntry } from './settings.js'
+import { proxyUpstreamSettings } from './upstream-settings.js'
+
+/**
+ * The `proxy` service type: any HTTP backend behind the gateway, configured only in gateway.yaml. A block
+ * `services.<any name>: { type: proxy, prefix, envelope, upstream, policies, routes }` serves exactly the routes
+ * it lists (method and path below the prefix, each with its own chain; anything else under the prefix is 404 in
+ * the block's envelope) and relays them through the upstream engine (src/upstream: balancing, health, retry,
+ * header hygiene, failures as `upstream_error`). Several blocks may coexist. See docs/proxy.md.
+ */
+export const proxyService: ServiceModule = {
+  name: 'proxy',
+  typed: true,
+  description: 'A legacy HTTP service behind the gateway: the listed routes are relayed to the upstream\'s targets.',
+  routes: proxyRoutes,
+  routeEntrySchema: ProxyRouteEntrySchema as unknown as Record<string, unknown>,
+  settingsSchema: proxySettingsSchema,
+  requiredSettings: ['upstream'],
+  check: (settings) => checkProxySettings(settings),
+  build (deps) {
+    // The prefix the routes are mounted under (a changed prefix needs a restart, like every service's).
+    const prefix = deps.currentConfig().services[deps.service]?.prefix
+    if (prefix === undefined) throw new Error(`services.${deps.service} is not configured`)
+    const handler = proxyHandler(deps.service, prefix, deps.shared.upstreams.services, deps.currentConfig)
+    return { handlers: () => handler }
+  },
+}
+
+/** What the handler itself may answer with (path safety, body limit, the engine's failures): for the OpenAPI document. */
+const PROXY_ROUTE_ERRORS = ['bad_request', 'payload_too_large', 'upstream_error'] as const
+
+/** The block's `routes:` as route declarations: each entry's methods on its path, body streamed (never parsed). */
+function proxyRoutes (settings: ServiceConfig): RouteDeclaration[] {
+  return Object.entries(settings.routes).map(([id, entry]) => {
+    const { methods, path } = entry as unknown as ProxyRouteEntry
+    return {
+      id,
+      method: [...methods],
+      url: path,
+      description: `Relays ${methods.join(', ')} ${path} to the upstream.`,
+      rawBody: true,
+      errors: PROXY_ROUTE_ERRORS,
+    }
+  })
+}
+
+/**
+ * One handler for every route of a proxy block: the path is checked and canonicalised (proxy-path.ts), a declared
+ * body over `max_body_bytes` is refused before any target is contacted, and the request relayed on the block's
+ * upstream (a reload reconciles it in place: kept targets keep their pools, removed ones drain). The upstream's
+ * settings come from the current config, not the request's snapshot: a request whose chain straddled a reload
+ * must not hand the shared upstream its older settings back (which would reconcile it to and fro).
+ */
+function proxyHandler (service: string, prefix: string, upstreams: UpstreamRegistry<UpstreamSettings>, current: () => GatewayConfig): RouteHandler {
+  return async function relayProxy (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const block = request.gw.snapshot.config.services[service]
+    if (block === undefined) throw new GatewayError('not_found')
+    const settings = proxySettings(block)
+    const path = proxiedPath(request.raw.url ?? '', prefix, settings.upstream.strip_prefix)
+
+    const declared = Number(request.headers['content-length'] ?? 0)
+    if (declared > settings.max_body_bytes) throw new GatewayError('payload_too_large')
+
+    const latest = current().services[service]
+    const upstream = proxySettings(latest !== undefined && latest.type === 'proxy' ? latest : block).upstream
+    // Keyed by the block's name: that is the `upstream` label of lanegate_upstream_* (bounded: one per block).
+    // The engine sends the request's trace context (traceparent with the gateway's span) to the target.
+    await relayUpstream(upstreams.get(service, proxyUpstreamSettings(upstream)), {
+      req: request.raw,
+      res: reply.raw,
+      path,
+      clientIp: request.ip,
+      requestId: String(request.id),
+      trace: traceOf(request.raw),
+      maxBodyBytes: settings.max_body_bytes,
+      maxErrorBodyBytes: settings.max_upstream_error_body_bytes,
+      takeOver: function takeOverReply (upstreamHeaders) {
+        return takeOverReplyHeaders(request, reply, upstreamHeaders)
+      },
+    })
+    return reply
+  }
+}
+
+export default proxyService

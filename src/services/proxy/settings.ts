@@ -1,0 +1,97 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { policyChain } from '../../config/schema.js'
+import type { ServiceConfig } from '../../config/types.js'
+
+/** Methods a proxied route may serve (upper case; `lanegate validate` refuses `get`). */
+export const PROXY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+
+/** An upper-case method; an enum (not a union of literals) so a mistake reads `must be one of: GET, …`. */
+const Method = Type.Unsafe<typeof PROXY_METHODS[number]>({ type: 'string', enum: [...PROXY_METHODS], description: 'An HTTP method, upper case.' })
+
+/**
+ * One target: a URL, or `{ url, weight }`. One schema for both spellings (JSON Schema applies `pattern` to the
+ * string and `properties` to the object), so a mistake gets one plain message with its path, not an `anyOf` tangle.
+ */
+const Target = Type.Unsafe<string | { url: string, weight: number }>({
+  type: ['string', 'object'],
+  description: 'A target: `http(s)://host:port[/base path]`, or `{ url, weight }`.',
+  pattern: '^https?://',
+  properties: {
+    url: { type: 'string', pattern: '^https?://', description: 'http(s) URL of the target; a path in it is prefixed to every proxied path.' },
+    weight: { type: 'integer', minimum: 1, maximum: 1000, default: 1, description: 'Share of requests relative to the other targets (default 1).' },
+  },
+  required: ['url'],
+  additionalProperties: false,
+})
+
+const Upstream = Type.Object({
+  targets: Type.Array(Target, { minItems: 1, description: 'Where requests go: one or more targets, balanced.' }),
+  balance: Type.Union([Type.Literal('round_robin'), Type.Literal('least_connections')], {
+    default: 'round_robin',
+    description: '`round_robin` (smooth weighted) or `least_connections` (fewest requests in flight per weight).',
+  }),
+  max_sockets: Type.Integer({ minimum: 1, maximum: 1024, default: 32, description: 'Keep-alive connections per target at most (each target\'s concurrency cap).' }),
+  timeouts: Type.Object({
+    connect_ms: Type.Integer({ minimum: 1, maximum: 600000, default: 2000, description: 'No connection to a target within this: 502 upstream_failure timeout.' }),
+    response_ms: Type.Integer({ minimum: 1, maximum: 600000, default: 15000, description: 'No response head within this from the start of an attempt: 502 upstream_failure timeout (never 504).' }),
+    body_idle_ms: Type.Integer({ minimum: 1, maximum: 600000, default: 15000, description: 'Once the head arrived, an answer body silent this long is cut off.' }),
+  }, { additionalProperties: false, default: {}, description: 'Upstream timeouts.' }),
+  retry: Type.Object({
+    attempts: Type.Integer({ minimum: 1, maximum: 10, default: 2, description: 'Attempts in all, the first included (1: never retried); each retry goes to a target not tried yet.' }),
+    methods: Type.Array(Method, { uniqueItems: true, default: ['GET', 'HEAD', 'OPTIONS'], description: 'Methods that may be retried; a request with a body never is, nor one whose answer started.' }),
+  }, { additionalProperties: false, default: {}, description: 'Retry of idempotent requests on another target after a no-answer failure.' }),
+  health: Type.Object({
+    passive: Type.Optional(Type.Object({
+      failures: Type.Integer({ minimum: 1, maximum: 1000, default: 3, description: 'No-answer failures in a row that eject a target.' }),
+      eject_seconds: Type.Integer({ minimum: 1, maximum: 86400, default: 30, description: 'How long an ejected target is left out; it then returns on probation.' }),
+    }, { additionalProperties: false, description: 'Passive health: eject a target after failures in a row (off when absent).' })),
+    active: Type.Optional(Type.Object({
+      path: Type.String({ pattern: '^/', description: 'Path probed with GET below each target\'s base path; a 2xx/3xx passes.' }),
+      interval_seconds: Type.Integer({ minimum: 1, maximum: 86400, default: 10, description: 'Seconds between probe rounds.' }),
+    }, { additionalProperties: false, description: 'Active health: probe every target; a failing one is left out until a probe passes (off when absent).' })),
+  }, { additionalProperties: false, default: {}, description: 'Health checks of the targets.' }),
+  strip_prefix: Type.Boolean({ default: true, description: 'true: the service prefix is removed from the path sent upstream; false: sent as received.' }),
+  credential: Type.Optional(Type.String({ minLength: 1, description: 'Sent upstream as the Authorization header (the caller\'s own never is).' })),
+}, { additionalProperties: false, description: 'The upstream the service relays to.' })
+
+/** `services.<name>` settings of a `type: proxy` block beside prefix, envelope, policies and routes. */
+export const ProxySettingsSchema = Type.Object({
+  type: Type.Literal('proxy', { description: 'Selects the proxy service type (the block\'s name is free).' }),
+  upstream: Upstream,
+  max_body_bytes: Type.Integer({
+    minimum: 0,
+    maximum: 1073741824,
+    default: 1048576,
+    description: 'Largest request body relayed; a larger Content-Length answers 413 before any target is contacted, a streamed body crossing it is cut off with 413.',
+  }),
+  max_upstream_error_body_bytes: Type.Integer({
+    minimum: 0,
+    maximum: 1048576,
+    default: 8192,
+    description: 'How many bytes of a failing upstream\'s body (4xx/5xx) are kept in upstream_body.',
+  }),
+})
+
+export type ProxySettings = Static<typeof ProxySettingsSchema>
+export type ProxyUpstreamConfig = ProxySettings['upstream']
+
+/** One `routes:` entry of a proxy service: its methods, its path below the prefix and its own policies. */
+export const ProxyRouteEntrySchema = Type.Object({
+  methods: Type.Array(Method, { minItems: 1, uniqueItems: true, description: 'Methods the route serves (upper case).' }),
+  path: Type.String({
+    // Static segments, `:param` segments, and a final `*`: fastify's syntax, without regular expressions.
+    pattern: '^/(([A-Za-z0-9._~-]+|:[A-Za-z_][A-Za-z0-9_]*)/)*([A-Za-z0-9._~-]+|:[A-Za-z_][A-Za-z0-9_]*|\\*)?$',
+    description: 'Path below the prefix: static segments, `:name` parameters (seen by policies), and an optional final `*`.',
+  }),
+  policies: Type.Unsafe<Record<string, unknown>[]>(policyChain('The route\'s own policies, after the service\'s.')),
+}, { additionalProperties: false, description: 'One proxied route.' })
+
+export type ProxyRouteEntry = Static<typeof ProxyRouteEntrySchema>
+
+/** JSON Schema properties of a proxy block's own settings (the loader checks them and fills the defaults). */
+export const proxySettingsSchema = ProxySettingsSchema.properties as unknown as Record<string, Record<string, unknown>>
+
+/** A validated proxy block (every default filled in by the loader). */
+export function proxySettings (block: ServiceConfig): ProxySettings & ServiceConfig {
+  return block as unknown as ProxySettings & ServiceConfig
+}

@@ -1,0 +1,94 @@
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { startBackend, type Backend } from '../helpers/upstream-servers.js'
+
+/**
+ * Hot reload of a `proxy` block on a real `lanegate start` (SIGHUP after rewriting its config file): targets and
+ * weights change without failing a request in flight; a changed route list is reported as restart-required.
+ */
+const config = (dataDir: string, targets: string, routes = ''): string => `
+server: { data_dir: ${dataDir} }
+admin: { port: 0 }
+issuer: { issuer: http://localhost:8080 }
+scopes: {}
+services:
+  p:
+    type: proxy
+    prefix: /legacy/p
+    envelope: exchange
+    upstream: { targets: ${targets} }
+    routes:
+      any: { methods: [GET], path: "/*" }
+${routes}`
+
+let gateway: SpawnedGateway
+let file: string
+let dataDir: string
+let a: Backend
+let b: Backend
+
+async function rewrite (text: string): Promise<void> {
+  await writeFile(`${file}.tmp`, text)
+  await rename(`${file}.tmp`, file)
+  gateway.child.kill('SIGHUP')
+}
+
+async function servedBy (path = '/legacy/p/x'): Promise<string> {
+  const res = await fetch(`${gateway.base}${path}`)
+  return `${res.status} ${await res.text()}`
+}
+
+t.before(async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'lanegate-proxy-reload-'))
+  a = await startBackend(t, 'A')
+  b = await startBackend(t, 'B')
+  a.handle((req, res) => {
+    // /slow answers after 800 ms: long enough for a reload to land while it is in flight.
+    setTimeout(() => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('A') }, req.url === '/slow' ? 800 : 0)
+  })
+  file = join(dir, 'gateway.yaml')
+  dataDir = join(dir, 'data')
+  await writeFile(file, config(dataDir, `[ "${a.url}" ]`))
+  gateway = await spawnGateway({ config: file })
+  t.teardown(async () => {
+    gateway.child.kill('SIGTERM')
+    await gateway.exited
+    await rm(dir, { recursive: true, force: true })
+  })
+})
+
+t.test('a request in flight on a removed target finishes; new requests go to the new target', async (t) => {
+  t.equal(await servedBy(), '200 A')
+  const inFlight = servedBy('/legacy/p/slow')
+  while (!a.seen.some((r) => r.url === '/slow')) await new Promise((resolve) => setTimeout(resolve, 10))
+  await rewrite(config(dataDir, `[ "${b.url}" ]`))
+  let now = ''
+  const end = Date.now() + 2000
+  while (Date.now() < end && (now = await servedBy()) !== '200 B') await new Promise((resolve) => setTimeout(resolve, 20))
+  t.equal(now, '200 B', 'the new target serves within 2 s')
+  t.equal(await inFlight, '200 A', 'the request in flight on the removed target was not failed')
+  t.match(gateway.output(), /config reloaded/)
+})
+
+t.test('new weights apply at once: 3 to 1 gives 6 of 8 requests to the heavier target', async (t) => {
+  await rewrite(config(dataDir, `[ { url: "${a.url}", weight: 3 }, "${b.url}" ]`))
+  const end = Date.now() + 2000
+  while (Date.now() < end && await servedBy() !== '200 A') await new Promise((resolve) => setTimeout(resolve, 20))
+  // Smooth weighted round robin: every 4 picks give A 3 and B 1, whatever the phase the probe left it in.
+  const answers: string[] = []
+  for (let i = 0; i < 8; i++) answers.push(await servedBy())
+  t.same([answers.filter((x) => x === '200 A').length, answers.filter((x) => x === '200 B').length], [6, 2])
+})
+
+t.test('a changed route list is reported as restart-required; the routes served stay the ones started with', async (t) => {
+  const before = gateway.output().length
+  await rewrite(config(dataDir, `[ "${b.url}" ]`, '      extra: { methods: [POST], path: /extra }\n'))
+  const end = Date.now() + 2000
+  while (Date.now() < end && !gateway.output().slice(before).includes('take effect only after a restart')) await new Promise((resolve) => setTimeout(resolve, 20))
+  t.match(gateway.output().slice(before), /services\.p\.routes/)
+  const res = await fetch(`${gateway.base}/legacy/p/extra`, { method: 'POST' })
+  t.same([res.status, await res.json()], [405, { error: 'Method not allowed.' }])
+})

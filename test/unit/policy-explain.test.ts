@@ -1,0 +1,66 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { ConfigError } from '../../src/config/config-error.js'
+import { buildIndexes } from '../../src/config/indexes.js'
+import type { ExplainRequest } from '../../src/pipeline/policy.js'
+import { loadGatewayConfig, parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
+import { policyPlugins } from '../../src/pipeline/registry.js'
+import { repoPath } from '../helpers/paths.js'
+
+const { config } = await loadGatewayConfig(repoPath('gateway.yaml'))
+const indexes = buildIndexes(config)
+const request: ExplainRequest = {
+  config,
+  indexes,
+  service: 'content',
+  routeId: 'content_list',
+  method: 'GET',
+  path: '/public/v1/content',
+  params: {},
+  caller: { tokenType: 'service', subject: 'demo-content', clientId: 'demo-content', organizationId: 'org_hq_demo', scopes: new Set(['engage:content.view']), tokenId: '', expiresAt: 0, issuer: '' },
+  authenticated: true,
+}
+
+function explain (name: string, options: unknown) {
+  const plugin = policyPlugins.get(name)
+  if (plugin?.explain === undefined) throw new Error(`${name} has no explain`)
+  return plugin.explain(options, request)
+}
+
+t.test('every bundled policy explains itself', async (t) => {
+  t.same([...policyPlugins.values()].filter((p) => p.explain === undefined).map((p) => p.name), [])
+})
+
+t.test('cors and headers never refuse', async (t) => {
+  t.same(explain('cors', { origins: ['https://shop.example'], methods: ['GET'], headers: [], credentials: false }), {
+    outcome: 'pass', note: 'never refuses; allows browsers on https://shop.example and answers their preflights',
+  })
+  t.same(explain('headers', { request: { set: { 'x-channel': 'pos' } }, response: { remove: ['server'] } }), {
+    outcome: 'pass', note: 'never refuses; request set x-channel; response remove server',
+  })
+})
+
+t.test('ip-restriction depends on the client address, which explain cannot know', async (t) => {
+  t.same(explain('ip-restriction', { allow: ['10.0.0.0/8'], deny: ['10.0.0.1'] }), {
+    outcome: 'depends', status: 403, code: 'ip_not_allowed', note: 'depends on the client address (allow 10.0.0.0/8; deny 10.0.0.1)',
+  })
+})
+
+t.test('organization with a query parameter depends on what the request sends', async (t) => {
+  t.same(explain('organization', { query: 'organization_id', not_found: false }), {
+    outcome: 'depends', status: 403, code: 'forbidden', note: '?organization_id, when sent, must be in org_hq_demo\'s tree',
+  })
+})
+
+t.test('a plugin whose explain is not a function is not a policy plugin', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'lanegate-explain-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await writeFile(join(dir, 'bad.mjs'), `export default { name: 'bad', description: 'x', schema: { type: 'object' }, explain: 'yes', create: () => () => undefined }\n`)
+  // Relative paths follow the config's folder: the content folder is named absolutely.
+  const demo = (await readFile(repoPath('gateway.yaml'), 'utf8')).replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
+  const error = await parseGatewayConfig(`plugins: [./bad.mjs]\n${demo}`, join(dir, 'gateway.yaml')).catch((e: unknown) => e)
+  t.ok(error instanceof ConfigError)
+  t.same((error as ConfigError).problems.map((p) => p.message), ['"./bad.mjs" is not a policy plugin: `explain` must be a function when given'])
+})
