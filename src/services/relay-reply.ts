@@ -1,7 +1,41 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { OutgoingHttpHeaders } from 'node:http'
+import { GatewayError } from '../errors/gateway-error.js'
+import { traceOf } from '../observability/trace-context.js'
 import { relayedResponseHeaders } from '../upstream/headers.js'
-import type { UpstreamHeaders } from '../upstream/relay.js'
+import { relayUpstream, type UpstreamHeaders } from '../upstream/relay.js'
+import type { Upstream } from '../upstream/upstream.js'
+
+/** The body limits of a relaying service (`max_body_bytes`, `max_upstream_error_body_bytes`). */
+export interface RelayLimits {
+  max_body_bytes: number
+  max_upstream_error_body_bytes: number
+}
+
+/**
+ * Relays the caller's request to `upstream` at `path` (already checked by the service's path rules) and streams
+ * the answer back: the live proxy's and the proxy service's handler body. A declared body over the limit is a 413
+ * before the upstream is contacted; the engine sends the request's trace context and counts the relay in
+ * lanegate_upstream_* under the upstream's registry key.
+ */
+export async function relayCallerRequest (request: FastifyRequest, reply: FastifyReply, upstream: Upstream, path: string, limits: RelayLimits): Promise<FastifyReply> {
+  const declared = Number(request.headers['content-length'] ?? 0)
+  if (declared > limits.max_body_bytes) throw new GatewayError('payload_too_large')
+  await relayUpstream(upstream, {
+    req: request.raw,
+    res: reply.raw,
+    path,
+    clientIp: request.ip,
+    requestId: String(request.id),
+    trace: traceOf(request.raw),
+    maxBodyBytes: limits.max_body_bytes,
+    maxErrorBodyBytes: limits.max_upstream_error_body_bytes,
+    takeOver: function takeOverReply (upstreamHeaders) {
+      return takeOverReplyHeaders(request, reply, upstreamHeaders)
+    },
+  })
+  return reply
+}
 
 /**
  * The caller's headers for a relayed 1xx-3xx answer (the live proxy's and the proxy service's `takeOver`), taken

@@ -2,13 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { GatewayError } from '../../errors/gateway-error.js'
 import type { RouteDeclaration, ServiceModule } from '../service-module.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
-import { relayUpstream } from '../../upstream/relay.js'
 import type { LaneConfig } from '../../config/types.js'
 import { canonicalLanePath, pathBelowBase, splitLiveUrl } from './lane-path.js'
 import { resolveLaneStore } from './lane-store.js'
-import { takeOverReplyHeaders } from '../relay-reply.js'
+import { relayCallerRequest } from '../relay-reply.js'
 import { liveSettings, liveSettingsSchema } from './settings.js'
-import { traceOf } from '../../observability/trace-context.js'
 
 /** The routes (ids are the YAML keys under `services.live.routes`). */
 export const liveRoutes: readonly RouteDeclaration[] = [
@@ -62,24 +60,8 @@ function liveHandler (lanes: UpstreamRegistry<LaneConfig>) {
     const { remainder, query } = splitLiveUrl(request.raw.url ?? '', storeId)
     const path = pathBelowBase(canonicalLanePath(remainder), query)
 
-    const declared = Number(request.headers['content-length'] ?? 0)
-    if (declared > settings.max_body_bytes) throw new GatewayError('payload_too_large')
-
-    // The engine sends the request's trace context and counts the relay in lanegate_upstream_* (by store id).
-    await relayUpstream(lanes.get(store.id, store.lane), {
-      req: request.raw,
-      res: reply.raw,
-      path,
-      clientIp: request.ip,
-      requestId: String(request.id),
-      trace: traceOf(request.raw),
-      maxBodyBytes: settings.max_body_bytes,
-      maxErrorBodyBytes: settings.max_upstream_error_body_bytes,
-      takeOver: function takeOverReply (laneHeaders) {
-        return takeOverReplyHeaders(request, reply, laneHeaders)
-      },
-    })
-    return reply
+    // Counted in lanegate_upstream_* by store id (the lanes registry's key).
+    return relayCallerRequest(request, reply, lanes.get(store.id, store.lane), path, settings)
   }
 }
 

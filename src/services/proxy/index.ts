@@ -2,10 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { GatewayConfig, ServiceConfig } from '../../config/types.js'
 import { GatewayError } from '../../errors/gateway-error.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
-import { relayUpstream } from '../../upstream/relay.js'
 import type { UpstreamSettings } from '../../upstream/settings.js'
-import { takeOverReplyHeaders } from '../relay-reply.js'
-import { traceOf } from '../../observability/trace-context.js'
+import { relayCallerRequest } from '../relay-reply.js'
 import type { RouteDeclaration, RouteHandler, ServiceModule } from '../service-module.js'
 import { checkProxySettings } from './check.js'
 import { proxiedPath } from './proxy-path.js'
@@ -69,27 +67,10 @@ function proxyHandler (service: string, prefix: string, upstreams: UpstreamRegis
     const settings = proxySettings(block)
     const path = proxiedPath(request.raw.url ?? '', prefix, settings.upstream.strip_prefix)
 
-    const declared = Number(request.headers['content-length'] ?? 0)
-    if (declared > settings.max_body_bytes) throw new GatewayError('payload_too_large')
-
     const latest = current().services[service]
     const upstream = proxySettings(latest !== undefined && latest.type === 'proxy' ? latest : block).upstream
     // Keyed by the block's name: that is the `upstream` label of lanegate_upstream_* (bounded: one per block).
-    // The engine sends the request's trace context (traceparent with the gateway's span) to the target.
-    await relayUpstream(upstreams.get(service, proxyUpstreamSettings(upstream)), {
-      req: request.raw,
-      res: reply.raw,
-      path,
-      clientIp: request.ip,
-      requestId: String(request.id),
-      trace: traceOf(request.raw),
-      maxBodyBytes: settings.max_body_bytes,
-      maxErrorBodyBytes: settings.max_upstream_error_body_bytes,
-      takeOver: function takeOverReply (upstreamHeaders) {
-        return takeOverReplyHeaders(request, reply, upstreamHeaders)
-      },
-    })
-    return reply
+    return relayCallerRequest(request, reply, upstreams.get(service, proxyUpstreamSettings(upstream)), path, settings)
   }
 }
 
