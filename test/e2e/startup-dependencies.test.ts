@@ -1,6 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import pg from 'pg'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { TEST_POSTGRES_URL } from '../helpers/payments-config.js'
 import { freePort, startGatewayProcess } from '../helpers/spawn-gateway.js'
 import { setKey, tempConfig } from '../helpers/temp-config.js'
@@ -48,35 +48,34 @@ function exitWithin (exited: Promise<number | null>, ms: number): Promise<number
   return Promise.race([exited, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), ms))])
 }
 
-t.test('Redis on a closed port: exit 1 within startup_timeout_ms + margin, one line naming Redis and its address', async (t) => {
-  const closed = await freePort()
-  const cfg = await tempConfig(withDependencies({ startupTimeoutMs: 1500, redisUrl: `redis://127.0.0.1:${closed}` }))
+/**
+ * Starts a gateway whose dependency listens nowhere and checks that it exits 1 within startup_timeout_ms (plus a
+ * margin for loading modules and the config on a loaded 2-core machine) with one stderr line; returns that line.
+ */
+async function failedStartLine (t: Test, dependencies: Parameters<typeof withDependencies>[0]): Promise<string> {
+  const cfg = await tempConfig(withDependencies(dependencies))
   t.teardown(() => cfg.remove())
   const started = Date.now()
   const gw = startGatewayProcess({ config: cfg.file })
   t.teardown(() => { gw.child.kill('SIGKILL') })
-  // The margin covers loading the modules and the config (seconds on the shared 2-core machine under load).
-  const code = await exitWithin(gw.exited, 1500 + 8000)
+  const code = await exitWithin(gw.exited, dependencies.startupTimeoutMs + 8000)
   t.equal(code, 1, `exited 1 after ${Date.now() - started} ms`)
   const lines = gw.errors().trim().split('\n')
   t.equal(lines.length, 1, `one line on stderr: ${gw.errors()}`)
-  t.match(lines[0], new RegExp(`^cannot start: the rate-limit Redis \\(rate_limit_store\\.redis_url\\) at 127\\.0\\.0\\.1:${closed} not reachable within server\\.startup_timeout_ms \\(1500 ms\\)`))
+  return gw.errors()
+}
+
+t.test('Redis on a closed port: exit 1 within startup_timeout_ms + margin, one line naming Redis and its address', async (t) => {
+  const closed = await freePort()
+  const line = await failedStartLine(t, { startupTimeoutMs: 1500, redisUrl: `redis://127.0.0.1:${closed}` })
+  t.match(line, new RegExp(`^cannot start: the rate-limit Redis \\(rate_limit_store\\.redis_url\\) at 127\\.0\\.0\\.1:${closed} not reachable within server\\.startup_timeout_ms \\(1500 ms\\)`))
 })
 
 t.test('PostgreSQL on a closed port: exit 1 within startup_timeout_ms + margin, one line naming PostgreSQL', async (t) => {
   const closed = await freePort()
-  const cfg = await tempConfig(withDependencies({ startupTimeoutMs: 1500, postgresUrl: `postgres://postgres:not-logged@127.0.0.1:${closed}/test` }))
-  t.teardown(() => cfg.remove())
-  const started = Date.now()
-  const gw = startGatewayProcess({ config: cfg.file })
-  t.teardown(() => { gw.child.kill('SIGKILL') })
-  // The margin covers loading the modules and the config (seconds on the shared 2-core machine under load).
-  const code = await exitWithin(gw.exited, 1500 + 8000)
-  t.equal(code, 1, `exited 1 after ${Date.now() - started} ms`)
-  const lines = gw.errors().trim().split('\n')
-  t.equal(lines.length, 1, `one line on stderr: ${gw.errors()}`)
-  t.match(lines[0], new RegExp(`^cannot start: PostgreSQL \\(storage\\.postgres_url\\) at 127\\.0\\.0\\.1:${closed} not reachable within server\\.startup_timeout_ms \\(1500 ms\\): .*ECONNREFUSED`))
-  t.notMatch(gw.errors(), /not-logged/, 'the password in the URL is not printed')
+  const line = await failedStartLine(t, { startupTimeoutMs: 1500, postgresUrl: `postgres://postgres:not-logged@127.0.0.1:${closed}/test` })
+  t.match(line, new RegExp(`^cannot start: PostgreSQL \\(storage\\.postgres_url\\) at 127\\.0\\.0\\.1:${closed} not reachable within server\\.startup_timeout_ms \\(1500 ms\\): .*ECONNREFUSED`))
+  t.notMatch(line, /not-logged/, 'the password in the URL is not printed')
 })
 
 t.test('PostgreSQL that comes up after the gateway: the gateway retries and starts serving', async (t) => {
