@@ -1,3 +1,4 @@
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { RESULTS_DIR } from './paths.js'
 
@@ -32,6 +33,11 @@ export interface BenchOptions {
   peers: boolean
   /** Run the gateway under `node --cpu-prof` and print where its time went. */
   profile: boolean
+  /**
+   * Another built checkout of lanegate (its `dist/` and `gateway.yaml`): its gateway runs as an extra variant of
+   * `auth-get`, `live-proxy` and `latency-c1` in the same rounds, for before/after figures of a change.
+   */
+  compare?: string
   quick: boolean
 }
 
@@ -50,6 +56,8 @@ export const USAGE = `npm run bench -- [options]
   --no-pin                do not pin processes to cores with taskset
   --no-peers              skip nginx / fast-gateway / Express Gateway / http-proxy-3
   --profile               profile the gateway (node --cpu-prof) and list its hot spots
+  --compare DIR           also run the gateway of another built checkout (e.g. a git worktree of the commit
+                          before a change) as a variant of auth-get, live-proxy and latency-c1, in the same rounds
 `
 
 function positiveNumber (name: string, value: string | undefined, fallback: number, integer = true): number {
@@ -78,6 +86,7 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
       'no-pin': { type: 'boolean', default: false },
       'no-peers': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
+      compare: { type: 'string' },
     },
   })
   const quick = values.quick === true
@@ -101,6 +110,7 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
     pin: values['no-pin'] !== true,
     peers: values['no-peers'] !== true,
     profile: values.profile === true,
+    ...(values.compare === undefined ? {} : { compare: resolve(values.compare) }),
     quick,
   }
 }

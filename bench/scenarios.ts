@@ -85,6 +85,16 @@ async function metricsOff (servers: ServerSet, path: string, name: string, clien
   return { name, role: 'peer', server: gateway, request: { url: gateway.url + path, method: 'GET', headers: bearer(token) }, expect: OK }
 }
 
+/**
+ * `--compare DIR`: the subject's request on the other checkout's gateway (same path, a token it issued), a peer
+ * in the same rounds, named `<subject>@compare`.
+ */
+async function compareVariant (servers: ServerSet, subject: PreparedVariant, path: string, client: string): Promise<PreparedVariant> {
+  const gateway = await servers.compareGateway()
+  const token = await fetchToken(gateway.url, client)
+  return { ...subject, name: `${subject.name}@compare`, role: 'peer', server: gateway, request: { ...subject.request, url: gateway.url + path, headers: bearer(token) } }
+}
+
 async function expressGatewayToken (): Promise<string> {
   return new SignJWT({ sub: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('2h')
     .sign(new TextEncoder().encode(EXPRESS_GATEWAY_JWT_SECRET))
@@ -148,6 +158,7 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
         { name: 'fastify-same-response', role: 'peer', server: hello, request: { url: hello.url + '/content', method: 'GET', headers: bearer(token) }, expect: OK },
         await metricsOff(servers, GATEWAY_CONTENT_PATH, 'lanegate-auth-get-metrics-off', CONTENT_CLIENT),
       )
+      if (options.compare !== undefined) plan.variants.push(await compareVariant(servers, plan.variants[1] as PreparedVariant, GATEWAY_CONTENT_PATH, CONTENT_CLIENT))
       break
     }
     case 'auth-get-redis': {
@@ -176,6 +187,7 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
     case 'latency-c1': {
       plan.variants.push(await laneDirect(servers), await gatewayLive(servers))
       if (id === 'live-proxy') plan.variants.push(await metricsOff(servers, GATEWAY_LIVE_PATH, 'lanegate-live-metrics-off', EXCHANGE_CLIENT))
+      if (options.compare !== undefined) plan.variants.push(await compareVariant(servers, plan.variants[1] as PreparedVariant, GATEWAY_LIVE_PATH, EXCHANGE_CLIENT))
       if (options.peers) await addPeers(servers, plan)
       if (id === 'latency-c1') {
         plan.kind = 'latency'

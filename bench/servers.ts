@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { benchConfigText } from './bench-config.js'
 import { logTail, freePort, spawnPinned, stopChild, waitForPort } from './processes.js'
 import { harnessScript, REPO_ROOT } from './paths.js'
@@ -38,6 +39,8 @@ export interface ServerSetContext {
   demoText: string
   /** When set, gateways run under `--cpu-prof` writing here. */
   profileDir?: string
+  /** Another built checkout whose gateway `compareGateway()` starts (`--compare`). */
+  compareRoot?: string
 }
 
 /**
@@ -114,6 +117,26 @@ export class ServerSet {
       }
       const profile = this.context.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', this.context.profileDir]
       return this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file], profile)
+    })
+  }
+
+  /**
+   * The gateway of another built checkout (`--compare DIR`), booted by that checkout's own bench server from a
+   * config its own bench-config.ts derives from its own gateway.yaml: each side runs the config it was built for,
+   * with the same lane and the same lifted limits, so the difference measured is the code's.
+   */
+  compareGateway (): Promise<RunningServer> {
+    const root = this.context.compareRoot
+    if (root === undefined) throw new Error('no --compare checkout given')
+    return this.once('gateway-compare', async () => {
+      const lane = await this.lane()
+      const dataDir = join(this.context.workDir, 'gateway-compare-data')
+      await mkdir(dataDir, { recursive: true })
+      const file = join(this.context.workDir, 'gateway-compare.yaml')
+      const { benchConfigText: compareConfigText } = await import(pathToFileURL(join(root, 'dist', 'bench', 'bench-config.js')).href) as typeof import('./bench-config.js')
+      await writeFile(file, compareConfigText(await readFile(join(root, 'gateway.yaml'), 'utf8'), { dataDir, laneUrl: lane.url }))
+      const profile = this.context.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', this.context.profileDir]
+      return this.spawn('gateway-compare', process.execPath, [...profile, join(root, 'dist', 'bench', 'servers', 'gateway.js'), '--port', '{port}', '--config', file])
     })
   }
 
