@@ -42,12 +42,12 @@ export class ClusterReadiness {
         workers.push({ worker: worker.id, pid, status: report.ready ? 'ready' : 'not_ready', checks: report.checks, failed: report.failed })
         continue
       }
-      const why = !serving ? 'starting' : answer?.answered === true ? 'could not report' : `no answer within ${READINESS_ANSWER_MS} ms`
+      const why = worker.isDead() ? 'exited' : !serving ? 'starting' : answer?.answered === true ? 'could not report' : `no answer within ${READINESS_ANSWER_MS} ms`
       problems.push(`worker ${worker.id} (pid ${pid}): ${why}`)
       workers.push({ worker: worker.id, pid, status: 'not_ready', checks: { worker: why }, failed: ['worker'] })
     }
     const missing = this.roster.configured - entries.length
-    if (missing > 0) problems.push(`${missing} of ${this.roster.configured} workers exited, restarting`)
+    if (missing > 0) problems.push(`${missing} of ${this.roster.configured} workers not running`)
 
     const checks: Record<string, string> = {}
     const reasons = new Map<string, string[]>()
