@@ -1,4 +1,5 @@
 import { createServer } from 'node:http'
+import { createServer as createTcpServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -8,7 +9,7 @@ import t from 'tap'
 import { freshRequest } from '../helpers/fresh-request.js'
 import { repoPath } from '../helpers/paths.js'
 import { histogramCount, sample, scrape, scrapeText } from '../helpers/prometheus.js'
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { spawnGateway, startGatewayProcess, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 
 /**
  * `server.workers: 2` on a real `lanegate start`: the primary alone serves the admin listener; /metrics is the
@@ -185,6 +186,17 @@ t.test('a worker killed with SIGKILL: /metrics still answers and keeps its count
   const after = await scrape(admin)
   t.equal(sample(after, 'lanegate_http_requests_total', PROCESSOR), 40, 'kept counts plus the new ones, whichever worker served them')
   t.same(['configured', 'serving', 'answered'].map((state) => sample(after, 'lanegate_workers', { state })), [2, 2, 2])
+})
+
+t.test('the admin port already taken: the primary stops the start with one line before forking a worker', async (t) => {
+  const busy = createTcpServer()
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => busy.close(() => resolve())))
+  const busyPort = (busy.address() as AddressInfo).port
+  const started = startGatewayProcess({ config: configFile, env: { LANEGATE_ADMIN_PORT: String(busyPort) } })
+  t.equal(await started.exited, 1)
+  t.equal(started.errors(), `cannot start: listen EADDRINUSE: address already in use 127.0.0.1:${busyPort}\n`)
+  t.notMatch(started.output(), /primary starting workers|Server listening/, 'no worker was forked')
 })
 
 t.test('SIGTERM to the primary: /readyz 503 (draining) during the drain, /healthz 200, the in-flight request answered', async (t) => {
