@@ -1,3 +1,4 @@
+import type { Worker } from 'node:cluster'
 import type { ReadinessReport, WorkerReadiness } from '../observability/readiness.js'
 import { askWorkers } from './ask-workers.js'
 import type { WorkerRoster } from './worker-roster.js'
@@ -42,7 +43,7 @@ export class ClusterReadiness {
         workers.push({ worker: worker.id, pid, status: report.ready ? 'ready' : 'not_ready', checks: report.checks, failed: report.failed })
         continue
       }
-      const why = worker.isDead() ? 'exited' : !serving ? 'starting' : answer?.answered === true ? 'could not report' : `no answer within ${READINESS_ANSWER_MS} ms`
+      const why = whyNoReport(worker, serving, answer?.answered === true)
       problems.push(`worker ${worker.id} (pid ${pid}): ${why}`)
       workers.push({ worker: worker.id, pid, status: 'not_ready', checks: { worker: why }, failed: ['worker'] })
     }
@@ -65,6 +66,14 @@ export class ClusterReadiness {
     const failed = Object.keys(checks).filter((name) => checks[name] !== 'ok')
     return { ready: failed.length === 0, checks, failed, workers }
   }
+}
+
+/** Why a worker gave no report: it died, is closing its IPC channel, is still booting, failed or stayed silent. */
+function whyNoReport (worker: Worker, serving: boolean, answered: boolean): string {
+  if (worker.isDead()) return 'exited'
+  if (!worker.isConnected()) return 'exiting'
+  if (!serving) return 'starting'
+  return answered ? 'could not report' : `no answer within ${READINESS_ANSWER_MS} ms`
 }
 
 function isReport (value: unknown): value is ReadinessReport {
