@@ -50,7 +50,7 @@ module.exports = {
     {
       name: 'cluster-below-the-app',
       severity: 'error',
-      comment: 'src/cluster/ (server.workers: primary, workers, IPC counters) loads the config through the pipeline and counts with runtime/ counters; it never imports services, the app or the gateway (the worker runs the usual lanegate start).',
+      comment: 'src/cluster/ (server.workers: primary, workers, IPC counters, the primary\'s admin listener) loads the config through the pipeline and counts with runtime/ counters; it never imports services, the app or the gateway (the worker runs the usual lanegate start).',
       from: { path: '^src/cluster/' },
       to: { path: '^(src/(services|app|boot|gateway|server|cli|oauth|auth|store)|plugins/)' },
     },

@@ -2,6 +2,7 @@ import cluster from 'node:cluster'
 import type { AddressInfo } from 'node:net'
 import { bootGateway, type Booted } from './boot.js'
 import { followPrimary } from './cluster/worker.js'
+import { answerPrimaryAdmin } from './cluster/worker-admin.js'
 import { watchConfigFile } from './config/watch-config.js'
 import { startAdminListener } from './observability/admin-listener.js'
 import { issuerMismatch } from './issuer-mismatch.js'
@@ -33,10 +34,13 @@ export async function startServer (options: StartOptions): Promise<Booted> {
   const { app, gateway, logger } = booted
   const { server, issuer } = gateway.current().config
   let admin: Awaited<ReturnType<typeof startAdminListener>>
+  // A worker of `server.workers` > 1 opens no admin listener: the primary serves it and asks the workers over IPC
+  // (answering before the worker listens, so the primary never asks a worker that cannot answer yet).
+  const stopAnswering = cluster.isWorker ? answerPrimaryAdmin(booted) : undefined
   try {
     await app.listen({ port: server.port, host: server.host })
     // The admin port is taken (another gateway on this host?): do not run half-observable.
-    admin = await startAdminListener(booted)
+    admin = cluster.isWorker ? undefined : await startAdminListener(booted)
   } catch (error) {
     await booted.close()
     throw error
@@ -61,6 +65,7 @@ export async function startServer (options: StartOptions): Promise<Booted> {
       stopWatching()
       await booted.close()
       await admin?.close()
+      stopAnswering?.()
     },
     abortConnections: () => app.server.closeAllConnections(),
     flushLogs: booted.flushLogs,

@@ -31,7 +31,16 @@ export interface ReloadCommand { channel: 'lanegate:reload' }
 /** Primary → worker: drain and exit, as on SIGTERM. */
 export interface ShutdownCommand { channel: 'lanegate:shutdown' }
 
-export type PrimaryMessage = CountReply | ReloadCommand | ShutdownCommand
+/**
+ * Primary → worker: the admin listener (served by the primary) asks for this worker's metrics (its registry as
+ * prom-client's JSON) or its readiness report. `id` pairs the answer with the question.
+ */
+export interface AdminQuery { channel: 'lanegate:admin', id: number, what: 'metrics' | 'readiness' }
+
+/** Worker → primary: the answer to one AdminQuery (`value` is undefined when the worker could not produce it). */
+export interface AdminAnswer { channel: 'lanegate:admin', id: number, value: unknown }
+
+export type PrimaryMessage = CountReply | ReloadCommand | ShutdownCommand | AdminQuery
 
 export function isMessage<T extends { channel: string }> (value: unknown, channel: T['channel']): value is T {
   return typeof value === 'object' && value !== null && (value as { channel?: unknown }).channel === channel

@@ -6,6 +6,7 @@ import { watchConfigFile } from '../config/watch-config.js'
 import { createAsyncLogDestination, type AsyncLogDestination } from '../log-destination.js'
 import { createLogger } from '../logging.js'
 import type { ReloadCommand, ShutdownCommand } from './messages.js'
+import { startPrimaryAdmin, type PrimaryAdmin } from './primary-admin.js'
 import { serveWorkerCounters } from './primary-counters.js'
 import { resolveWorkerCount } from './worker-count.js'
 
@@ -34,7 +35,10 @@ export async function startCluster (options: ClusterStartOptions): Promise<boole
   if (workers <= 1) return false
   // Asynchronous like the workers' logs: a stdout pipe nobody reads must not block the primary's signal handling.
   const destination = createAsyncLogDestination(1)
-  runPrimary({ file: options.file, workers, graceMs: config.server.shutdown_grace_ms, logger: createLogger(config.server.log_level, destination), destination })
+  const logger = createLogger(config.server.log_level, destination)
+  // The admin port taken: the start fails before any worker is forked (the caller prints the one line).
+  const admin = await startPrimaryAdmin(config, workers, logger)
+  runPrimary({ file: options.file, workers, graceMs: config.server.shutdown_grace_ms, logger, destination, admin })
   return true
 }
 
@@ -44,6 +48,8 @@ interface PrimaryOptions {
   graceMs: number
   logger: Logger
   destination: AsyncLogDestination
+  /** The admin listener (/metrics summed over the workers, /readyz of every worker); undefined with `admin: false`. */
+  admin: PrimaryAdmin | undefined
 }
 
 /**
@@ -52,7 +58,8 @@ interface PrimaryOptions {
  * SIGTERM/SIGINT asks every worker to drain, waiting up to server.shutdown_grace_ms (+2 s) before killing what is
  * left; a second signal kills them at once. A worker that fails to start before any worker serves (a dependency
  * still down after server.startup_timeout_ms, a port in use) stops the primary with exit 1, as a single process
- * would exit; later deaths are restarts. It serves no request itself.
+ * would exit; later deaths are restarts. It serves no public request itself; it serves the admin listener
+ * (primary-admin.ts), which answers 503 on /readyz from the first stop signal until it exits.
  */
 function runPrimary (options: PrimaryOptions): void {
   const { logger } = options
@@ -66,7 +73,8 @@ function runPrimary (options: PrimaryOptions): void {
 
   /** Exits once the buffered log lines are out, or LOG_FLUSH_MS later (a stalled stdout reader gets no more). */
   function exitAfterLogs (code: number): void {
-    void options.destination.flush(LOG_FLUSH_MS).then(() => process.exit(code))
+    // forceCloseConnections: a scraper's keep-alive connection does not hold the close up.
+    void Promise.all([options.admin?.close().catch(() => {}), options.destination.flush(LOG_FLUSH_MS)]).then(() => process.exit(code))
   }
 
   function killWorkers (): void {
@@ -83,6 +91,7 @@ function runPrimary (options: PrimaryOptions): void {
   cluster.on('exit', function onWorkerExit (worker: Worker, code: number | null, signal: string | null) {
     const lived = Date.now() - (startedAt.get(worker.id) ?? 0)
     startedAt.delete(worker.id)
+    options.admin?.workerExited(worker.id)
     if (stopping) return
     if (!serving && code !== 0) {
       // Its one line (e.g. the dependency and address) is already on stderr; restarting would loop forever.
@@ -122,6 +131,7 @@ function runPrimary (options: PrimaryOptions): void {
       process.exit(1)
     }
     stopping = true
+    options.admin?.markDraining()
     logger.info({ signal, workers: Object.keys(cluster.workers ?? {}).length }, 'shutting down: every worker finishes its in-flight requests')
     stopWatching()
     broadcast({ channel: 'lanegate:shutdown' })

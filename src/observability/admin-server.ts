@@ -1,12 +1,26 @@
 import Fastify, { type FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import { Registry } from 'prom-client'
 import type { GatewayMetrics } from './metrics.js'
-import type { Readiness } from './readiness.js'
+import type { Readiness, ReadinessReport } from './readiness.js'
 
+/** What the admin listener answers from: one process's own gateway, or the primary of `server.workers` > 1. */
 export interface AdminServerDeps {
-  metrics: GatewayMetrics
-  readiness: Readiness
-  /** The config version in use, for /healthz. */
-  configVersion: () => number
+  /** The Prometheus text of /metrics. */
+  metrics (): Promise<string>
+  /** What /readyz reports. */
+  readiness (): Promise<ReadinessReport>
+  /** /healthz's body besides `status` (one process: its config version; the primary: its serving workers). */
+  health (): Record<string, unknown>
+}
+
+/** The admin answers of one process serving its own gateway (`server.workers: 1`, and tests). */
+export function processAdminDeps (metrics: GatewayMetrics, readiness: Readiness, configVersion: () => number): AdminServerDeps {
+  return {
+    metrics: () => metrics.registry.metrics(),
+    readiness: () => readiness.report(),
+    health: () => ({ config_version: configVersion() }),
+  }
 }
 
 /**
@@ -19,18 +33,36 @@ export interface AdminServerDeps {
 export function buildAdminServer (deps: AdminServerDeps): FastifyInstance {
   const app = Fastify({ logger: false, forceCloseConnections: true })
   app.get('/metrics', async function metrics (_request, reply) {
-    reply.header('content-type', deps.metrics.registry.contentType)
+    reply.header('content-type', Registry.PROMETHEUS_CONTENT_TYPE)
     reply.header('cache-control', 'no-store')
-    return deps.metrics.registry.metrics()
+    return deps.metrics()
   })
   app.get('/healthz', async function health (_request, reply) {
     reply.header('cache-control', 'no-store')
-    return { status: 'ok', config_version: deps.configVersion() }
+    return { status: 'ok', ...deps.health() }
   })
   app.get('/readyz', async function ready (_request, reply) {
-    const report = await deps.readiness.report()
+    const report = await deps.readiness()
     reply.code(report.ready ? 200 : 503).header('cache-control', 'no-store')
-    return { status: report.ready ? 'ready' : 'not_ready', checks: report.checks, failed: report.failed }
+    const body = { status: report.ready ? 'ready' : 'not_ready', checks: report.checks, failed: report.failed }
+    return report.workers === undefined ? body : { ...body, workers: report.workers }
   })
   return app
+}
+
+/**
+ * Opens a built admin server on `settings` and logs its URL (`Admin listening on …`, which tests and operators
+ * look for); closes it and throws when the port is taken.
+ */
+export async function listenAdmin (admin: FastifyInstance, settings: { host: string, port: number }, logger: Logger): Promise<void> {
+  try {
+    await admin.listen({ host: settings.host, port: settings.port })
+  } catch (error) {
+    await admin.close()
+    throw error
+  }
+  const address = admin.server.address()
+  const port = typeof address === 'object' && address !== null ? address.port : settings.port
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host
+  logger.info({ admin_url: `http://${host}:${port}` }, `Admin listening on http://${host}:${port} (/metrics, /healthz, /readyz)`)
 }

@@ -73,6 +73,9 @@ export class GatewayMetrics {
       name: 'lanegate_config_version',
       help: 'Version of the config snapshot in use (1 at start, +1 per applied reload).',
       registers: [this.registry],
+      // With server.workers > 1 the primary reports the newest version a worker serves: versions count per
+      // process, so a restarted worker (back at 1, on the current file) must not pull the gauge down.
+      aggregator: 'max',
       collect () { this.set(sources.configVersion()) },
     })
     new Gauge({
@@ -80,6 +83,8 @@ export class GatewayMetrics {
       help: 'Whether a dependency answered its check at scrape time (1) or not (0).',
       labelNames: ['dependency'],
       registers: [this.registry],
+      // With server.workers > 1: down (0) as soon as one worker finds the dependency down.
+      aggregator: 'min',
       async collect () {
         for (const [dependency, up] of Object.entries(await sources.dependencies())) this.set({ dependency }, up ? 1 : 0)
       },

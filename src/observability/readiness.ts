@@ -5,6 +5,19 @@ export interface ReadinessReport {
   checks: Record<string, string>
   /** The names of the checks that failed (empty when ready). */
   failed: string[]
+  /** With `server.workers` > 1 (answered by the primary): each worker's own report. */
+  workers?: WorkerReadiness[]
+}
+
+/** One worker's readiness as the primary's /readyz lists it: the single process's body plus which worker. */
+export interface WorkerReadiness {
+  /** The worker's node:cluster id (1, 2, …; a restarted worker gets the next id). */
+  worker: number
+  pid: number
+  status: 'ready' | 'not_ready'
+  /** The worker's checks; `{ worker: why }` when it is still starting or did not answer. */
+  checks: Record<string, string>
+  failed: string[]
 }
 
 /** One named check: resolves when the dependency is usable, rejects (or throws) when it is not. */

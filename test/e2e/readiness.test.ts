@@ -5,7 +5,7 @@ import t, { type Test } from 'tap'
 import pg from 'pg'
 import { buildTestApp, type TestApp } from '../helpers/build-app.js'
 import { TEST_POSTGRES_URL } from '../helpers/payments-config.js'
-import { buildAdminServer } from '../../src/observability/admin-server.js'
+import { buildAdminServer, processAdminDeps } from '../../src/observability/admin-server.js'
 import { sample } from '../helpers/prometheus.js'
 import { createRequire } from 'node:module'
 
@@ -47,7 +47,7 @@ class TcpProxy {
 
 /** /readyz and the dependency gauge of a booted gateway, through its admin app. */
 function probes (gw: TestApp) {
-  const admin = buildAdminServer({ metrics: gw.metrics as NonNullable<TestApp['metrics']>, readiness: gw.readiness, configVersion: () => gw.gateway.current().version })
+  const admin = buildAdminServer(processAdminDeps(gw.metrics as NonNullable<TestApp['metrics']>, gw.readiness, () => gw.gateway.current().version))
   return {
     admin,
     readyz: async () => {
