@@ -19,6 +19,8 @@ export interface BenchConfigOptions {
   /** Count the limits in this Redis (rate_limit_store.driver: redis) under `redisPrefix` instead of in memory. */
   redisUrl?: string
   redisPrefix?: string
+  /** rate_limit_store.sync_interval_ms with `redisUrl`: the local pre-count (default: the exact round trip per request). */
+  redisSyncIntervalMs?: number
   /** server.workers (default: the demo's 1). */
   workers?: number
   /**
@@ -57,6 +59,7 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
     doc.setIn(['rate_limit_store', 'driver'], 'redis')
     doc.setIn(['rate_limit_store', 'redis_url'], options.redisUrl)
     doc.setIn(['rate_limit_store', 'key_prefix'], options.redisPrefix ?? 'lanegate-bench')
+    if (options.redisSyncIntervalMs !== undefined) doc.setIn(['rate_limit_store', 'sync_interval_ms'], options.redisSyncIntervalMs)
   }
   if (options.workers !== undefined) doc.setIn(['server', 'workers'], options.workers)
   if (options.floodPoints !== undefined) {

@@ -69,6 +69,13 @@ export interface RateLimitStoreConfig {
   key_prefix: string
   /** What happens when the limiter store fails: `open` lets the request through without headers, `closed` answers 503. */
   on_store_error: 'open' | 'closed'
+  /**
+   * Redis only. 0: every counted request is one Redis round trip (exact). > 0: route limits are pre-counted in
+   * the process and synchronised with Redis every this many milliseconds (bounded over-admission, see
+   * docs/performance.md "Scale-out"). The schema fills in 0; optional so configs built in code (tests, plugin
+   * harnesses) need not name it, and absent means the same 0.
+   */
+  sync_interval_ms?: number
 }
 
 export interface IssuerConfig {

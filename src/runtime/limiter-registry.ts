@@ -2,6 +2,7 @@ import cluster from 'node:cluster'
 import { createRequire } from 'node:module'
 import type { Redis } from 'ioredis'
 import { MemoryWindowCounter, StoreCounter, type RequestCounter } from './request-counter.js'
+import { SyncedWindowCounter } from './synced-window-counter.js'
 import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import { IpcCounter } from '../cluster/ipc-counter.js'
 import type { RateLimitConfig, RateLimitStoreConfig } from '../config/types.js'
@@ -13,7 +14,10 @@ export interface OwnedLimiterRegistry extends LimiterRegistry {
   ready (timeoutMs?: number): Promise<void>
   /** Resolves when the counter store answers (Redis PING; memory: at once); rejects otherwise. */
   ping (): Promise<void>
-  /** Closes the Redis connection when the registry opened it (not one passed in). */
+  /**
+   * Stops the pre-count timers and sends their last counts (best effort), then closes the Redis connection when
+   * the registry opened it (not one passed in).
+   */
   close (): Promise<void>
 }
 
@@ -32,14 +36,15 @@ const redisCommandTimeoutMs = 1_000
 
 /**
  * Keeps what `make` builds per name for as long as the name's points and window stay the same: a reload that
- * keeps a limit keeps its counts; a changed setting starts afresh.
+ * keeps a limit keeps its counts; a changed setting starts afresh (`retire` is given the one it replaces).
  */
-function keptBySettings<T> (make: (name: string, limit: RateLimitConfig) => T): (name: string, limit: RateLimitConfig) => T {
+function keptBySettings<T> (make: (name: string, limit: RateLimitConfig) => T, retire?: (value: T) => void): (name: string, limit: RateLimitConfig) => T {
   const kept = new Map<string, { settings: string, value: T }>()
   return function keptFor (name, limit) {
     const settings = `${limit.points}/${limit.window_seconds}`
     const known = kept.get(name)
     if (known !== undefined && known.settings === settings) return known.value
+    if (known !== undefined) retire?.(known.value)
     const value = make(name, limit)
     kept.set(name, { settings, value })
     return value
@@ -51,7 +56,9 @@ function keptBySettings<T> (make: (name: string, limit: RateLimitConfig) => T): 
  * limit shares one counter (D1), and a reload that keeps a limit's points and window keeps its limiter, so
  * counts survive reloads; a changed setting gets a fresh limiter. With `driver: redis` every gateway instance
  * pointed at the same Redis and `key_prefix` shares the counts (D5). Redis commands fail fast while the
- * connection is down (no offline queue), so a store outage becomes `on_store_error` at once (D4).
+ * connection is down (no offline queue), so a store outage becomes `on_store_error` at once (D4). With
+ * `sync_interval_ms` > 0 route limits are pre-counted in the process (SyncedWindowCounter: same keys and script,
+ * no round trip per request); the token endpoint's limiters stay exact.
  */
 export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Redis): OwnedLimiterRegistry {
   let client: Redis | undefined = redis
@@ -92,9 +99,19 @@ export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Red
   // A worker of `server.workers` > 1 with the memory driver counts in the primary, so the workers share counts;
   // one process keeps the synchronous in-process counter (no promise on the hot path).
   const inWorker = cluster.isWorker
+  const syncIntervalMs = config.sync_interval_ms ?? 0
+  const synced = new Set<SyncedWindowCounter>()
   const counters = keptBySettings((name, limit): RequestCounter => {
+    if (config.driver !== 'memory' && syncIntervalMs > 0) {
+      const counter = new SyncedWindowCounter({ client: client as Redis, keyPrefix: `${prefix}:${name}`, points: limit.points, windowSeconds: limit.window_seconds, syncIntervalMs })
+      synced.add(counter)
+      return counter
+    }
     if (config.driver !== 'memory') return new StoreCounter(build(`${prefix}:${name}`, limit))
     return inWorker ? new IpcCounter(name, limit.points, limit.window_seconds) : new MemoryWindowCounter(limit.points, limit.window_seconds)
+  }, function retireCounter (counter) {
+    // A reload changed the limit's points or window: its pre-count stops (its last counts still go to Redis).
+    if (counter instanceof SyncedWindowCounter && synced.delete(counter)) void counter.close()
   })
   const limiters = keptBySettings((name, limit) => build(`${prefix}#${name}`, limit))
 
@@ -117,6 +134,8 @@ export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Red
       if (client !== undefined) await client.ping()
     },
     async close () {
+      await Promise.all([...synced].map((counter) => counter.close()))
+      synced.clear()
       if (ownsClient && client !== undefined) {
         client.disconnect()
       }

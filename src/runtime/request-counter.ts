@@ -12,8 +12,9 @@ export interface CountOutcome {
 
 /**
  * Counts requests against one named limit. The memory counter answers synchronously, so a route whose limits are
- * all in memory runs its chain without a promise; a shared store (Redis) answers with a promise. Either may
- * throw or reject when the store fails, which the caller maps to `on_store_error`.
+ * all in memory runs its chain without a promise; a shared store (Redis) answers with a promise, or mostly
+ * synchronously when it pre-counts (SyncedWindowCounter). Either may throw or reject when the store fails,
+ * which the caller maps to `on_store_error`.
  */
 export interface RequestCounter {
   count (key: string): CountOutcome | Promise<CountOutcome>

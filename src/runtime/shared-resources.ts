@@ -48,7 +48,8 @@ export interface LimiterRegistry {
   /** A rate-limiter-flexible limiter (the token endpoint's limits, which also read and penalise counts). */
   get (name: string, config: RateLimitConfig): RateLimiterAbstract
   /**
-   * The counter of a route limit (`rate_limits` in gateway.yaml): synchronous in memory, a promise with Redis.
+   * The counter of a route limit (`rate_limits` in gateway.yaml): synchronous in memory, a promise with Redis
+   * (mostly synchronous with `rate_limit_store.sync_interval_ms` > 0: pre-counted, synchronised on a timer).
    * Its names are apart from `get`'s, in memory and in Redis: the same name used by both shares no counts.
    */
   counter (name: string, config: RateLimitConfig): RequestCounter

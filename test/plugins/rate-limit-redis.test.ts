@@ -4,21 +4,9 @@ import { randomUUID } from 'node:crypto'
 import rateLimit from '../../plugins/rate-limit/index.js'
 import { buildPolicyApp, tokenEnv } from '../helpers/token-app.js'
 import { createLimiterRegistry } from '../../src/runtime/limiter-registry.js'
+import { redisAvailable, testRedisUrl } from '../helpers/redis-available.js'
 
-const redisUrl = process.env.LANEGATE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
-
-async function redisAvailable (): Promise<boolean> {
-  const probe = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
-  probe.on('error', () => {})
-  try {
-    await probe.connect()
-    return (await probe.ping()) === 'PONG'
-  } catch {
-    return false
-  } finally {
-    probe.disconnect()
-  }
-}
+const redisUrl = testRedisUrl
 
 if (!(await redisAvailable())) {
   if (process.env.LANEGATE_REQUIRE_SERVICES === '1') t.fail(`Redis is required at ${redisUrl} (LANEGATE_REQUIRE_SERVICES=1)`)

@@ -55,3 +55,11 @@ t.test('proxy-service: the demo pricing block gets the bench targets and no acti
   const loaded = await parseGatewayConfig(text, 'bench.yaml', { env: {} }, catalog)
   t.ok(loaded.config.services.pricing !== undefined)
 })
+
+t.test('the Redis variants: exact by default, pre-counted with redisSyncIntervalMs; both pass validation', async (t) => {
+  const options = { dataDir: '/tmp/d', laneUrl: LANE, redisUrl: 'redis://127.0.0.1:6379', redisPrefix: 'lanegate-bench-x' }
+  const exact = await parseGatewayConfig(benchConfigText(demo, options), 'bench.yaml', { env: {} }, catalog)
+  t.same(exact.config.rate_limit_store, { driver: 'redis', redis_url: 'redis://127.0.0.1:6379', key_prefix: 'lanegate-bench-x', on_store_error: 'open', sync_interval_ms: 0 })
+  const synced = await parseGatewayConfig(benchConfigText(demo, { ...options, redisSyncIntervalMs: 50 }), 'bench.yaml', { env: {} }, catalog)
+  t.equal(synced.config.rate_limit_store.sync_interval_ms, 50)
+})

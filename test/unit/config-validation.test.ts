@@ -175,3 +175,21 @@ t.test('a route without auth is warned about', async (t) => {
   const { warnings } = await parseGatewayConfig(text, 'g.yaml', { env: {} }, catalog)
   t.same(warnings.map((w) => [w.path, w.message]), [['services.svc.routes.hello', 'route has no auth policy: anyone can call it']])
 })
+
+t.test('rate_limit_store.sync_interval_ms: 0 by default, 1–10000 ms with driver redis, an error with its path otherwise', async (t) => {
+  const store = (lines: string): string => `rate_limit_store:\n${lines}${base}`
+  const { config } = await parseGatewayConfig(base, 'g.yaml', { env: {} }, catalog)
+  t.equal(config.rate_limit_store.sync_interval_ms, 0, 'exact (a round trip per request) unless asked')
+  const redis = '  driver: redis\n  redis_url: redis://127.0.0.1:6379\n'
+  const synced = await parseGatewayConfig(store(`${redis}  sync_interval_ms: 50\n`), 'g.yaml', { env: {} }, catalog)
+  t.equal(synced.config.rate_limit_store.sync_interval_ms, 50)
+  t.same(await problemsOf(store(`${redis}  sync_interval_ms: -1\n`)), [{ path: 'rate_limit_store.sync_interval_ms', line: 4, message: 'must be >= 0' }])
+  t.same(await problemsOf(store(`${redis}  sync_interval_ms: 2.5\n`)), [{ path: 'rate_limit_store.sync_interval_ms', line: 4, message: 'must be integer' }])
+  t.same(await problemsOf(store(`${redis}  sync_interval_ms: 60000\n`)), [{ path: 'rate_limit_store.sync_interval_ms', line: 4, message: 'must be <= 10000' }])
+  t.same(await problemsOf(store(`${redis}  sync_interval_ms: fast\n`)), [{ path: 'rate_limit_store.sync_interval_ms', line: 4, message: 'must be integer' }])
+  t.same(await problemsOf(store('  driver: memory\n  sync_interval_ms: 50\n')), [{
+    path: 'rate_limit_store.sync_interval_ms',
+    line: 3,
+    message: 'only applies to driver redis (the memory driver counts every request in the process already)',
+  }])
+})

@@ -1,0 +1,96 @@
+import t, { type Test } from 'tap'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { LightMyRequestResponse } from 'fastify'
+import rateLimit from '../../plugins/rate-limit/index.js'
+import { buildPolicyApp, tokenEnv } from '../helpers/token-app.js'
+import { createLimiterRegistry } from '../../src/runtime/limiter-registry.js'
+import { ownRedis, type OwnRedis } from '../helpers/own-redis.js'
+import { SyncedWindowCounter } from '../../src/runtime/synced-window-counter.js'
+import { Redis } from 'ioredis'
+import { RateLimiterRedis } from 'rate-limiter-flexible'
+
+/**
+ * The rate-limit policy over `rate_limit_store.sync_interval_ms: 50` (the Redis pre-count), on a Redis of the
+ * test's own that it stops and starts: a store outage follows `on_store_error` and is never a 429 (D4).
+ */
+async function pairOn (redis: OwnRedis, onStoreError: 'open' | 'closed', t: Test) {
+  const registry = createLimiterRegistry({ driver: 'redis', redis_url: redis.url, key_prefix: `lg-synced-${onStoreError}`, on_store_error: onStoreError, sync_interval_ms: 50 })
+  t.teardown(() => registry.close())
+  await registry.ready()
+  const { app } = buildPolicyApp({ env: await tokenEnv({ limiters: registry }), envelope: 'payments', routes: [{ url: '/pay', chain: [[rateLimit, { limit: 'payments' }]] }] })
+  t.teardown(() => app.close())
+  const pay = (): Promise<LightMyRequestResponse> => app.inject({ url: '/pay', remoteAddress: '203.0.113.60' })
+  /**
+   * Waits until the registry's Redis answers (up) or not (down) twice, 25 ms apart: a command fails a moment
+   * before ioredis handles the socket's close, and `inject` alone never yields to the event loop's I/O.
+   */
+  async function until (up: boolean): Promise<void> {
+    let agreed = 0
+    for (let i = 0; i < 200 && agreed < 2; i++) {
+      const answers = await registry.ping().then(() => true, () => false)
+      agreed = answers === up ? agreed + 1 : 0
+      await sleep(25)
+    }
+    if (agreed >= 2) return
+    throw new Error(`the registry's Redis did not come ${up ? 'up' : 'down'}`)
+  }
+  return { pay, until }
+}
+
+const statusAndHeaders = (res: LightMyRequestResponse): [number, unknown, unknown] =>
+  [res.statusCode, res.headers['x-ratelimit-limit'], res.headers['x-ratelimit-remaining']]
+
+t.test('pre-count, on_store_error open: Redis stopped → requests pass without limit headers, never 429; counted again when it returns', async (t) => {
+  const redis = await ownRedis()
+  t.teardown(() => redis.stop())
+  const { pay, until } = await pairOn(redis, 'open', t)
+  const before = []
+  for (let i = 0; i < 3; i++) before.push(statusAndHeaders(await pay()))
+  t.same(before, [[200, '100', '99'], [200, '100', '98'], [200, '100', '97']], 'counted while Redis runs (the first in Redis, the next two locally)')
+  await redis.stop()
+  await until(false)
+  const during = []
+  for (let i = 0; i < 120; i++) during.push(statusAndHeaders(await pay()))
+  t.same(during, Array.from({ length: 120 }, () => [200, undefined, undefined]), '120 requests (over the limit of 100) served, without headers')
+  await redis.start()
+  await until(true)
+  t.same(statusAndHeaders(await pay()), [200, '100', '99'], 'counted again in the restarted (empty) Redis')
+})
+
+t.test('pre-count, on_store_error closed: Redis stopped → 503, never 429; counted again when it returns', async (t) => {
+  const redis = await ownRedis()
+  t.teardown(() => redis.stop())
+  const { pay, until } = await pairOn(redis, 'closed', t)
+  t.same(statusAndHeaders(await pay()), [200, '100', '99'])
+  await redis.stop()
+  await until(false)
+  const during = await pay()
+  t.same([during.statusCode, during.json()], [503, { success: false, message: 'The gateway is shutting down or a dependency is unavailable; retry shortly.' }])
+  await redis.start()
+  await until(true)
+  t.same(statusAndHeaders(await pay()), [200, '100', '99'])
+})
+
+t.test('the registry pre-counts route limits only (the token endpoint\'s stay exact) and flushes them on close', async (t) => {
+  const redis = await ownRedis()
+  t.teardown(() => redis.stop())
+  const registry = createLimiterRegistry({ driver: 'redis', redis_url: redis.url, key_prefix: 'lg-registry', on_store_error: 'open', sync_interval_ms: 60_000 })
+  await registry.ready()
+  const limit = { key: 'ip' as const, points: 10, window_seconds: 60 }
+  const counter = registry.counter('payments', limit)
+  t.ok(counter instanceof SyncedWindowCounter, 'a route limit is pre-counted')
+  t.ok(registry.get('payments', limit) instanceof RateLimiterRedis, 'a token-endpoint limiter is exact')
+  const admin = new Redis(redis.url)
+  t.teardown(() => admin.disconnect())
+  const refunds = registry.counter('refunds', limit)
+  await refunds.count('203.0.113.61')
+  refunds.count('203.0.113.61')
+  t.not(registry.counter('refunds', { ...limit, points: 11 }), refunds, 'a changed setting (a reload) gets a new counter')
+  await sleep(50)
+  t.equal(await admin.get('lg-registry:refunds:203.0.113.61'), '2', 'the replaced one was closed, its local count sent')
+  await counter.count('203.0.113.61')
+  counter.count('203.0.113.61')
+  counter.count('203.0.113.61')
+  await registry.close()
+  t.equal(await admin.get('lg-registry:payments:203.0.113.61'), '3', 'close() sent the two local counts before closing the connection')
+})
