@@ -15,7 +15,7 @@ import { mountServiceRoutes } from './services/mount-service.js'
 import { moduleForService, serviceRoutes } from './services/service-module.js'
 import { deferredRequestLoggerFactory } from './request-logger.js'
 import type { GatewayMetrics } from './observability/metrics.js'
-import { countRefusal, instrumentApp } from './observability/instrument-app.js'
+import { countRefusal, MeteredLogController } from './observability/instrument-app.js'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
@@ -63,7 +63,10 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
     // fastify's "incoming request" / "request completed" lines are info-level: below that level (the level is
     // fixed at boot) skip the work of preparing them on every request.
     // (fastify 5.12 deprecates the top-level disableRequestLogging for this.)
-    logController: new LogController({ disableRequestLogging: !logger.isLevelEnabled('info') }),
+    // With metrics, the same controller also counts every answered request (observability/instrument-app.ts).
+    logController: metrics === undefined
+      ? new LogController({ disableRequestLogging: !logger.isLevelEnabled('info') })
+      : new MeteredLogController(metrics, { disableRequestLogging: !logger.isLevelEnabled('info') }),
     return503OnClosing: true,
     clientErrorHandler: gatewayClientErrorHandler,
     forceCloseConnections: 'idle',
@@ -82,7 +85,6 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
   app.setErrorHandler(createErrorHandler('plain', metrics === undefined
     ? undefined
     : function countRefusals (request, error) { countRefusal(metrics, request, error) }))
-  if (metrics !== undefined) instrumentApp(app, metrics)
   registerBoundedJsonParser(app)
   // Set when the request starts rather than in an onSend hook, which cost every response a promise. A handler
   // that allows caching (content) overwrites cache-control; the error handler sets no-store again.
