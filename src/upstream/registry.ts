@@ -52,7 +52,10 @@ export class UpstreamRegistry<S extends object> {
    */
   reconcile (wanted: ReadonlyMap<string, S>): void {
     this.declared = true
-    for (const [key, source] of wanted) this.get(key, source) // reconciled, or built by `add`
+    for (const [key, source] of wanted) {
+      if (this.entries.has(key)) this.get(key, source) // reconciled in place when `source` changed
+      else this.add(key, source)
+    }
     for (const [key, entry] of this.entries) {
       if (wanted.has(key)) continue
       this.entries.delete(key)
