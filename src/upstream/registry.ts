@@ -69,6 +69,14 @@ export class UpstreamRegistry<S extends object> {
     return [...this.entries.keys()]
   }
 
+  /** Each upstream's targets, available and ejected by its health checks right now (the metrics read it). */
+  targetCounts (): Array<{ upstream: string, available: number, ejected: number }> {
+    return [...this.entries].map(([key, entry]) => {
+      const ejected = entry.upstream.targets.filter((target) => target.ejected).length
+      return { upstream: key, available: entry.upstream.targets.length - ejected, ejected }
+    })
+  }
+
   private add (key: string, source: S): Upstream {
     const upstream = new Upstream(this.derive(source), this.logger, key)
     this.entries.set(key, { source, upstream })

@@ -2,6 +2,7 @@ import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { scrape, sample } from '../helpers/prometheus.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { deadPort, startBackend, type Backend } from '../helpers/upstream-servers.js'
 
@@ -84,6 +85,11 @@ async function get (path: string, method = 'GET'): Promise<string> {
 
 /** Probe log lines naming the dead target. */
 const failedProbes = (): number => gateway.output().split('\n').filter((line) => line.includes(FAILED_PROBE) && line.includes(`:${dead}`)).length
+/** `lanegate_upstream_targets` of one upstream: [available, ejected], both 0 when it has no series. */
+async function targetStates (upstream: string): Promise<[number, number]> {
+  const families = await scrape(gateway.admin as string)
+  return [sample(families, 'lanegate_upstream_targets', { upstream, state: 'available' }), sample(families, 'lanegate_upstream_targets', { upstream, state: 'ejected' })]
+}
 const probesOf = (backend: Backend): number => backend.seen.filter((r) => r.url === '/health').length
 const requestsOf = (backend: Backend): string[] => backend.seen.filter((r) => r.url !== '/health').map((r) => r.url)
 
@@ -113,6 +119,8 @@ t.test('a dead target is ejected by the active probe at boot, before any request
   t.ok(await until(() => failedProbes() >= 1), 'the boot snapshot\'s probe found the dead target without any request')
   t.same(requestsOf(a), [], 'no request was sent yet')
   t.ok(probesOf(a) >= 1, 'the live target was probed too')
+  t.same(await targetStates('p'), [1, 1], 'metrics: one target available, one ejected, before any request')
+  t.same(await targetStates('q'), [1, 0])
   const answers: string[] = []
   for (let i = 0; i < 6; i++) answers.push(await get(`/legacy/p/x${i}`))
   t.same(answers, ['200 A /x0', '200 A /x1', '200 A /x2', '200 A /x3', '200 A /x4', '200 A /x5'], 'round robin over two targets sent every request to the live one')
@@ -135,6 +143,7 @@ t.test('a reload that removes the blocks: the request in flight finishes, the pa
   t.equal(probesOf(a), probes, 'no probe after the removal (interval 1 s)')
   t.equal(a.openConnections(), 0, 'and no new connection')
   t.equal(await get('/legacy/other/y'), '200 other', 'the other block is untouched')
+  t.same([await targetStates('p'), await targetStates('q'), await targetStates('other')], [[0, 0], [0, 0], [1, 0]], 'metrics: the removed blocks\' series are gone')
 })
 
 t.test('a reload that adds the blocks back: a new upstream, probing at once, serving the routes registered at start', async (t) => {
@@ -143,6 +152,7 @@ t.test('a reload that adds the blocks back: a new upstream, probing at once, ser
   await rewrite(config(dataDir, other, proxyBlocks(a, dead)))
   t.ok(await until(() => failedProbes() > before, 3000), 'the new upstream probed the dead target')
   t.same(requestsOf(a).slice(requests), [], 'before any request')
+  t.same(await targetStates('p'), [1, 1], 'metrics: the dead target ejected again')
   const answers: string[] = []
   for (let i = 0; i < 4; i++) answers.push(await get(`/legacy/p/again${i}`))
   t.same(answers, ['200 A /again0', '200 A /again1', '200 A /again2', '200 A /again3'])
