@@ -66,6 +66,7 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
     : new GatewayMetrics({
       configVersion: () => gateway?.current().version ?? 0,
       dependencies: () => readiness.dependencies(),
+      upstreamTargets: () => shared.upstreams.proxies.targetCounts(),
     })
   try {
     gateway = createGateway({

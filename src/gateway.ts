@@ -5,7 +5,7 @@ import { loadConfigFile } from './config/load-config.js'
 import { configRules } from './pipeline/config-rules.js'
 import type { LoadedGatewayConfig } from './pipeline/load-gateway-config.js'
 import type { Catalog } from './pipeline/registry.js'
-import { declaredRoutes, moduleForService } from './services/service-module.js'
+import { declaredRoutes, moduleForService, reconcileServices } from './services/service-module.js'
 import { isDeepStrictEqual } from 'node:util'
 import type { GatewayConfig } from './config/types.js'
 import { restartRequiredChanges } from './config/restart-required.js'
@@ -52,6 +52,8 @@ export function createGateway (options: {
   const catalog = options.loaded.catalog
   const reloadRules = configRules(catalog, { loadPlugins: false })
   let snapshot = buildSnapshot(options.loaded.config, 1, catalog, shared)
+  // Resources that follow the config (proxy blocks' upstreams and their health checks) start with the snapshot.
+  reconcileServices(catalog.services, snapshot.config, shared)
   let source = options.loaded.source
   let pending: Promise<ReloadResult> | undefined
   for (const w of options.loaded.warnings) logger.warn({ path: w.path, line: w.line }, `config warning: ${w.message}`)
@@ -59,6 +61,8 @@ export function createGateway (options: {
   function apply (loaded: LoadedGatewayConfig): ReloadResult {
     if (loaded.source === source && loaded.source !== '') return { outcome: 'unchanged', version: snapshot.version }
     const next = buildSnapshot(loaded.config, snapshot.version + 1, catalog, shared)
+    // Built and valid: bring the config's resources in line (removed proxy blocks drain) just before the swap.
+    reconcileServices(catalog.services, next.config, shared)
     const restartRequired = [...restartRequiredChanges(snapshot.config, next.config), ...routeListChanges(catalog, snapshot.config, next.config)]
     snapshot = next
     source = loaded.source

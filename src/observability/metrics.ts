@@ -41,6 +41,16 @@ export interface MetricSources {
   configVersion (): number
   /** dependency name → up (1) or down (0), checked at scrape time. */
   dependencies (): Promise<Record<string, boolean>>
+  /** The `proxy` blocks' upstreams now: targets the health checks leave in and those they have ejected. */
+  upstreamTargets? (): Iterable<UpstreamTargetCount>
+}
+
+/** One upstream's targets by health state, as `lanegate_upstream_targets` exports them. */
+export interface UpstreamTargetCount {
+  /** The registry key (a `proxy` block's name), the same `upstream` label as lanegate_upstream_requests_total. */
+  readonly upstream: string
+  readonly available: number
+  readonly ejected: number
 }
 
 /**
@@ -87,6 +97,21 @@ export class GatewayMetrics {
       aggregator: 'min',
       async collect () {
         for (const [dependency, up] of Object.entries(await sources.dependencies())) this.set({ dependency }, up ? 1 : 0)
+      },
+    })
+    const upstreamTargets = sources.upstreamTargets
+    new Gauge({
+      name: 'lanegate_upstream_targets',
+      help: 'Targets of each proxy service upstream at scrape time, by state (available, or ejected by health checks).',
+      labelNames: ['upstream', 'state'],
+      registers: [this.registry],
+      collect () {
+        // Rebuilt on every scrape: a block removed by a reload disappears with its upstream.
+        this.reset()
+        for (const count of upstreamTargets?.() ?? []) {
+          this.set({ upstream: count.upstream, state: 'available' }, count.available)
+          this.set({ upstream: count.upstream, state: 'ejected' }, count.ejected)
+        }
       },
     })
     collectDefaultMetrics({ register: this.registry })

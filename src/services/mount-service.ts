@@ -4,8 +4,6 @@ import type { EnvelopeName } from '../errors/envelopes.js'
 import { GatewayError } from '../errors/gateway-error.js'
 import type { RouteDefinition } from './service-module.js'
 
-const ROUTABLE_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
-
 export interface MountOptions {
   service: string
   envelope: EnvelopeName
@@ -24,8 +22,11 @@ export interface MountOptions {
 
 /**
  * Registers a service's routes in `app` (already under the service's prefix): parsed-body routes, streamed
- * routes (`rawBody`) in a scope that leaves the body in `request.raw`, and 405 with `Allow` for the methods a
- * known path does not serve. The gateway mounts every service with it; tests mount one service with their own
+ * routes (`rawBody`) in a scope that leaves the body in `request.raw`, and 405 with `Allow` for every other method
+ * fastify routes on a known path (TRACE and QUERY included, as at the token endpoint), refused in `onRequest`:
+ * the body of a request refused on its method is never read, so it gets 405 whatever it holds (not 400 or 413).
+ * A service whose block the current snapshot no longer has (a removed `proxy` block) answers 404 there instead,
+ * as its routes do. The gateway mounts every service with it; tests mount one service with their own
  * `contextHook` in place of the policy chain, so they exercise the same registration.
  */
 export function mountServiceRoutes (app: FastifyInstance, options: MountOptions): void {
@@ -70,26 +71,37 @@ export function mountServiceRoutes (app: FastifyInstance, options: MountOptions)
     // A method another route serves on a pattern that overlaps this one (`GET /prices/*` beside `PUT
     // /prices/:sku`, both from a proxy block's settings) is left to that route: a 405 here would shadow it.
     const elsewhere = [...methodsByUrl].filter(([other]) => other !== url && patternsOverlap(other, url))
-    const others = ROUTABLE_METHODS.filter((m) => !methods.has(m) && !elsewhere.some(([, served]) => served.has(m)))
+    const others = (app.supportedMethods as HTTPMethods[]).filter((m) => !methods.has(m) && !elsewhere.some(([, served]) => served.has(m)))
     if (others.length === 0) continue
     const allowed = new Set(methods)
     for (const [other, served] of elsewhere) if (patternCovers(other, url)) for (const m of served) allowed.add(m)
     const allow = [...allowed].join(', ')
+    /** The answer: 405 with Allow, or 404 once a reload removed the block (its routes answer 404 too). */
+    const refusal = (request: FastifyRequest): GatewayError => {
+      const snapshot = options.snapshot()
+      const block = snapshot.config.services[service]
+      request.gw = { snapshot, service, routeId: '(405)', envelope: block?.envelope ?? envelope }
+      return block === undefined ? new GatewayError('not_found') : new GatewayError('method_not_allowed', { headers: { allow } })
+    }
     app.route({
       method: others,
       url,
-      onRequest: function methodNotAllowedContext (request, reply, done) {
+      onRequest: function refuseMethod (request, reply, done) {
         const requested = request.method === 'OPTIONS' ? request.headers['access-control-request-method'] : undefined
         const preflight = typeof requested === 'string' ? preflightsByUrl.get(url)?.get(requested) : undefined
         if (preflight !== undefined) {
-          preflight.call(this, request, reply, done)
+          // The route's `cors` step answers the preflight; without one it goes on, and is refused here.
+          preflight.call(this, request, reply, function afterPreflight (error) {
+            if (error !== undefined || reply.sent) done(error)
+            else done(refusal(request))
+          })
           return
         }
-        request.gw = { snapshot: options.snapshot(), service, routeId: '(405)', envelope }
-        done()
+        done(refusal(request))
       },
-      handler: async function methodNotAllowed (_request: FastifyRequest, _reply: FastifyReply) {
-        throw new GatewayError('method_not_allowed', { headers: { allow } })
+      // Never reached (onRequest always refuses or answers); fastify requires a handler.
+      handler: async function methodNotAllowed (request: FastifyRequest, _reply: FastifyReply) {
+        throw refusal(request)
       },
     })
   }

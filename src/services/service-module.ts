@@ -100,6 +100,12 @@ export interface ServiceModule {
   check?(settings: ServiceConfig, config: GatewayConfig, indexes: ConfigIndexes): ServiceSettingProblem[]
   /** Builds the handlers once at boot. Long-lived resources (agents, caches) are made here and closed in `close`. */
   build (deps: ServiceDeps): { handlers: RouteHandlers, close?: () => Promise<void> }
+  /**
+   * Brings the shared resources that follow the config (a proxy block's upstream) in line with a new snapshot:
+   * called with every block this module serves in it (none when the last one was removed), once the snapshot is
+   * built, at boot and on each reload, before it is swapped in. A block the reload removed is never passed again.
+   */
+  reconcile?(blocks: ReadonlyMap<string, ServiceConfig>, shared: SharedResources): void
 }
 
 /**
@@ -110,6 +116,18 @@ export function moduleForService (modules: readonly ServiceModule[], service: st
   const type = settings.type
   if (typeof type === 'string') return modules.find((module) => module.typed === true && module.name === type)
   return modules.find((module) => module.typed !== true && module.name === service)
+}
+
+/** Calls every module's `reconcile` with its blocks in `config` (the gateway, for each snapshot it builds). */
+export function reconcileServices (modules: readonly ServiceModule[], config: GatewayConfig, shared: SharedResources): void {
+  for (const module of modules) {
+    if (module.reconcile === undefined) continue
+    const blocks = new Map<string, ServiceConfig>()
+    for (const [service, settings] of Object.entries(config.services)) {
+      if (moduleForService(modules, service, settings) === module) blocks.set(service, settings)
+    }
+    module.reconcile(blocks, shared)
+  }
 }
 
 /** The routes a service declares for these settings (its fixed list, or the one its settings give). */

@@ -19,14 +19,19 @@ type ActiveSettings = NonNullable<UpstreamHealth['active']>
  * the upstream, through the target's own pool. A 2xx or 3xx answer within the upstream's connect + response
  * timeouts marks the target healthy (clearing any passive ejection too); anything else ejects it until a probe
  * passes. Probes of one round run in parallel; a round still running when the next is due is not doubled.
+ *
+ * The first round runs at once, when the checks start (the upstream is built with the snapshot that declares
+ * it): a target that is down at boot or reload is ejected before a request meets it, not one interval later.
  */
 export class ActiveHealth {
   private readonly timer: NodeJS.Timeout
   private running = false
+  private stopped = false
 
   constructor (private readonly upstream: ProbedUpstream, private readonly active: ActiveSettings) {
     this.timer = setInterval(() => { void this.round() }, active.interval_seconds * 1000)
     this.timer.unref()
+    void this.round()
   }
 
   /** Whether these are the settings it runs with (a reload keeps the timer when they did not change). */
@@ -34,13 +39,15 @@ export class ActiveHealth {
     return active !== undefined && active.path === this.active.path && active.interval_seconds === this.active.interval_seconds
   }
 
+  /** No more rounds; a probe still in flight is not recorded (its pool may be closing: that is not the target's fault). */
   stop (): void {
+    this.stopped = true
     clearInterval(this.timer)
   }
 
   /** One round over the current targets. */
   async round (): Promise<void> {
-    if (this.running) return
+    if (this.running || this.stopped) return
     this.running = true
     try {
       await Promise.all(this.upstream.targets.map((target) => this.probe(target)))
@@ -65,6 +72,7 @@ export class ActiveHealth {
     } catch {
       healthy = false
     }
+    if (this.stopped) return
     target.recordProbe(healthy)
     if (healthy === wasDown) {
       this.upstream.logger?.[healthy ? 'info' : 'warn']({ upstream_target: target.url }, healthy ? 'upstream target healthy again' : 'upstream target failed its health check')

@@ -3,12 +3,13 @@
  * lane live relay, fan-out's lane calls, timeseries queries, and the `proxy` service).
  *
  * - `Upstream` (upstream.ts): weighted targets, each with its own undici pool; `round_robin` (smooth weighted) or
- *   `least_connections` balancing; passive and active health; `reconcile(settings)` for hot reload.
+ *   `least_connections` balancing; passive and active health; `reconcile(settings)` for hot reload, `retire()` when its owner is removed.
  * - `relayUpstream` (relay.ts): streams a caller's request and the answer both ways with backpressure; retries
  *   idempotent body-less requests on another target before any byte reached the caller.
  * - `callUpstream` (call.ts): a request of the gateway's own with a bounded, buffered answer.
  * - `UpstreamRegistry` / `createSharedUpstreams` (registry.ts): upstreams by key, reconciled when a reload hands a
- *   new config object; the shared set lives in `SharedResources.upstreams`.
+ *   new config object, or (`reconcile(wanted)`, the proxy blocks) declared by each snapshot: built with it, retired
+ *   when it drops them; the shared set lives in `SharedResources.upstreams`.
  * - failure.ts: the one mapping of failures to `upstream_error` (mirrored 4xx/5xx; 502 with `upstream_failure`).
  * - headers.ts: hop-by-hop and credential hygiene both ways; the request's W3C trace context sent upstream.
  * - outcome.ts: each request counted once in `lanegate_upstream_*` by outcome (ok, http_4xx, http_5xx, timeout,

@@ -16,10 +16,20 @@ interface Entry<S> {
  */
 export class UpstreamRegistry<S extends object> {
   private readonly entries = new Map<string, Entry<S>>()
+  /** Set by the first `reconcile`: from then on the snapshots say which keys exist, not first use. */
+  private declared = false
+  /** Upstreams a reconcile took out of service, until their pools have drained (shutdown destroys them). */
+  private readonly draining = new Set<Upstream>()
 
   constructor (private readonly derive: (source: S) => UpstreamSettings, private readonly logger?: UpstreamLogger) {}
 
-  /** The upstream for `key`, reconciled with `source` when that is not the object it was last given. */
+  /**
+   * The upstream for `key`, reconciled with `source` when that is not the object it was last given. In a
+   * registry the snapshots declare (`reconcile`), a key the last one did not declare is a request that started
+   * before a reload removed its block: it is served on a one-off upstream of `source` without active health,
+   * kept nowhere (its idle connections close by keep-alive timeout), so that it neither fails nor brings the
+   * removed upstream back.
+   */
   get (key: string, source: S): Upstream {
     const entry = this.entries.get(key)
     if (entry !== undefined) {
@@ -29,15 +39,61 @@ export class UpstreamRegistry<S extends object> {
       }
       return entry.upstream
     }
+    if (this.declared) return this.oneOff(key, source)
+    return this.add(key, source)
+  }
+
+  /**
+   * Makes the registry hold exactly the upstreams `wanted` declares (a snapshot's, at boot and on each reload):
+   * a new key's upstream is built now, so its active health checks start with the snapshot rather than with the
+   * first request; a kept key's is reconciled in place (`Upstream.reconcile`); a key no longer wanted is retired:
+   * its checks stop, its requests in flight finish, then its pools close. A key that comes back later gets a new
+   * upstream.
+   */
+  reconcile (wanted: ReadonlyMap<string, S>): void {
+    this.declared = true
+    for (const [key, source] of wanted) {
+      if (this.entries.has(key)) this.get(key, source) // reconciled in place when `source` changed
+      else this.add(key, source)
+    }
+    for (const [key, entry] of this.entries) {
+      if (wanted.has(key)) continue
+      this.entries.delete(key)
+      this.draining.add(entry.upstream)
+      void entry.upstream.retire().finally(() => this.draining.delete(entry.upstream))
+    }
+  }
+
+  /** Keys with an upstream (for tests and logs). */
+  keys (): string[] {
+    return [...this.entries.keys()]
+  }
+
+  /** Each upstream's targets, available and ejected by its health checks right now (the metrics read it). */
+  targetCounts (): Array<{ upstream: string, available: number, ejected: number }> {
+    return [...this.entries].map(([key, entry]) => {
+      const ejected = entry.upstream.targets.filter((target) => target.ejected).length
+      return { upstream: key, available: entry.upstream.targets.length - ejected, ejected }
+    })
+  }
+
+  private add (key: string, source: S): Upstream {
     const upstream = new Upstream(this.derive(source), this.logger, key)
     this.entries.set(key, { source, upstream })
     return upstream
   }
 
-  /** Closes every connection of every upstream (shutdown). */
+  private oneOff (key: string, source: S): Upstream {
+    const settings = this.derive(source)
+    const { passive } = settings.health
+    return new Upstream({ ...settings, health: passive === undefined ? {} : { passive } }, this.logger, key)
+  }
+
+  /** Closes every connection of every upstream, draining ones included (shutdown). */
   async close (): Promise<void> {
-    const upstreams = [...this.entries.values()].map((entry) => entry.upstream)
+    const upstreams = [...this.entries.values()].map((entry) => entry.upstream).concat([...this.draining])
     this.entries.clear()
+    this.draining.clear()
     await Promise.all(upstreams.map((upstream) => upstream.close()))
   }
 }
@@ -58,22 +114,27 @@ export function laneUpstreamSettings (lane: LaneConfig): UpstreamSettings {
 /**
  * The upstreams every service shares, opened with the shared resources and closed at shutdown: `lanes` by store
  * id (the live relay and fan-out's lane calls share each lane's pool, so fan-out honours the lane's socket cap),
- * and `services` for single upstreams keyed by the service that owns their settings (`timeseries`).
+ * `services` for single upstreams keyed by the service that owns their settings (`timeseries`), built on first
+ * use, and `proxies` for the `type: proxy` blocks, keyed by block name and declared by each snapshot
+ * (`UpstreamRegistry.reconcile`: built, reconciled and retired with the config, not with traffic).
  */
 export interface SharedUpstreams {
   readonly lanes: UpstreamRegistry<LaneConfig>
   readonly services: UpstreamRegistry<UpstreamSettings>
+  readonly proxies: UpstreamRegistry<UpstreamSettings>
   close (): Promise<void>
 }
 
 export function createSharedUpstreams (logger?: UpstreamLogger): SharedUpstreams {
   const lanes = new UpstreamRegistry<LaneConfig>(laneUpstreamSettings, logger)
   const services = new UpstreamRegistry<UpstreamSettings>((settings) => settings, logger)
+  const proxies = new UpstreamRegistry<UpstreamSettings>((settings) => settings, logger)
   return {
     lanes,
     services,
+    proxies,
     async close () {
-      await Promise.all([lanes.close(), services.close()])
+      await Promise.all([lanes.close(), services.close(), proxies.close()])
     },
   }
 }

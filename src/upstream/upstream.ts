@@ -22,6 +22,8 @@ export class Upstream {
   targets: Target[] = []
   private fingerprint = ''
   private health: ActiveHealth | undefined
+  /** Targets `retire` took out of service, still draining: a shutdown meanwhile destroys them too. */
+  private retired: Target[] = []
   /** least_connections: where the scan for a tie starts, so ties rotate. */
   private cursor = 0
 
@@ -116,12 +118,28 @@ export class Upstream {
     }
   }
 
-  /** Stops health checks and closes every connection now (shutdown). */
-  async close (): Promise<void> {
+  /**
+   * Takes the upstream out of service (its block was removed by a reload): health checks stop now, every target
+   * takes no new request, and each pool closes once its requests in flight have finished. Resolves when all are
+   * closed.
+   */
+  async retire (): Promise<void> {
     this.health?.stop()
     this.health = undefined
     const targets = this.targets
     this.targets = []
+    this.retired.push(...targets)
+    // Target.retire does the same without waiting; here the caller may wait for the drain.
+    await Promise.all(targets.map((target) => target.pool.close().catch(() => {})))
+  }
+
+  /** Stops health checks and closes every connection now, draining ones included (shutdown). */
+  async close (): Promise<void> {
+    this.health?.stop()
+    this.health = undefined
+    const targets = [...this.targets, ...this.retired]
+    this.targets = []
+    this.retired = []
     await Promise.all(targets.map((target) => target.destroy()))
   }
 }

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { renderError } from '../../src/errors/envelopes.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
 import { relayedResponseHeaders, type UpstreamTrace } from '../../src/upstream/headers.js'
@@ -20,6 +20,10 @@ export interface Backend {
   seen: Array<{ method: string, url: string, headers: IncomingMessage['headers'], body: string }>
   /** Replaces how it answers. */
   handle: (handler: BackendHandler) => void
+  /** Connections open right now (a client's keep-alive sockets included): 0 once every client closed its own. */
+  openConnections: () => number
+  /** The server itself (e.g. to raise `keepAliveTimeout`, so only the client can close an idle socket). */
+  server: Server
   close: () => Promise<void>
 }
 
@@ -40,6 +44,11 @@ export async function startBackend (t: Teardown, name: string, port = 0): Promis
       handler(req, res, body)
     })
   })
+  const open = new Set<Socket>()
+  server.on('connection', (socket: Socket) => {
+    open.add(socket)
+    socket.once('close', () => open.delete(socket))
+  })
   await listen(server, port)
   const actual = (server.address() as AddressInfo).port
   const close = async (): Promise<void> => {
@@ -47,7 +56,7 @@ export async function startBackend (t: Teardown, name: string, port = 0): Promis
     await new Promise<void>((resolve) => server.close(() => resolve()))
   }
   t.teardown(() => server.listening ? close() : undefined)
-  return { name, url: `http://127.0.0.1:${actual}`, port: actual, seen, handle: (h) => { handler = h }, close }
+  return { name, url: `http://127.0.0.1:${actual}`, port: actual, seen, handle: (h) => { handler = h }, openConnections: () => open.size, server, close }
 }
 
 /** A port nothing listens on (it was free a moment ago): connections are refused. */

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { GatewayConfig, ServiceConfig } from '../../config/types.js'
+import type { SharedResources } from '../../runtime/shared-resources.js'
 import { GatewayError } from '../../errors/gateway-error.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
 import type { UpstreamSettings } from '../../upstream/settings.js'
@@ -30,9 +31,22 @@ export const proxyService: ServiceModule = {
     // The prefix the routes are mounted under (a changed prefix needs a restart, like every service's).
     const prefix = deps.currentConfig().services[deps.service]?.prefix
     if (prefix === undefined) throw new Error(`services.${deps.service} is not configured`)
-    const handler = proxyHandler(deps.service, prefix, deps.shared.upstreams.services, deps.currentConfig)
+    const handler = proxyHandler(deps.service, prefix, deps.shared.upstreams.proxies, deps.currentConfig)
     return { handlers: () => handler }
   },
+  reconcile: reconcileProxyUpstreams,
+}
+
+/**
+ * Each snapshot declares the proxy blocks' upstreams (boot and every reload): a block's upstream is built, and its
+ * active health checks started, when the snapshot is, not at its first request; a changed block is reconciled in
+ * place; a removed block's upstream stops probing, finishes its requests in flight and closes its pools; a block
+ * added back gets a new one.
+ */
+function reconcileProxyUpstreams (blocks: ReadonlyMap<string, ServiceConfig>, shared: SharedResources): void {
+  const wanted = new Map<string, UpstreamSettings>()
+  for (const [service, block] of blocks) wanted.set(service, proxyUpstreamSettings(proxySettings(block).upstream))
+  shared.upstreams.proxies.reconcile(wanted)
 }
 
 /** What the handler itself may answer with (path safety, body limit, the engine's failures): for the OpenAPI document. */

@@ -1,0 +1,160 @@
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { scrape, sample } from '../helpers/prometheus.js'
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { deadPort, startBackend, type Backend } from '../helpers/upstream-servers.js'
+
+/**
+ * A `proxy` block's upstream lives with the config, not with the traffic (issue 13 item 4), on a real `lanegate
+ * start` reloaded with SIGHUP: its active health checks start when the snapshot declaring it is built (a dead
+ * target is ejected before any request), and a reload that removes the block stops its probes, lets its requests
+ * in flight finish and closes its pools; a reload that adds it back gets a working upstream again.
+ *
+ * Block `p`: target `dead` (listed first: round robin picks it first) refuses connections, `a` lives. No retry and
+ * no passive health: a request picked onto `dead` would answer 502, so only the active probe can keep requests off
+ * it. Block `q`: `a` alone, probed too (its requests reach `a` whatever the health checks do).
+ */
+const proxyBlocks = (a: Backend, dead: number): string => `
+  p:
+    type: proxy
+    prefix: /legacy/p
+    envelope: exchange
+    upstream:
+      targets: [ "http://127.0.0.1:${dead}", "${a.url}" ]
+      retry: { attempts: 1 }
+      health: { active: { path: /health, interval_seconds: 1 } }
+    routes:
+      any: { methods: [GET], path: "/*" }
+  q:
+    type: proxy
+    prefix: /legacy/q
+    envelope: exchange
+    upstream:
+      targets: [ "${a.url}" ]
+      health: { active: { path: /health, interval_seconds: 1 } }
+    routes:
+      any: { methods: [GET], path: "/*" }`
+
+const config = (dataDir: string, other: Backend, block = ''): string => `
+server: { data_dir: ${dataDir} }
+admin: { port: 0 }
+issuer: { issuer: http://localhost:8080 }
+scopes: {}
+services:
+  other:
+    type: proxy
+    prefix: /legacy/other
+    envelope: exchange
+    upstream: { targets: [ "${other.url}" ] }
+    routes:
+      any: { methods: [GET], path: "/*" }${block}
+`
+
+const FAILED_PROBE = 'upstream target failed its health check'
+
+let gateway: SpawnedGateway
+let file: string
+let dataDir: string
+let a: Backend
+let other: Backend
+let dead: number
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function until (check: () => boolean | Promise<boolean>, ms = 3000): Promise<boolean> {
+  const end = Date.now() + ms
+  while (Date.now() < end) {
+    if (await check()) return true
+    await sleep(20)
+  }
+  return check()
+}
+
+async function rewrite (text: string): Promise<void> {
+  await writeFile(`${file}.tmp`, text)
+  await rename(`${file}.tmp`, file)
+  gateway.child.kill('SIGHUP')
+}
+
+async function get (path: string, method = 'GET'): Promise<string> {
+  const res = await fetch(`${gateway.base}${path}`, { method })
+  return `${res.status} ${await res.text()}`
+}
+
+/** Probe log lines naming the dead target. */
+const failedProbes = (): number => gateway.output().split('\n').filter((line) => line.includes(FAILED_PROBE) && line.includes(`:${dead}`)).length
+/** `lanegate_upstream_targets` of one upstream: [available, ejected], both 0 when it has no series. */
+async function targetStates (upstream: string): Promise<[number, number]> {
+  const families = await scrape(gateway.admin as string)
+  return [sample(families, 'lanegate_upstream_targets', { upstream, state: 'available' }), sample(families, 'lanegate_upstream_targets', { upstream, state: 'ejected' })]
+}
+const probesOf = (backend: Backend): number => backend.seen.filter((r) => r.url === '/health').length
+const requestsOf = (backend: Backend): string[] => backend.seen.filter((r) => r.url !== '/health').map((r) => r.url)
+
+t.before(async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'lanegate-proxy-lifecycle-'))
+  a = await startBackend(t, 'A')
+  other = await startBackend(t, 'other')
+  dead = await deadPort()
+  // Only the gateway may close an idle keep-alive socket: the backend would keep it a minute.
+  a.server.keepAliveTimeout = 60_000
+  a.handle((req, res) => {
+    // /slow answers after 800 ms: long enough for a reload to land while it is in flight.
+    setTimeout(() => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end(`A ${req.url ?? ''}`) }, req.url === '/slow' ? 800 : 0)
+  })
+  file = join(dir, 'gateway.yaml')
+  dataDir = join(dir, 'data')
+  await writeFile(file, config(dataDir, other, proxyBlocks(a, dead)))
+  gateway = await spawnGateway({ config: file })
+  t.teardown(async () => {
+    gateway.child.kill('SIGTERM')
+    await gateway.exited
+    await rm(dir, { recursive: true, force: true })
+  })
+})
+
+t.test('a dead target is ejected by the active probe at boot, before any request: none meets it', async (t) => {
+  t.ok(await until(() => failedProbes() >= 1), 'the boot snapshot\'s probe found the dead target without any request')
+  t.same(requestsOf(a), [], 'no request was sent yet')
+  t.ok(probesOf(a) >= 1, 'the live target was probed too')
+  t.same(await targetStates('p'), [1, 1], 'metrics: one target available, one ejected, before any request')
+  t.same(await targetStates('q'), [1, 0])
+  const answers: string[] = []
+  for (let i = 0; i < 6; i++) answers.push(await get(`/legacy/p/x${i}`))
+  t.same(answers, ['200 A /x0', '200 A /x1', '200 A /x2', '200 A /x3', '200 A /x4', '200 A /x5'], 'round robin over two targets sent every request to the live one')
+})
+
+t.test('a reload that removes the blocks: the request in flight finishes, the paths answer 404, probes stop, the pools close', async (t) => {
+  t.equal(await get('/legacy/q/warm'), '200 A /warm')
+  t.ok(a.openConnections() > 0, 'the gateway holds keep-alive connections to the target')
+  const inFlight = get('/legacy/q/slow')
+  t.ok(await until(() => a.seen.some((r) => r.url === '/slow')), 'the slow request reached the target')
+  await rewrite(config(dataDir, other))
+  t.ok(await until(async () => await get('/legacy/q/x') !== '200 A /x', 2000), 'the reload applied within 2 s')
+  t.equal(await get('/legacy/q/x'), '404 {"error":"Not found."}')
+  t.equal(await get('/legacy/p/x'), '404 {"error":"Not found."}')
+  t.equal(await get('/legacy/q/x', 'PUT'), '404 {"error":"Not found."}', 'its other methods answer 404 too, not 405')
+  t.equal(await inFlight, '200 A /slow', 'the request in flight during the removal completed')
+  t.ok(await until(() => a.openConnections() === 0, 2000), 'the removed block\'s pools closed their connections (the backend keeps idle ones 60 s)')
+  const probes = probesOf(a)
+  await sleep(2500)
+  t.equal(probesOf(a), probes, 'no probe after the removal (interval 1 s)')
+  t.equal(a.openConnections(), 0, 'and no new connection')
+  t.equal(await get('/legacy/other/y'), '200 other', 'the other block is untouched')
+  t.same([await targetStates('p'), await targetStates('q'), await targetStates('other')], [[0, 0], [0, 0], [1, 0]], 'metrics: the removed blocks\' series are gone')
+})
+
+t.test('a reload that adds the blocks back: a new upstream, probing at once, serving the routes registered at start', async (t) => {
+  const before = failedProbes()
+  const requests = requestsOf(a).length
+  await rewrite(config(dataDir, other, proxyBlocks(a, dead)))
+  t.ok(await until(() => failedProbes() > before, 3000), 'the new upstream probed the dead target')
+  t.same(requestsOf(a).slice(requests), [], 'before any request')
+  t.same(await targetStates('p'), [1, 1], 'metrics: the dead target ejected again')
+  const answers: string[] = []
+  for (let i = 0; i < 4; i++) answers.push(await get(`/legacy/p/again${i}`))
+  t.same(answers, ['200 A /again0', '200 A /again1', '200 A /again2', '200 A /again3'])
+  t.equal(await get('/legacy/q/again'), '200 A /again')
+})

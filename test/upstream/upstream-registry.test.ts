@@ -1,0 +1,89 @@
+import t from 'tap'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { callUpstream, type CallInput } from '../../src/upstream/call.js'
+import { UpstreamRegistry } from '../../src/upstream/registry.js'
+import type { UpstreamSettings } from '../../src/upstream/settings.js'
+import { startBackend, testSettings, type Backend } from '../helpers/upstream-servers.js'
+
+/**
+ * A registry the snapshots declare (`reconcile`, the proxy blocks' upstreams): built with the snapshot, retired with
+ * it, never brought back by a late request.
+ */
+const GET: CallInput = { method: 'GET', path: '/x', timeoutMs: 2000, maxBodyBytes: 1024, maxErrorBodyBytes: 64 }
+const probed = (url: string): UpstreamSettings => testSettings([url], { health: { active: { path: '/health', interval_seconds: 0.1 } } })
+const probes = (backend: Backend): number => backend.seen.filter((r) => r.url === '/health').length
+
+function registry (t: { teardown (fn: () => unknown): void }): UpstreamRegistry<UpstreamSettings> {
+  const upstreams = new UpstreamRegistry<UpstreamSettings>((settings) => settings)
+  t.teardown(() => upstreams.close())
+  return upstreams
+}
+
+async function waitFor (check: () => boolean): Promise<void> {
+  for (let i = 0; i < 300 && !check(); i++) await sleep(10)
+  if (!check()) throw new Error('condition not met in time')
+}
+
+t.test('reconcile builds a declared upstream at once: its first probe runs before any request', async (t) => {
+  const a = await startBackend(t, 'a')
+  const upstreams = registry(t)
+  upstreams.reconcile(new Map([['p', testSettings([a.url], { health: { active: { path: '/health', interval_seconds: 60 } } })]]))
+  await waitFor(() => probes(a) === 1)
+  t.same(a.seen.map((r) => `${r.method} ${r.url}`), ['GET /health'], 'one probe, no interval waited')
+  t.same(upstreams.keys(), ['p'])
+})
+
+t.test('a renamed key: the old upstream stops probing and closes, the new one probes and serves', async (t) => {
+  const a = await startBackend(t, 'a')
+  const b = await startBackend(t, 'b')
+  const upstreams = registry(t)
+  const settingsA = probed(a.url)
+  upstreams.reconcile(new Map([['p', settingsA]]))
+  const first = upstreams.get('p', settingsA)
+  t.equal((await callUpstream(first, GET)).body, 'a')
+  const settingsB = probed(b.url)
+  upstreams.reconcile(new Map([['r', settingsB]]))
+  t.same(upstreams.keys(), ['r'])
+  await waitFor(() => a.openConnections() === 0)
+  const seenByA = a.seen.length
+  await waitFor(() => probes(b) >= 2)
+  t.equal(a.seen.length, seenByA, 'the retired upstream sends nothing more')
+  t.equal((await callUpstream(upstreams.get('r', settingsB), GET)).body, 'b')
+  upstreams.reconcile(new Map([['p', settingsA]]))
+  t.not(upstreams.get('p', settingsA), first, 'a key declared again gets a new upstream, not the retired one')
+  t.equal((await callUpstream(upstreams.get('p', settingsA), GET)).body, 'a')
+})
+
+t.test('a key the last snapshot did not declare (a request that straddled its removal) is served, and kept nowhere', async (t) => {
+  const a = await startBackend(t, 'a')
+  const upstreams = registry(t)
+  upstreams.reconcile(new Map())
+  const settings = probed(a.url)
+  const oneOff = upstreams.get('gone', settings)
+  t.equal((await callUpstream(oneOff, GET)).body, 'a')
+  t.same(upstreams.keys(), [], 'not added back')
+  t.not(upstreams.get('gone', settings), oneOff, 'each such request gets its own')
+  await sleep(300)
+  t.equal(probes(a), 0, 'a one-off upstream runs no health checks (nothing would stop them)')
+})
+
+t.test('a retired upstream\'s request in flight finishes; a shutdown meanwhile still closes everything', async (t) => {
+  const a = await startBackend(t, 'a')
+  a.handle((req, res) => { setTimeout(() => res.end('slow'), req.url === '/slow' ? 300 : 0) })
+  const upstreams = registry(t)
+  const settings = testSettings([a.url])
+  upstreams.reconcile(new Map([['p', settings]]))
+  const inFlight = callUpstream(upstreams.get('p', settings), { ...GET, path: '/slow' })
+  await waitFor(() => a.seen.length === 1)
+  upstreams.reconcile(new Map())
+  t.equal((await inFlight).body, 'slow')
+  await waitFor(() => a.openConnections() === 0)
+
+  const again = testSettings([a.url])
+  upstreams.reconcile(new Map([['q', again]]))
+  const cut = callUpstream(upstreams.get('q', again), { ...GET, path: '/slow' }).then(() => 'answered', () => 'cut')
+  await waitFor(() => a.seen.length === 2)
+  upstreams.reconcile(new Map())
+  await upstreams.close()
+  t.equal(await cut, 'cut', 'close destroys a draining upstream\'s connections')
+})
