@@ -8,6 +8,7 @@ import { validPayload } from '../helpers/fanout-fixture.js'
 import { startStubLane, type StubLane } from '../helpers/fanout-lane.js'
 import { ownRedis } from '../helpers/own-redis.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { fetchGatewayToken } from '../helpers/fetch-token.js'
 
 /**
  * Issue 16 item 3: two real `lanegate start` processes serving docker/gateway.cluster.yaml against the shared
@@ -38,14 +39,7 @@ async function call (gateway: SpawnedGateway, path: string, init: { method?: str
 }
 
 async function token (gateway: SpawnedGateway, client: string): Promise<string> {
-  const res = await fetch(`${gateway.base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '198.51.100.1' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client, client_secret: `${client}-secret` }),
-  })
-  const body = await res.json() as { access_token?: string }
-  if (res.status !== 200 || body.access_token === undefined) throw new Error(`token for ${client}: ${res.status} ${JSON.stringify(body)}`)
-  return body.access_token
+  return fetchGatewayToken(gateway.base, client, { 'x-forwarded-for': '198.51.100.1' })
 }
 
 async function stopGateway (gateway: SpawnedGateway, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {

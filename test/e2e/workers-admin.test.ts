@@ -10,6 +10,7 @@ import { freshRequest } from '../helpers/fresh-request.js'
 import { repoPath } from '../helpers/paths.js'
 import { histogramCount, sample, scrape, scrapeText } from '../helpers/prometheus.js'
 import { spawnGateway, startGatewayProcess, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { fetchGatewayToken } from '../helpers/fetch-token.js'
 
 /**
  * `server.workers: 2` on a real `lanegate start`: the primary alone serves the admin listener; /metrics is the
@@ -32,15 +33,6 @@ async function waitFor (condition: () => boolean | Promise<boolean>, ms: number)
     await sleep(50)
   }
   return condition()
-}
-
-async function token (base: string, client: string): Promise<string> {
-  const res = await fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client, client_secret: `${client}-secret` }),
-  })
-  return (await res.json() as { access_token: string }).access_token
 }
 
 interface ReadyBody {
@@ -110,7 +102,7 @@ t.test('/readyz asks both workers: 200 with each worker\'s report', async (t) =>
 })
 
 t.test('N requests over both workers: one scrape of the primary reports N, one series per label set', async (t) => {
-  const jwt = await token(gateway.base, 'demo-status')
+  const jwt = await fetchGatewayToken(gateway.base, 'demo-status')
   const before = logLines(gateway).length
   const statuses: number[] = []
   for (let i = 0; i < 30; i++) statuses.push((await freshRequest(gateway.base, '/api/v1/ecommerce/config/processor', { token: jwt })).status)
@@ -181,7 +173,7 @@ t.test('a worker killed with SIGKILL: /metrics still answers and keeps its count
   t.equal(ids.length, 2)
   t.ok(ids.includes(3), 'the replacement is worker 3')
 
-  const jwt = await token(gateway.base, 'demo-status')
+  const jwt = await fetchGatewayToken(gateway.base, 'demo-status')
   for (let i = 0; i < 10; i++) t.equal((await freshRequest(gateway.base, '/api/v1/ecommerce/config/processor', { token: jwt })).status, 200)
   const after = await scrape(admin)
   t.equal(sample(after, 'lanegate_http_requests_total', PROCESSOR), 40, 'kept counts plus the new ones, whichever worker served them')
@@ -200,7 +192,7 @@ t.test('the admin port already taken: the primary stops the start with one line 
 })
 
 t.test('SIGTERM to the primary: /readyz 503 (draining) during the drain, /healthz 200, the in-flight request answered', async (t) => {
-  const jwt = await token(gateway.base, 'demo-other')
+  const jwt = await fetchGatewayToken(gateway.base, 'demo-other')
   const inFlight = freshRequest(gateway.base, '/v1/stores/org_store_900/live/items', { token: jwt })
   await sleep(400)
   process.kill(primaryPid, 'SIGTERM')

@@ -9,6 +9,7 @@ import { validPayload } from '../helpers/fanout-fixture.js'
 import { startStubLane, type StubLane } from '../helpers/fanout-lane.js'
 import { repoPath } from '../helpers/paths.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { fetchGatewayToken } from '../helpers/fetch-token.js'
 
 /**
  * `server.workers: 2` on a real `lanegate start`: the demo gateway.yaml (SQLite, memory limits) served by a
@@ -36,15 +37,6 @@ function fresh (base: string, path: string, init: { method?: string, token?: str
     req.on('error', reject)
     req.end(payload)
   })
-}
-
-async function token (base: string, client: string): Promise<string> {
-  const res = await fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client, client_secret: `${client}-secret` }),
-  })
-  return (await res.json() as { access_token: string }).access_token
 }
 
 interface LogLine { pid: number, msg?: string, version?: number, worker_pid?: number, req?: unknown }
@@ -106,7 +98,7 @@ const primaryPid = gateway.child.pid as number
 
 t.test('two workers serve the port; the payments limit (memory driver) counts once across them', async (t) => {
   t.equal(new Set(listeningPids(gateway)).size, 2, 'two workers listen')
-  const jwt = await token(gateway.base, 'demo-status')
+  const jwt = await fetchGatewayToken(gateway.base, 'demo-status')
   const statuses: number[] = []
   for (let i = 0; i < 100; i++) statuses.push((await fresh(gateway.base, '/api/v1/ecommerce/config/processor', { token: jwt })).status)
   t.same(statuses, Array.from({ length: 100 }, () => 200))
@@ -118,7 +110,7 @@ t.test('two workers serve the port; the payments limit (memory driver) counts on
 })
 
 t.test('a config edit reaches every worker once (only the primary polls the file)', async (t) => {
-  const jwt = await token(gateway.base, 'demo-content')
+  const jwt = await fetchGatewayToken(gateway.base, 'demo-content')
   t.equal((await fresh(gateway.base, '/public/v1/content', { token: jwt })).status, 200)
   await writeFile(`${configFile}.tmp`, demo.replace('content_list: [ { scope: { all: [engage:content.view] } } ]', 'content_list: [ { scope: { all: [engage:content.create] } } ]'))
   await rename(`${configFile}.tmp`, configFile)
@@ -141,7 +133,7 @@ t.test('SIGHUP to the primary is passed to the workers; nobody dies of it', asyn
 })
 
 t.test('100 concurrent commits of one dispatch across both workers on one SQLite file: one 200, each lane applied once', async (t) => {
-  const jwt = await token(gateway.base, 'demo-exchange')
+  const jwt = await fetchGatewayToken(gateway.base, 'demo-exchange')
   const preview = JSON.parse((await fresh(gateway.base, '/v1/fanout/preview', {
     method: 'POST', token: jwt, body: { operation_type: 'price-change', payload: validPayload, store_org_ids: ['org_store_001', 'org_store_002'] },
   })).body) as { dispatch_id: string }
@@ -178,14 +170,14 @@ t.test('a worker killed with SIGKILL is restarted; the counts, kept by the prima
   process.kill(victim as number, 'SIGKILL')
   t.ok(await waitFor(() => listeningPids(gateway).length === 3, 10_000), 'a third worker started listening')
   t.match(logLines(gateway).find((l) => l.msg === 'worker exited; starting a new one'), { pid: primaryPid, worker_pid: victim })
-  const jwt = await token(gateway.base, 'demo-status')
+  const jwt = await fetchGatewayToken(gateway.base, 'demo-status')
   const statuses: number[] = []
   for (let i = 0; i < 4; i++) statuses.push((await fresh(gateway.base, '/api/v1/ecommerce/config/processor', { token: jwt })).status)
   t.same(statuses, [429, 429, 429, 429], 'still over the limit counted before the crash, on every worker')
 })
 
 t.test('SIGTERM to the primary: every worker finishes its in-flight request, then all exit 0', async (t) => {
-  const jwt = await token(gateway.base, 'demo-other')
+  const jwt = await fetchGatewayToken(gateway.base, 'demo-other')
   const started = Date.now()
   const inFlight = fresh(gateway.base, '/v1/stores/org_store_900/live/items', { token: jwt })
   await sleep(400)
