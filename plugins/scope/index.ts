@@ -41,8 +41,10 @@ const scope = definePolicy({
       const principal = context.principal(request)
       if (principal === undefined) return noPrincipal(context)
       const granted = principal.scopes
-      const missing = all.filter((name) => !granted.has(name))
-      if (missing.length > 0) {
+      // A loop rather than filter(): a request that has every scope allocates nothing.
+      for (const name of all) {
+        if (granted.has(name)) continue
+        const missing = all.filter((needed) => !granted.has(needed))
         return insufficientScope(context, all, `This action requires the ${missing.join(' and ')} scope${missing.length > 1 ? 's' : ''}.`)
       }
       if (any.length > 0 && !any.some((name) => granted.has(name))) {
