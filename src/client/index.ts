@@ -2,7 +2,7 @@
  * `lanegate/client`: a typed client of a lanegate gateway (docs/client.md). Imports nothing of the server.
  */
 export { LanegateClient, defaultPrefixes, type LanegateClientOptions, type ServicePrefixes } from './lanegate-client.js'
-export { TokenSource, type TokenSourceOptions } from './token-source.js'
+export { TokenSource, type TokenRefreshFailure, type TokenSourceOptions } from './token-source.js'
 export { LanegateError, LanegateNetworkError, isLanegateError, type LanegateErrorInit, type LanegateErrorSource } from './errors.js'
 export { codeOfAnswer, isLanegateErrorCode, lanegateErrorCodes, type LanegateErrorCode } from './error-codes.js'
 export { backoffMs, type RetryOptions } from './retry-policy.js'

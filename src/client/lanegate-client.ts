@@ -6,7 +6,7 @@ import { HttpCore } from './http-core.js'
 import { LiveApi } from './live.js'
 import { PaymentsApi } from './payments.js'
 import { retrySettings, type RetryOptions } from './retry-policy.js'
-import { TokenSource } from './token-source.js'
+import { TokenSource, type TokenSourceOptions } from './token-source.js'
 
 /** Where each service is mounted (gateway.yaml `services.<name>.prefix`); the defaults are the demo's. */
 export interface ServicePrefixes {
@@ -41,6 +41,11 @@ export interface LanegateClientOptions {
   scope?: string
   /** Refresh the token when fewer seconds than this remain (default 300; see TokenSource). */
   refreshBeforeSeconds?: number
+  /**
+   * Told when an early token refresh fails while the cached token is still valid (calls go on with that token,
+   * the next attempt backs off); see TokenSource and docs/client.md. Without it such failures are silent.
+   */
+  onTokenRefreshError?: TokenSourceOptions['onTokenRefreshError']
   retry?: RetryOptions
   /** A fetch implementation (default: the global `fetch`). */
   fetch?: typeof globalThis.fetch
@@ -53,7 +58,7 @@ export interface LanegateClientOptions {
 
 /**
  * A typed client of a lanegate gateway that follows the spec's client guidance: one token cache (refreshed
- * `refreshBeforeSeconds` before expiry, single flight), a new token and one retry on 401, `Retry-After` on 429,
+ * `refreshBeforeSeconds` before expiry, single flight; a failed refresh leaves calls on the still-valid token), a new token and one retry on 401, `Retry-After` on 429,
  * 1 s / 2 s / 4 s back-off on 5xx and network errors for idempotent requests, every other error thrown as a
  * LanegateError. See docs/client.md.
  */
@@ -84,6 +89,7 @@ export class LanegateClient {
       ...(options.scope === undefined ? {} : { scope: options.scope }),
       ...(options.refreshBeforeSeconds === undefined ? {} : { refreshBeforeSeconds: options.refreshBeforeSeconds }),
       ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
+      ...(options.onTokenRefreshError === undefined ? {} : { onTokenRefreshError: options.onTokenRefreshError }),
     })
     const core = new HttpCore({ baseUrl, tokens: this.tokens, fetch, clock, retry, ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }) })
     const prefixes = { ...defaultPrefixes, ...options.prefixes }

@@ -61,7 +61,9 @@ export class BackgroundToken {
   #schedule (delayMs = Math.max(0, (this.#source.refreshAt() ?? Date.now()) - Date.now())): void {
     if (this.#stopped) return
     this.#timer = setTimeout(() => {
-      this.#source.getToken().then((token) => {
+      // refresh(), not getToken(): past the refresh point getToken() answers with the cached token at once and
+      // refreshes in the background, and this timer would fire again and again until that refresh landed.
+      this.#source.refresh().then((token) => {
         this.#token = token
         this.#schedule()
       }, (error: Error) => {
