@@ -11,6 +11,7 @@ import type { GatewayConfig } from './config/types.js'
 import { restartRequiredChanges } from './config/restart-required.js'
 import type { Snapshot } from './runtime/snapshot.js'
 import type { SharedResources } from './runtime/shared-resources.js'
+import { declaredLanes } from './upstream/declared-lanes.js'
 
 export type ReloadResult =
   | { outcome: 'applied', version: number, restartRequired: string[] }
@@ -52,17 +53,23 @@ export function createGateway (options: {
   const catalog = options.loaded.catalog
   const reloadRules = configRules(catalog, { loadPlugins: false })
   let snapshot = buildSnapshot(options.loaded.config, 1, catalog, shared)
-  // Resources that follow the config (proxy blocks' upstreams and their health checks) start with the snapshot.
-  reconcileServices(catalog.services, snapshot.config, shared)
+  // Resources that follow the config (proxy blocks' upstreams and their health checks, lanes) start with the snapshot.
+  reconcileConfigResources(snapshot.config)
   let source = options.loaded.source
   let pending: Promise<ReloadResult> | undefined
   for (const w of options.loaded.warnings) logger.warn({ path: w.path, line: w.line }, `config warning: ${w.message}`)
 
+  /** The upstreams that follow the config: every module's (`proxy` blocks) and the stores' lanes. */
+  function reconcileConfigResources (config: GatewayConfig): void {
+    reconcileServices(catalog.services, config, shared)
+    shared.upstreams.lanes.reconcile(declaredLanes(config))
+  }
+
   function apply (loaded: LoadedGatewayConfig): ReloadResult {
     if (loaded.source === source && loaded.source !== '') return { outcome: 'unchanged', version: snapshot.version }
     const next = buildSnapshot(loaded.config, snapshot.version + 1, catalog, shared)
-    // Built and valid: bring the config's resources in line (removed proxy blocks drain) just before the swap.
-    reconcileServices(catalog.services, next.config, shared)
+    // Built and valid: bring the config's resources in line (removed proxy blocks and lanes drain) just before the swap.
+    reconcileConfigResources(next.config)
     const restartRequired = [...restartRequiredChanges(snapshot.config, next.config), ...routeListChanges(catalog, snapshot.config, next.config)]
     snapshot = next
     source = loaded.source

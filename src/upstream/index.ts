@@ -19,7 +19,9 @@ export { Upstream, type UpstreamLogger } from './upstream.js'
 export { Target } from './target.js'
 export { relayUpstream, type RelayInput, type UpstreamHeaders } from './relay.js'
 export { callUpstream, type CallAnswer, type CallInput } from './call.js'
-export { UpstreamRegistry, createSharedUpstreams, laneUpstreamSettings, type SharedUpstreams } from './registry.js'
+export { UpstreamRegistry, createSharedUpstreams, laneUpstreamSettings, type DeclaredBuild, type SharedUpstreams } from './registry.js'
+export { SingleUseUpstream } from './single-use.js'
+export { declaredLanes } from './declared-lanes.js'
 export {
   SINGLE_TARGET_DEFAULTS, singleTargetSettings, poolFingerprint,
   type BalanceStrategy, type UpstreamHealth, type UpstreamRetry, type UpstreamSettings, type UpstreamTarget, type UpstreamTimeouts,
