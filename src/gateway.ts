@@ -5,12 +5,13 @@ import { loadConfigFile } from './config/load-config.js'
 import { configRules } from './pipeline/config-rules.js'
 import type { LoadedGatewayConfig } from './pipeline/load-gateway-config.js'
 import type { Catalog } from './pipeline/registry.js'
-import { declaredRoutes, moduleForService, reconcileServices } from './services/service-module.js'
-import { isDeepStrictEqual } from 'node:util'
+import { reconcileServices } from './services/service-module.js'
+import { serviceRestartChanges } from './services/mounted-routes.js'
 import type { GatewayConfig } from './config/types.js'
 import { restartRequiredChanges } from './config/restart-required.js'
 import type { Snapshot } from './runtime/snapshot.js'
 import type { SharedResources } from './runtime/shared-resources.js'
+import { declaredLanes } from './upstream/declared-lanes.js'
 
 export type ReloadResult =
   | { outcome: 'applied', version: number, restartRequired: string[] }
@@ -52,23 +53,33 @@ export function createGateway (options: {
   const catalog = options.loaded.catalog
   const reloadRules = configRules(catalog, { loadPlugins: false })
   let snapshot = buildSnapshot(options.loaded.config, 1, catalog, shared)
-  // Resources that follow the config (proxy blocks' upstreams and their health checks) start with the snapshot.
-  reconcileServices(catalog.services, snapshot.config, shared)
+  // The app mounts every service's routes from the boot snapshot, once (app.ts): what a reload is compared with.
+  const mounted = snapshot.config
+  // Resources that follow the config (proxy blocks' upstreams and their health checks, lanes) start with the snapshot.
+  reconcileConfigResources(snapshot.config)
   let source = options.loaded.source
   let pending: Promise<ReloadResult> | undefined
   for (const w of options.loaded.warnings) logger.warn({ path: w.path, line: w.line }, `config warning: ${w.message}`)
 
+  /** The upstreams that follow the config: every module's (`proxy` blocks) and the stores' lanes. */
+  function reconcileConfigResources (config: GatewayConfig): void {
+    reconcileServices(catalog.services, config, shared)
+    shared.upstreams.lanes.reconcile(declaredLanes(config))
+  }
+
   function apply (loaded: LoadedGatewayConfig): ReloadResult {
     if (loaded.source === source && loaded.source !== '') return { outcome: 'unchanged', version: snapshot.version }
     const next = buildSnapshot(loaded.config, snapshot.version + 1, catalog, shared)
-    // Built and valid: bring the config's resources in line (removed proxy blocks drain) just before the swap.
-    reconcileServices(catalog.services, next.config, shared)
-    const restartRequired = [...restartRequiredChanges(snapshot.config, next.config), ...routeListChanges(catalog, snapshot.config, next.config)]
+    // Built and valid: bring the config's resources in line (removed proxy blocks and lanes drain) just before the swap.
+    reconcileConfigResources(next.config)
+    const changes = [...restartRequiredChanges(snapshot.config, next.config), ...serviceRestartChanges(catalog.services, mounted, snapshot.config, next.config)]
+    const restartRequired = changes.map((change) => change.key)
     snapshot = next
     source = loaded.source
     for (const w of loaded.warnings) logger.warn({ path: w.path, line: w.line }, `config warning: ${w.message}`)
     if (restartRequired.length > 0) {
-      logger.warn({ keys: restartRequired }, 'config reloaded; these changes take effect only after a restart')
+      const details = changes.map((change) => `${change.key} (${change.message})`).join('; ')
+      logger.warn({ keys: restartRequired }, `config reloaded; these changes take effect only after a restart: ${details}`)
     }
     logger.info({ version: next.version }, 'config reloaded')
     return { outcome: 'applied', version: next.version, restartRequired }
@@ -104,26 +115,4 @@ export function createGateway (options: {
       }
     },
   }
-}
-
-/**
- * A service whose routes come from its settings has its routes registered at start, like every route: a reload
- * that changes their ids, methods or paths applies only after a restart (the chains of the routes it keeps
- * still change at once).
- */
-function routeListChanges (catalog: Catalog, before: GatewayConfig, after: GatewayConfig): string[] {
-  const changed: string[] = []
-  for (const [service, b] of Object.entries(after.services)) {
-    const a = before.services[service]
-    if (a === undefined) continue // a new block: its prefix is reported (restart-required.ts)
-    const module = moduleForService(catalog.services, service, b)
-    if (module === undefined || typeof module.routes !== 'function') continue
-    if (moduleForService(catalog.services, service, a) !== module) {
-      changed.push(`services.${service}.type`)
-      continue
-    }
-    const shape = (settings: typeof a) => declaredRoutes(module, settings).map((r) => [r.id, [r.method].flat(), r.url])
-    if (!isDeepStrictEqual(shape(a), shape(b))) changed.push(`services.${service}.routes`)
-  }
-  return changed
 }

@@ -1,5 +1,6 @@
 import type { LaneConfig } from '../config/types.js'
 import { singleTargetSettings, type UpstreamSettings } from './settings.js'
+import { SingleUseUpstream } from './single-use.js'
 import { Upstream, type UpstreamLogger } from './upstream.js'
 
 interface Entry<S> {
@@ -8,27 +9,42 @@ interface Entry<S> {
   upstream: Upstream
 }
 
+/** When `reconcile` builds the upstream of a key it declares for the first time. */
+export type DeclaredBuild =
+  /** At once: its active health checks start with the snapshot, before any request (`proxy` blocks). */
+  | 'with_snapshot'
+  /** At its first request: nothing is made for a key never used (lanes: no health checks, possibly many). */
+  | 'on_first_use'
+
 /**
- * Upstreams by key, built on first use from a config object and reconciled when a reload hands a different one:
- * the same object costs one map lookup and one comparison per request. `derive` turns the config object into
- * settings; `Upstream.reconcile` keeps pools whose target and socket/timeouts did not change, and drains the rest.
- * The key is also the upstream's `upstream` label in the metrics (`Upstream.name`).
+ * Upstreams by key, built from a config object and reconciled when a reload hands a different one: the same
+ * object costs one map lookup and one comparison per request. `derive` turns the config object into settings;
+ * `Upstream.reconcile` keeps pools whose target and socket/timeouts did not change, and drains the rest. The key
+ * is also the upstream's `upstream` label in the metrics (`Upstream.name`).
+ *
+ * Until the first `reconcile` an upstream is built at the first use of its key and kept until shutdown (the
+ * `timeseries` upstream). From the first `reconcile` on, the snapshots say which keys exist (`proxy` blocks,
+ * lanes): `build` says whether a declared key's upstream is built with the snapshot or at its first use.
  */
 export class UpstreamRegistry<S extends object> {
   private readonly entries = new Map<string, Entry<S>>()
-  /** Set by the first `reconcile`: from then on the snapshots say which keys exist, not first use. */
-  private declared = false
+  /** The keys the last `reconcile` declared; `undefined` before the first (keys then exist by first use). */
+  private declared: ReadonlyMap<string, S> | undefined
   /** Upstreams a reconcile took out of service, until their pools have drained (shutdown destroys them). */
   private readonly draining = new Set<Upstream>()
+  private readonly build: DeclaredBuild
 
-  constructor (private readonly derive: (source: S) => UpstreamSettings, private readonly logger?: UpstreamLogger) {}
+  constructor (private readonly derive: (source: S) => UpstreamSettings, private readonly logger?: UpstreamLogger, options: { build?: DeclaredBuild } = {}) {
+    this.build = options.build ?? 'with_snapshot'
+  }
 
   /**
    * The upstream for `key`, reconciled with `source` when that is not the object it was last given. In a
    * registry the snapshots declare (`reconcile`), a key the last one did not declare is a request that started
-   * before a reload removed its block: it is served on a one-off upstream of `source` without active health,
-   * kept nowhere (its idle connections close by keep-alive timeout), so that it neither fails nor brings the
-   * removed upstream back.
+   * before a reload removed its block or store (or a fan-out delivery that looked its lane up just before): it is
+   * served on a single-use upstream of `source` without active health, whose pools close once that one request
+   * has finished (`SingleUseUpstream`), so that it neither fails, nor brings the removed upstream back, nor leaves
+   * a pool behind.
    */
   get (key: string, source: S): Upstream {
     const entry = this.entries.get(key)
@@ -39,22 +55,23 @@ export class UpstreamRegistry<S extends object> {
       }
       return entry.upstream
     }
-    if (this.declared) return this.oneOff(key, source)
+    if (this.declared !== undefined && !this.declared.has(key)) return this.singleUse(key, source)
     return this.add(key, source)
   }
 
   /**
-   * Makes the registry hold exactly the upstreams `wanted` declares (a snapshot's, at boot and on each reload):
-   * a new key's upstream is built now, so its active health checks start with the snapshot rather than with the
-   * first request; a kept key's is reconciled in place (`Upstream.reconcile`); a key no longer wanted is retired:
-   * its checks stop, its requests in flight finish, then its pools close. A key that comes back later gets a new
-   * upstream.
+   * Makes the registry hold the upstreams `wanted` declares (a snapshot's, at boot and on each reload): a new
+   * key's upstream is built now (`build: 'with_snapshot'`: its active health checks start with the snapshot rather
+   * than with the first request) or at its first use (`'on_first_use'`); a kept key's is reconciled in place now
+   * (`Upstream.reconcile`: a changed target's pools drain at the reload, not at the next request); a key no longer
+   * wanted is retired: its checks stop, its requests in flight finish, then its pools close. A key that comes back
+   * later gets a new upstream.
    */
   reconcile (wanted: ReadonlyMap<string, S>): void {
-    this.declared = true
+    this.declared = wanted
     for (const [key, source] of wanted) {
       if (this.entries.has(key)) this.get(key, source) // reconciled in place when `source` changed
-      else this.add(key, source)
+      else if (this.build === 'with_snapshot') this.add(key, source)
     }
     for (const [key, entry] of this.entries) {
       if (wanted.has(key)) continue
@@ -83,10 +100,10 @@ export class UpstreamRegistry<S extends object> {
     return upstream
   }
 
-  private oneOff (key: string, source: S): Upstream {
+  private singleUse (key: string, source: S): Upstream {
     const settings = this.derive(source)
     const { passive } = settings.health
-    return new Upstream({ ...settings, health: passive === undefined ? {} : { passive } }, this.logger, key)
+    return new SingleUseUpstream({ ...settings, health: passive === undefined ? {} : { passive } }, this.logger, key)
   }
 
   /** Closes every connection of every upstream, draining ones included (shutdown). */
@@ -114,9 +131,10 @@ export function laneUpstreamSettings (lane: LaneConfig): UpstreamSettings {
 /**
  * The upstreams every service shares, opened with the shared resources and closed at shutdown: `lanes` by store
  * id (the live relay and fan-out's lane calls share each lane's pool, so fan-out honours the lane's socket cap),
- * `services` for single upstreams keyed by the service that owns their settings (`timeseries`), built on first
- * use, and `proxies` for the `type: proxy` blocks, keyed by block name and declared by each snapshot
- * (`UpstreamRegistry.reconcile`: built, reconciled and retired with the config, not with traffic).
+ * declared by each snapshot (`declaredLanes`) and built at their first use; `services` for single upstreams keyed
+ * by the service that owns their settings (`timeseries`), built on first use and kept; and `proxies` for the
+ * `type: proxy` blocks, keyed by block name, declared and built by each snapshot. A declared registry's upstreams
+ * are reconciled and retired with the config (`UpstreamRegistry.reconcile`), not with traffic.
  */
 export interface SharedUpstreams {
   readonly lanes: UpstreamRegistry<LaneConfig>
@@ -126,7 +144,8 @@ export interface SharedUpstreams {
 }
 
 export function createSharedUpstreams (logger?: UpstreamLogger): SharedUpstreams {
-  const lanes = new UpstreamRegistry<LaneConfig>(laneUpstreamSettings, logger)
+  // A lane has no health checks and there may be many stores: its pool is made when the store is first used.
+  const lanes = new UpstreamRegistry<LaneConfig>(laneUpstreamSettings, logger, { build: 'on_first_use' })
   const services = new UpstreamRegistry<UpstreamSettings>((settings) => settings, logger)
   const proxies = new UpstreamRegistry<UpstreamSettings>((settings) => settings, logger)
   return {

@@ -203,3 +203,32 @@ t.test('202 committing when a lane is still stalled at commit_wait_ms; GET shows
   t.equal(applies(f, 'org_s1').length, 1)
   t.same([...(f.lanes.get('org_s2')?.applied.values() ?? [])], [1], 'applied exactly once after the stall')
 })
+
+t.test('a reload that removes a store while its delivery retries: the delivery fails store_not_found, its lane gets nothing more and its upstream retires', async (t) => {
+  // org_s1's lane answers 503 to every apply; retries every 300 ms, so the removal lands between two attempts.
+  const f = await fanoutFixture(t, {
+    laneModes: { org_s1: { apply: 'fail', failTimes: Infinity } },
+    settings: { retry: { attempts: 10, base_delay_ms: 300, max_delay_ms: 300 }, commit_wait_ms: 100 },
+  })
+  const id = await previewed(f)
+  t.equal((await f.commit(id)).statusCode, 202, 'org_s1 still retrying')
+  t.equal(applies(f, 'org_s1').length, 1)
+  t.ok(f.upstreams.lanes.keys().includes('org_s1'), 'the lane\'s upstream was built by its first use')
+  await f.removeStores(['org_s1'])
+  t.notOk(f.upstreams.lanes.keys().includes('org_s1'), 'the removed store\'s upstream is retired at once')
+  let body = (await f.get(id)).json()
+  for (let i = 0; i < 100 && body.status === 'committing'; i++) {
+    await sleep(20)
+    body = (await f.get(id)).json()
+  }
+  t.equal(body.status, 'partially_failed')
+  t.same(body.stores[0].delivery, {
+    status: 'failed',
+    attempts: 1,
+    error: { error: 'store_not_found', message: 'The store no longer has an active install with a lane.' },
+    updated_at: body.stores[0].delivery.updated_at,
+  })
+  t.equal(body.stores[1].delivery.status, 'applied')
+  t.equal(applies(f, 'org_s1').length, 1, 'no apply reached the removed store\'s lane after the reload')
+  t.notOk(f.upstreams.lanes.keys().includes('org_s1'), 'and nothing built it again')
+})

@@ -53,6 +53,7 @@ services:
 `
 
 const FAILED_PROBE = 'upstream target failed its health check'
+const RESTART = 'these changes take effect only after a restart'
 
 let gateway: SpawnedGateway
 let file: string
@@ -131,6 +132,7 @@ t.test('a reload that removes the blocks: the request in flight finishes, the pa
   t.ok(a.openConnections() > 0, 'the gateway holds keep-alive connections to the target')
   const inFlight = get('/legacy/q/slow')
   t.ok(await until(() => a.seen.some((r) => r.url === '/slow')), 'the slow request reached the target')
+  const logged = gateway.output().length
   await rewrite(config(dataDir, other))
   t.ok(await until(async () => await get('/legacy/q/x') !== '200 A /x', 2000), 'the reload applied within 2 s')
   t.equal(await get('/legacy/q/x'), '404 {"error":"Not found."}')
@@ -144,11 +146,13 @@ t.test('a reload that removes the blocks: the request in flight finishes, the pa
   t.equal(a.openConnections(), 0, 'and no new connection')
   t.equal(await get('/legacy/other/y'), '200 other', 'the other block is untouched')
   t.same([await targetStates('p'), await targetStates('q'), await targetStates('other')], [[0, 0], [0, 0], [1, 0]], 'metrics: the removed blocks\' series are gone')
+  t.notMatch(gateway.output().slice(logged), new RegExp(RESTART), 'removing a block needs no restart, and no warning says it does')
 })
 
 t.test('a reload that adds the blocks back: a new upstream, probing at once, serving the routes registered at start', async (t) => {
   const before = failedProbes()
   const requests = requestsOf(a).length
+  const logged = gateway.output().length
   await rewrite(config(dataDir, other, proxyBlocks(a, dead)))
   t.ok(await until(() => failedProbes() > before, 3000), 'the new upstream probed the dead target')
   t.same(requestsOf(a).slice(requests), [], 'before any request')
@@ -157,4 +161,23 @@ t.test('a reload that adds the blocks back: a new upstream, probing at once, ser
   for (let i = 0; i < 4; i++) answers.push(await get(`/legacy/p/again${i}`))
   t.same(answers, ['200 A /again0', '200 A /again1', '200 A /again2', '200 A /again3'])
   t.equal(await get('/legacy/q/again'), '200 A /again')
+  t.notMatch(gateway.output().slice(logged), new RegExp(RESTART), 'the blocks started with, added back: no restart needed, none reported')
+})
+
+t.test('a reload that adds a block the gateway did not start with: the warning says its routes wait for a restart', async (t) => {
+  const logged = gateway.output().length
+  const added = `
+  n:
+    type: proxy
+    prefix: /legacy/n
+    envelope: exchange
+    upstream: { targets: [ "${a.url}" ] }
+    routes:
+      any: { methods: [GET], path: "/*" }`
+  await rewrite(config(dataDir, other, proxyBlocks(a, dead) + added))
+  t.ok(await until(() => gateway.output().slice(logged).includes(RESTART), 2000), 'a restart-required warning within 2 s')
+  const warning = gateway.output().slice(logged).split('\n').find((line) => line.includes(RESTART)) as string
+  t.same(JSON.parse(warning).keys, ['services.n'], 'the new block is named, not as a prefix change')
+  t.match(JSON.parse(warning).msg, `${RESTART}: services.n (a service block the gateway did not start with: routes are mounted at start only, so its paths answer 404 until a restart)`)
+  t.equal(await get('/legacy/n/x'), '404 {"error":"Not found."}', 'and its paths do answer 404 until then')
 })

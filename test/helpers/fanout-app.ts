@@ -7,7 +7,8 @@ import { createErrorHandler } from '../../src/errors/error-handler.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
 import type { Principal } from '../../src/runtime/request-context.js'
 import type { SharedResources } from '../../src/runtime/shared-resources.js'
-import { createSharedUpstreams } from '../../src/upstream/registry.js'
+import { createSharedUpstreams, type SharedUpstreams } from '../../src/upstream/registry.js'
+import { declaredLanes } from '../../src/upstream/declared-lanes.js'
 import type { ServiceModule } from '../../src/services/service-module.js'
 import type { Store } from '../../src/store/store.js'
 import { mountServiceRoutes } from '../../src/services/mount-service.js'
@@ -35,10 +36,24 @@ export function testConfig (name: string, options: ServiceAppOptions): GatewayCo
 
 /** Builds the app; returns it with the built service's close function run on app close. */
 export async function buildServiceApp (module: ServiceModule, options: ServiceAppOptions): Promise<FastifyInstance> {
-  const config = await loadTestConfig(testConfig(module.name, options), [module])
-  const snapshot: Snapshot = { version: 1, config, indexes: buildIndexes(config), chains: new Map() }
+  return (await buildReloadableServiceApp(module, options)).app
+}
+
+/**
+ * `buildServiceApp`, with `reload(organizations)`: swaps in a config with other organizations as a gateway reload
+ * does (the snapshot and `currentConfig` change, and the lanes are declared again: a removed store's lane retires).
+ */
+export async function buildReloadableServiceApp (module: ServiceModule, options: ServiceAppOptions): Promise<{
+  app: FastifyInstance
+  upstreams: SharedUpstreams
+  reload: (organizations: OrganizationConfig[]) => Promise<void>
+}> {
+  let config = await loadTestConfig(testConfig(module.name, options), [module])
+  let snapshot: Snapshot = { version: 1, config, indexes: buildIndexes(config), chains: new Map() }
   const logger = pino({ level: 'silent' }) as unknown as FastifyBaseLogger
   const upstreams = createSharedUpstreams()
+  // As the gateway does with each snapshot (gateway.ts): the lanes follow the config.
+  upstreams.lanes.reconcile(declaredLanes(config))
   const shared = { logger, upstreams, store: options.store ?? { close: async () => {} } } as unknown as SharedResources
   const built = module.build({ service: module.name, shared, currentConfig: () => config })
 
@@ -63,7 +78,13 @@ export async function buildServiceApp (module: ServiceModule, options: ServiceAp
     await built.close?.()
     await upstreams.close()
   })
-  return app
+  const reload = async (organizations: OrganizationConfig[]): Promise<void> => {
+    const next = await loadTestConfig(testConfig(module.name, { ...options, organizations }), [module])
+    upstreams.lanes.reconcile(declaredLanes(next))
+    config = next
+    snapshot = { version: snapshot.version + 1, config, indexes: buildIndexes(config), chains: new Map() }
+  }
+  return { app, upstreams, reload }
 }
 
 export function testPrincipal (organizationId: string): Principal {

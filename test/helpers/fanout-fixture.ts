@@ -7,7 +7,8 @@ import type { DispatchStore } from '../../src/store/dispatch-store.js'
 import { createSqliteDispatchStore } from '../../src/store/sqlite/dispatch-store.js'
 import { migrateSqlite } from '../../src/store/sqlite/migrate.js'
 import { sqliteMigrations } from '../../src/store/sqlite/create-sqlite-store.js'
-import { buildServiceApp, TEST_ORG_HEADER } from './fanout-app.js'
+import { buildReloadableServiceApp, TEST_ORG_HEADER } from './fanout-app.js'
+import type { SharedUpstreams } from '../../src/upstream/registry.js'
 import { startStubLane, type LaneMode, type StubLane } from './fanout-lane.js'
 
 /** The `price-change` operation every fan-out test registers. */
@@ -37,6 +38,9 @@ export interface FanoutFixture {
   preview (body: unknown, org?: string): Promise<LightMyRequestResponse>
   commit (dispatchId: string, org?: string): Promise<LightMyRequestResponse>
   get (dispatchId: string, org?: string): Promise<LightMyRequestResponse>
+  /** A reload that removes these stores from the config (their lanes' upstreams retire). */
+  removeStores (ids: string[]): Promise<void>
+  upstreams: SharedUpstreams
 }
 
 /**
@@ -73,7 +77,7 @@ export async function fanoutFixture (t: { teardown (fn: () => unknown): void }, 
   const db = new Database(':memory:')
   migrateSqlite(db, sqliteMigrations)
   const dispatches = createSqliteDispatchStore(db)
-  const app = await buildServiceApp(fanoutService, {
+  const { app, reload, upstreams } = await buildReloadableServiceApp(fanoutService, {
     organizations,
     service: {
       prefix: '/v1/fanout',
@@ -106,6 +110,8 @@ export async function fanoutFixture (t: { teardown (fn: () => unknown): void }, 
     preview: (body, org = 'org_hq') => send('POST', '/v1/fanout/preview', org, body),
     commit: (id, org = 'org_hq') => send('POST', `/v1/fanout/dispatches/${id}/commit`, org),
     get: (id, org = 'org_hq') => send('GET', `/v1/fanout/dispatches/${id}`, org),
+    removeStores: (ids) => reload(organizations.map((o) => ({ ...o, stores: o.stores.filter((s) => !ids.includes(s.id)) }))),
+    upstreams,
   }
 }
 

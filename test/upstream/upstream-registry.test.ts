@@ -3,18 +3,21 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { callUpstream, type CallInput } from '../../src/upstream/call.js'
 import { UpstreamRegistry } from '../../src/upstream/registry.js'
 import type { UpstreamSettings } from '../../src/upstream/settings.js'
-import { startBackend, testSettings, type Backend } from '../helpers/upstream-servers.js'
+import { SingleUseUpstream } from '../../src/upstream/single-use.js'
+import { startBackend, startRelay, testSettings, type Backend } from '../helpers/upstream-servers.js'
 
 /**
- * A registry the snapshots declare (`reconcile`, the proxy blocks' upstreams): built with the snapshot, retired with
- * it, never brought back by a late request.
+ * A registry the snapshots declare (`reconcile`: the proxy blocks' upstreams, built with the snapshot; the lanes,
+ * built at first use): retired with it, never brought back by a late request, whose single-use upstream closes
+ * its pool once that request is done. Backends keep idle keep-alive sockets a minute, so a socket that closes was
+ * closed by the gateway's side.
  */
 const GET: CallInput = { method: 'GET', path: '/x', timeoutMs: 2000, maxBodyBytes: 1024, maxErrorBodyBytes: 64 }
 const probed = (url: string): UpstreamSettings => testSettings([url], { health: { active: { path: '/health', interval_seconds: 0.1 } } })
 const probes = (backend: Backend): number => backend.seen.filter((r) => r.url === '/health').length
 
-function registry (t: { teardown (fn: () => unknown): void }): UpstreamRegistry<UpstreamSettings> {
-  const upstreams = new UpstreamRegistry<UpstreamSettings>((settings) => settings)
+function registry (t: { teardown (fn: () => unknown): void }, build?: 'on_first_use'): UpstreamRegistry<UpstreamSettings> {
+  const upstreams = new UpstreamRegistry<UpstreamSettings>((settings) => settings, undefined, { build })
   t.teardown(() => upstreams.close())
   return upstreams
 }
@@ -56,15 +59,71 @@ t.test('a renamed key: the old upstream stops probing and closes, the new one pr
 
 t.test('a key the last snapshot did not declare (a request that straddled its removal) is served, and kept nowhere', async (t) => {
   const a = await startBackend(t, 'a')
+  a.server.keepAliveTimeout = 60_000
   const upstreams = registry(t)
   upstreams.reconcile(new Map())
   const settings = probed(a.url)
   const oneOff = upstreams.get('gone', settings)
+  t.ok(oneOff instanceof SingleUseUpstream)
   t.equal((await callUpstream(oneOff, GET)).body, 'a')
   t.same(upstreams.keys(), [], 'not added back')
+  await waitFor(() => a.openConnections() === 0)
+  t.pass('its pool closed its connection once the request was done (no pool or socket left per call)')
   t.not(upstreams.get('gone', settings), oneOff, 'each such request gets its own')
   await sleep(300)
   t.equal(probes(a), 0, 'a one-off upstream runs no health checks (nothing would stop them)')
+})
+
+t.test('a single-use upstream relays a GET and a streamed POST whole, then closes its connection', async (t) => {
+  const a = await startBackend(t, 'a')
+  a.server.keepAliveTimeout = 60_000
+  a.handle((req, res, body) => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end(`${req.method ?? ''} ${body}`) })
+  for (const method of ['GET', 'POST']) {
+    const upstream = new SingleUseUpstream(testSettings([a.url]))
+    t.teardown(() => upstream.close())
+    const front = await startRelay(t, upstream)
+    const res = await fetch(`${front}/x`, method === 'POST' ? { method, body: 'x'.repeat(100_000) } : { method })
+    t.equal(await res.text(), method === 'POST' ? `POST ${'x'.repeat(100_000)}` : 'GET ', method)
+    await waitFor(() => a.openConnections() === 0)
+    t.pass(`${method}: the lane-side connection closed after the answer`)
+  }
+})
+
+t.test('lanes (`build: on_first_use`): declared keys are built at first use, kept ones keep their pool, removed ones drain and close', async (t) => {
+  const a = await startBackend(t, 'a')
+  const b = await startBackend(t, 'b')
+  a.server.keepAliveTimeout = 60_000
+  b.server.keepAliveTimeout = 60_000
+  a.handle((req, res) => { setTimeout(() => res.end('a'), req.url === '/slow' ? 300 : 0) })
+  const upstreams = registry(t, 'on_first_use')
+  const settingsA = testSettings([a.url])
+  const settingsB = testSettings([b.url])
+  upstreams.reconcile(new Map([['store_a', settingsA], ['store_b', settingsB]]))
+  t.same(upstreams.keys(), [], 'nothing is built before a request')
+  const laneB = upstreams.get('store_b', settingsB)
+  t.equal((await callUpstream(upstreams.get('store_a', settingsA), GET)).body, 'a')
+  t.equal((await callUpstream(laneB, GET)).body, 'b')
+  t.same(upstreams.keys().sort(), ['store_a', 'store_b'])
+  t.equal(b.openConnections(), 1)
+
+  const inFlight = callUpstream(upstreams.get('store_a', settingsA), { ...GET, path: '/slow' })
+  await waitFor(() => a.seen.length === 2)
+  // The next snapshot: store_a removed, store_b's lane unchanged (a new, equal config object).
+  upstreams.reconcile(new Map([['store_b', testSettings([b.url])]]))
+  t.same(upstreams.keys(), ['store_b'])
+  t.equal((await inFlight).body, 'a', 'the request in flight to the removed lane finished')
+  await waitFor(() => a.openConnections() === 0)
+  t.pass('the removed lane\'s pool closed its connections')
+  t.equal(upstreams.get('store_b', settingsB), laneB, 'the kept lane is the same upstream')
+  t.equal(b.openConnections(), 1, 'and kept its keep-alive socket')
+  t.equal((await callUpstream(laneB, GET)).body, 'b')
+  t.equal(b.openConnections(), 1, 'which the next call reuses')
+
+  const late = upstreams.get('store_a', settingsA)
+  t.ok(late instanceof SingleUseUpstream, 'a late call for the removed store gets a single-use upstream')
+  t.equal((await callUpstream(late, GET)).body, 'a')
+  await waitFor(() => a.openConnections() === 0)
+  t.same(upstreams.keys(), ['store_b'], 'the removed store is not brought back')
 })
 
 t.test('a retired upstream\'s request in flight finishes; a shutdown meanwhile still closes everything', async (t) => {

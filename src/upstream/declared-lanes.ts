@@ -1,0 +1,17 @@
+import type { GatewayConfig, LaneConfig } from '../config/types.js'
+
+/**
+ * The lanes a config declares, by store id: every store with an active install and a lane, the only ones the live
+ * relay and fan-out send to. The gateway hands them to `SharedUpstreams.lanes.reconcile` with each snapshot (boot
+ * and reload), so the upstream of a store the reload removed, deactivated or left without a lane is retired: its
+ * requests in flight finish, then its pools close.
+ */
+export function declaredLanes (config: GatewayConfig): Map<string, LaneConfig> {
+  const lanes = new Map<string, LaneConfig>()
+  for (const organization of config.organizations) {
+    for (const store of organization.stores) {
+      if (store.install_active && store.lane !== undefined) lanes.set(store.id, store.lane)
+    }
+  }
+  return lanes
+}
