@@ -1,9 +1,10 @@
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { startBackend, type Backend } from '../helpers/upstream-servers.js'
+import { rewriteAndReload, until } from '../helpers/reload-helpers.js'
 
 /**
  * A store's lane lives with the config (issue 13 item 4), on a real `lanegate start` reloaded with SIGHUP: a reload
@@ -57,21 +58,8 @@ let laneA: Backend
 let laneB: Backend
 let token: string
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function until (check: () => boolean | Promise<boolean>, ms = 3000): Promise<boolean> {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    if (await check()) return true
-    await sleep(20)
-  }
-  return check()
-}
-
 async function rewrite (text: string): Promise<void> {
-  await writeFile(`${file}.tmp`, text)
-  await rename(`${file}.tmp`, file)
-  gateway.child.kill('SIGHUP')
+  await rewriteAndReload(gateway, file, text)
 }
 
 async function live (storeId: string, path: string): Promise<string> {

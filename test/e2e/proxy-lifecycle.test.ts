@@ -1,10 +1,11 @@
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { scrape, sample } from '../helpers/prometheus.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { deadPort, startBackend, type Backend } from '../helpers/upstream-servers.js'
+import { rewriteAndReload, sleep, until } from '../helpers/reload-helpers.js'
 
 /**
  * A `proxy` block's upstream lives with the config, not with the traffic (issue 13 item 4), on a real `lanegate
@@ -62,21 +63,8 @@ let a: Backend
 let other: Backend
 let dead: number
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function until (check: () => boolean | Promise<boolean>, ms = 3000): Promise<boolean> {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    if (await check()) return true
-    await sleep(20)
-  }
-  return check()
-}
-
 async function rewrite (text: string): Promise<void> {
-  await writeFile(`${file}.tmp`, text)
-  await rename(`${file}.tmp`, file)
-  gateway.child.kill('SIGHUP')
+  await rewriteAndReload(gateway, file, text)
 }
 
 async function get (path: string, method = 'GET'): Promise<string> {

@@ -1,9 +1,10 @@
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { startBackend, type Backend } from '../helpers/upstream-servers.js'
+import { rewriteAndReload } from '../helpers/reload-helpers.js'
 
 /**
  * Hot reload of a `proxy` block on a real `lanegate start` (SIGHUP after rewriting its config file): targets and
@@ -31,9 +32,7 @@ let a: Backend
 let b: Backend
 
 async function rewrite (text: string): Promise<void> {
-  await writeFile(`${file}.tmp`, text)
-  await rename(`${file}.tmp`, file)
-  gateway.child.kill('SIGHUP')
+  await rewriteAndReload(gateway, file, text)
 }
 
 async function servedBy (path = '/legacy/p/x'): Promise<string> {
