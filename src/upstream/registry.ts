@@ -50,13 +50,19 @@ export class UpstreamRegistry<S extends object> {
     const entry = this.entries.get(key)
     if (entry !== undefined) {
       if (entry.source !== source) {
-        entry.source = source
-        entry.upstream.reconcile(this.derive(source))
+        // In a declared registry the last snapshot's source is the newest: a request that started on an older
+        // snapshot (its chain straddled a reload that changed this key) must not reconcile the upstream back.
+        const newest = this.declared?.get(key) ?? source
+        if (entry.source !== newest) {
+          entry.source = newest
+          entry.upstream.reconcile(this.derive(newest))
+        }
       }
       return entry.upstream
     }
-    if (this.declared !== undefined && !this.declared.has(key)) return this.singleUse(key, source)
-    return this.add(key, source)
+    if (this.declared === undefined) return this.add(key, source)
+    const declared = this.declared.get(key)
+    return declared === undefined ? this.singleUse(key, source) : this.add(key, declared)
   }
 
   /**

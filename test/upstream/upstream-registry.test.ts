@@ -146,3 +146,22 @@ t.test('a retired upstream\'s request in flight finishes; a shutdown meanwhile s
   await upstreams.close()
   t.equal(await cut, 'cut', 'close destroys a draining upstream\'s connections')
 })
+
+t.test('a request from an older snapshot does not reconcile a declared upstream back to its settings', async (t) => {
+  const a = await startBackend(t, 'a')
+  const b = await startBackend(t, 'b')
+  const upstreams = registry(t, 'on_first_use')
+  const before = testSettings([a.url])
+  const after = testSettings([b.url])
+  upstreams.reconcile(new Map([['lane', before]]))
+  const first = upstreams.get('lane', before)
+  upstreams.reconcile(new Map([['lane', after]]))
+  t.same(first.targets.map((target) => target.url), [b.url], 'the reload moved the upstream to the new target')
+  // A request whose chain started before the reload still carries the old settings object.
+  const late = upstreams.get('lane', before)
+  t.equal(late, first, 'the same upstream')
+  t.same(late.targets.map((target) => target.url), [b.url], 'still on the new target: the old settings were not applied again')
+  const declaredFirst = registry(t, 'on_first_use')
+  declaredFirst.reconcile(new Map([['lane', after]]))
+  t.same(declaredFirst.get('lane', before).targets.map((target) => target.url), [b.url], 'built at first use from the declared (newest) settings')
+})
