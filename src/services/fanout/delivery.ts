@@ -133,6 +133,9 @@ export function createDeliveryRunner (deps: DeliveryDeps): DeliveryRunner {
   }
 
   async function sweepOnce (): Promise<void> {
+    // A reload removed the fan-out block: its routes answer 404 and nothing is resumed (the dispatches stay in the
+    // outbox) until a reload brings the block back or the gateway restarts without it.
+    if (deps.currentConfig().services.fanout === undefined) return
     const now = Date.now()
     const ids = await store.claimExpired(now, now + settings().recovery.lease_ms, SWEEP_BATCH)
     for (const id of ids) {
