@@ -1,3 +1,4 @@
+import { activeLane } from '../config/active-lane.js'
 import type { GatewayConfig, LaneConfig } from '../config/types.js'
 
 /**
@@ -10,7 +11,8 @@ export function declaredLanes (config: GatewayConfig): Map<string, LaneConfig> {
   const lanes = new Map<string, LaneConfig>()
   for (const organization of config.organizations) {
     for (const store of organization.stores) {
-      if (store.install_active && store.lane !== undefined) lanes.set(store.id, store.lane)
+      const lane = activeLane(store)
+      if (lane !== undefined) lanes.set(store.id, lane)
     }
   }
   return lanes

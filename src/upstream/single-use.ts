@@ -16,7 +16,7 @@ import { Upstream } from './upstream.js'
 export class SingleUseUpstream extends Upstream {
   override pick (tried?: readonly Target[]): Target | undefined {
     const target = super.pick(tried)
-    if (target !== undefined) queueMicrotask(() => { target.retire() })
+    if (target !== undefined) queueMicrotask(() => { void target.retire() })
     return target
   }
 }

@@ -87,9 +87,9 @@ export class Target {
     }
   }
 
-  /** Stops taking requests: those in flight finish, then the connections close. */
-  retire (): void {
-    this.pool.close().catch(() => {})
+  /** Stops taking requests: those in flight finish, then the connections close (resolves then; never rejects). */
+  retire (): Promise<void> {
+    return this.pool.close().catch(() => {})
   }
 
   /** Closes every connection now (shutdown). */

@@ -54,7 +54,7 @@ export class Upstream {
         next.push(new Target(wanted, settings))
       }
     }
-    for (const removed of old.values()) removed.retire()
+    for (const removed of old.values()) void removed.retire()
     this.targets = next
     this.settings = settings
     this.fingerprint = fingerprint
@@ -129,8 +129,7 @@ export class Upstream {
     const targets = this.targets
     this.targets = []
     this.retired.push(...targets)
-    // Target.retire does the same without waiting; here the caller may wait for the drain.
-    await Promise.all(targets.map((target) => target.pool.close().catch(() => {})))
+    await Promise.all(targets.map((target) => target.retire()))
   }
 
   /** Stops health checks and closes every connection now, draining ones included (shutdown). */

@@ -1,3 +1,4 @@
+import { activeLane } from '../../config/active-lane.js'
 import type { GatewayConfig, LaneConfig, StoreConfig } from '../../config/types.js'
 
 // Config objects are immutable per snapshot: index each one once.
@@ -14,5 +15,5 @@ export function activeLaneOf (config: GatewayConfig, storeOrgId: string): LaneCo
     byConfig.set(config, stores)
   }
   const store = stores.get(storeOrgId)
-  return store !== undefined && store.install_active ? store.lane : undefined
+  return store === undefined ? undefined : activeLane(store)
 }

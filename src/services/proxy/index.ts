@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { GatewayConfig, ServiceConfig } from '../../config/types.js'
+import type { ServiceConfig } from '../../config/types.js'
 import type { SharedResources } from '../../runtime/shared-resources.js'
 import { GatewayError } from '../../errors/gateway-error.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
@@ -31,7 +31,7 @@ export const proxyService: ServiceModule = {
     // The prefix the routes are mounted under (a changed prefix needs a restart, like every service's).
     const prefix = deps.currentConfig().services[deps.service]?.prefix
     if (prefix === undefined) throw new Error(`services.${deps.service} is not configured`)
-    const handler = proxyHandler(deps.service, prefix, deps.shared.upstreams.proxies, deps.currentConfig)
+    const handler = proxyHandler(deps.service, prefix, deps.shared.upstreams.proxies)
     return { handlers: () => handler }
   },
   reconcile: reconcileProxyUpstreams,
@@ -70,21 +70,18 @@ function proxyRoutes (settings: ServiceConfig): RouteDeclaration[] {
 /**
  * One handler for every route of a proxy block: the path is checked and canonicalised (proxy-path.ts), a declared
  * body over `max_body_bytes` is refused before any target is contacted, and the request relayed on the block's
- * upstream (a reload reconciles it in place: kept targets keep their pools, removed ones drain). The upstream's
- * settings come from the current config, not the request's snapshot: a request whose chain straddled a reload
- * must not hand the shared upstream its older settings back (which would reconcile it to and fro).
+ * upstream (a reload reconciles it in place: kept targets keep their pools, removed ones drain). A request whose
+ * chain started on an older snapshot hands the registry its older settings; the registry keeps the newest the
+ * snapshots declared (registry.ts), so it never turns the shared upstream back.
  */
-function proxyHandler (service: string, prefix: string, upstreams: UpstreamRegistry<UpstreamSettings>, current: () => GatewayConfig): RouteHandler {
+function proxyHandler (service: string, prefix: string, upstreams: UpstreamRegistry<UpstreamSettings>): RouteHandler {
   return async function relayProxy (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const block = request.gw.snapshot.config.services[service]
     if (block === undefined) throw new GatewayError('not_found')
     const settings = proxySettings(block)
     const path = proxiedPath(request.raw.url ?? '', prefix, settings.upstream.strip_prefix)
-
-    const latest = current().services[service]
-    const upstream = proxySettings(latest !== undefined && latest.type === 'proxy' ? latest : block).upstream
     // Keyed by the block's name: that is the `upstream` label of lanegate_upstream_* (bounded: one per block).
-    return relayCallerRequest(request, reply, upstreams.get(service, proxyUpstreamSettings(upstream)), path, settings)
+    return relayCallerRequest(request, reply, upstreams.get(service, proxyUpstreamSettings(settings.upstream)), path, settings)
   }
 }
 
