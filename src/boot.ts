@@ -13,6 +13,7 @@ import { adminSettings } from './observability/admin-settings.js'
 import { GatewayMetrics } from './observability/metrics.js'
 import { Readiness } from './observability/readiness.js'
 import { useMetrics } from './observability/recorders.js'
+import { ReloadHistory } from './console/reload-history.js'
 
 export interface BootOptions {
   /** Config file to load (and to re-read on reload). */
@@ -34,6 +35,8 @@ export interface Booted {
   logger: Logger
   /** The gateway's metrics; undefined with `admin: false` (nothing is collected). */
   metrics: GatewayMetrics | undefined
+  /** The loads and reloads of the config file, for the console (recorded while metrics are on). */
+  reloads: ReloadHistory
   /** What /readyz reports; the shutdown calls `readiness.markDraining()` first. */
   readiness: Readiness
   /** Closes the app (waiting for in-flight requests), then the shared resources. */
@@ -68,6 +71,7 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
       dependencies: () => readiness.dependencies(),
       upstreamTargets: () => shared.upstreams.proxies.targetCounts(),
     })
+  const reloads = new ReloadHistory(options.text === undefined ? options.file : undefined)
   try {
     gateway = createGateway({
       loaded,
@@ -75,7 +79,7 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
       file: options.text === undefined ? options.file : undefined,
       logger: logger as FastifyBaseLogger,
       adjust: options.adjust,
-      onReload: metrics === undefined ? undefined : (result) => { metrics.configReloads.inc(result.outcome) },
+      onReload: metrics === undefined ? undefined : (result) => { metrics.configReloads.inc(result.outcome); reloads.record(result) },
     })
     app = await buildApp(gateway, logger, metrics)
     await app.ready()
@@ -89,6 +93,7 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
     gateway,
     logger,
     metrics,
+    reloads,
     readiness,
     close: async () => {
       await app.close()

@@ -164,12 +164,23 @@ export function buildConfigSchema (services: readonly ServiceSchema[]): Schema {
       },
     }, [], { default: {} }),
     admin: {
-      description: 'The admin listener serving /metrics (Prometheus), /healthz and /readyz; false turns it and metrics off.',
+      description: 'The admin listener serving the operator console (/), /metrics (Prometheus), /healthz and /readyz; false turns it and metrics off.',
       anyOf: [
         { type: 'boolean', const: false, description: 'No admin listener, no metrics collected.' },
         obj('Where the admin listener listens (defaults: 127.0.0.1, 9464).', {
           host: str('Address of the admin listener (default 127.0.0.1: keep it off public networks).'),
           port: int('Port of the admin listener (default 9464; 0 picks a free port).', { minimum: 0, maximum: 65535 }),
+          auth: {
+            ...obj('Who may use the admin listener (the console, its JSON endpoints and /metrics; /healthz and /readyz stay open for probes). Required when host is not a loopback address.', {
+              token_env: str('Name of the environment variable holding the bearer token (`Authorization: Bearer <token>`, at least 16 characters); read at start, never written to the config.', { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+              basic: obj('HTTP Basic: a user name and a scrypt hash of the password (`lanegate hash-secret`).', {
+                user: str('The user name.', { minLength: 1, pattern: '^[^:]+$' }),
+                password_hash: str('scrypt PHC hash of the password, as `lanegate hash-secret` prints it (never the password itself).'),
+              }, ['user', 'password_hash']),
+            }),
+            minProperties: 1,
+            maxProperties: 1,
+          },
         }),
       ],
     },

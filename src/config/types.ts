@@ -52,6 +52,15 @@ export interface ServerConfig {
 export interface AdminConfig {
   host?: string
   port?: number
+  /** Required off loopback: a bearer token read from an environment variable, or HTTP Basic with a scrypt hash. */
+  auth?: AdminAuthConfig
+}
+
+/** Exactly one of the two. */
+export interface AdminAuthConfig {
+  /** The environment variable holding the bearer token (read at start). */
+  token_env?: string
+  basic?: { user: string, password_hash: string }
 }
 
 export interface StorageConfig {

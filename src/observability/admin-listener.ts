@@ -2,6 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import type { Booted } from '../boot.js'
 import { buildAdminServer, listenAdmin, processAdminDeps } from './admin-server.js'
 import { adminSettings } from './admin-settings.js'
+import { mountConsole } from '../console/console-routes.js'
+import { processConsoleSource } from '../console/process-console.js'
+import { startConsoleState } from '../console/console-state.js'
 
 /**
  * Starts the admin listener of a booted gateway on `admin.host:admin.port` and logs its URL; undefined with
@@ -10,7 +13,12 @@ import { adminSettings } from './admin-settings.js'
 export async function startAdminListener (booted: Booted): Promise<FastifyInstance | undefined> {
   const settings = adminSettings(booted.gateway.current().config)
   if (settings === undefined || booted.metrics === undefined) return undefined
-  const admin = buildAdminServer(processAdminDeps(booted.metrics, booted.readiness, () => booted.gateway.current().version))
+  const state = startConsoleState(booted.metrics)
+  const config = booted.gateway.current().config
+  const admin = buildAdminServer({
+    ...processAdminDeps(booted.metrics, booted.readiness, () => booted.gateway.current().version),
+    extend: (app) => { mountConsole(app, config.admin === false ? undefined : config.admin, processConsoleSource(booted, state)) },
+  })
   await listenAdmin(admin, settings, booted.logger)
   return admin
 }

@@ -12,6 +12,8 @@ export interface AdminServerDeps {
   readiness (): Promise<ReadinessReport>
   /** /healthz's body besides `status` (one process: its config version; the primary: its serving workers). */
   health (): Record<string, unknown>
+  /** Mounts what else the listener serves (the console and `admin.auth`), before the probes' routes. */
+  extend? (app: FastifyInstance): void
 }
 
 /** The admin answers of one process serving its own gateway (`server.workers: 1`, and tests). */
@@ -32,6 +34,7 @@ export function processAdminDeps (metrics: GatewayMetrics, readiness: Readiness,
  */
 export function buildAdminServer (deps: AdminServerDeps): FastifyInstance {
   const app = Fastify({ logger: false, forceCloseConnections: true })
+  deps.extend?.(app)
   app.get('/metrics', async function metrics (_request, reply) {
     reply.header('content-type', Registry.PROMETHEUS_CONTENT_TYPE)
     reply.header('cache-control', 'no-store')

@@ -44,6 +44,10 @@ export function countRefusal (metrics: GatewayMetrics, request: FastifyRequest, 
     // The error's own entry (a policy-declared code has no catalogue entry).
     metrics.tokenErrors.inc(error.entry.oauth ?? error.code)
   }
+  const principal = gw?.principal
+  if (principal?.tokenType === 'service' && (error.status === 401 || error.status === 403 || error.status === 429)) {
+    metrics.clientRefusals.inc(principal.clientId, String(error.status))
+  }
   if (error.status === 429) metrics.rateLimited.inc(error.limit ?? 'unknown')
   else if (error.status === 401 || error.status === 403) metrics.authRefusals.inc(service, error.code)
 }

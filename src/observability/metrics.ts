@@ -71,6 +71,12 @@ export class GatewayMetrics {
   readonly tokenErrors = new CounterFamily('lanegate_token_errors_total', 'Token endpoint refusals, by OAuth error code.', ['error'])
   readonly configReloads = new CounterFamily('lanegate_config_reloads_total', 'Config reloads by result (applied, unchanged, rejected).', ['result'])
   readonly fanoutDispatches = new CounterFamily('lanegate_fanout_dispatches_total', 'Fan-out dispatches that settled, by final status.', ['status'])
+  /**
+   * Refusals (401, 403, 429) of requests a service token authenticated, by client id and status: for the console
+   * only, not exported to /metrics (client ids stay off the request series). Counted where the refusal is
+   * rendered, so a request that passes costs nothing.
+   */
+  readonly clientRefusals = new CounterFamily('lanegate_console_client_refusals', 'Refusals by service-account client id and status (console only).', ['client_id', 'status'])
   readonly #routes = new Map<string, Map<string, RouteSeries>>()
   readonly #upstreams = new Map<string, { outcomes: Map<UpstreamOutcome, CounterCell>, duration: HistogramCell }>()
 

@@ -55,6 +55,11 @@ abstract class Family<C> {
     return created
   }
 
+  /** Calls `visit` with every series' labels and cell (the console's once-a-second sampler; never per request). */
+  each (visit: (labels: Readonly<Record<string, string>>, cell: C) => void): void {
+    for (const { labels, cell } of this.series) visit(labels, cell)
+  }
+
   private add (labels: Record<string, string>): C {
     const cell = this.make()
     this.series.push({ labels, cell })

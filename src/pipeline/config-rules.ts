@@ -6,6 +6,7 @@ import type { ConfigWarning, LocatedProblem } from '../config/semantic-checks.js
 import { policyName } from '../config/semantic-checks.js'
 import { routePolicies, type GatewayConfig, type PolicyEntry } from '../config/types.js'
 import { parseSecretHash } from '../oauth/secret-hash.js'
+import { checkAdminAuth } from './admin-auth-rules.js'
 import { declaredRoutes, moduleForService, type ServiceModule } from '../services/service-module.js'
 import { loadOutsidePlugins, type Report } from './load-plugins.js'
 import { checkPolicyOptions } from './policy-options.js'
@@ -29,6 +30,7 @@ export function configRules (base: Catalog, options: { loadPlugins?: boolean } =
       const warnings: ConfigWarning[] = []
       const report: Report = (segments, message) => { problems.push({ problem: { path: formatPath(segments), message }, segments }) }
       checkSecretHashes(config, report)
+      checkAdminAuth(config, report)
       const catalog = loadPlugins ? await loadOutsidePlugins(base, config.plugins, context.baseDir, report) : base
       checkServices(config, catalog, context.indexes, report, warnings)
       return { problems, warnings, catalog }

@@ -101,7 +101,18 @@ export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Red
   const inWorker = cluster.isWorker
   const syncIntervalMs = config.sync_interval_ms ?? 0
   const synced = new Set<SyncedWindowCounter>()
+  // The route counters by limit name, the newest of each (the console asks which keys are closest to their limit).
+  const named = new Map<string, RequestCounter>()
   const counters = keptBySettings((name, limit): RequestCounter => {
+    const counter = routeCounter(name, limit)
+    named.set(name, counter)
+    return counter
+  }, function retireCounter (counter) {
+    // A reload changed the limit's points or window: its pre-count stops (its last counts still go to Redis).
+    if (counter instanceof SyncedWindowCounter && synced.delete(counter)) void counter.close()
+  })
+
+  function routeCounter (name: string, limit: RateLimitConfig): RequestCounter {
     if (config.driver !== 'memory' && syncIntervalMs > 0) {
       const counter = new SyncedWindowCounter({ client: client as Redis, keyPrefix: `${prefix}:${name}`, points: limit.points, windowSeconds: limit.window_seconds, syncIntervalMs })
       synced.add(counter)
@@ -109,16 +120,16 @@ export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Red
     }
     if (config.driver !== 'memory') return new StoreCounter(build(`${prefix}:${name}`, limit))
     return inWorker ? new IpcCounter(name, limit.points, limit.window_seconds) : new MemoryWindowCounter(limit.points, limit.window_seconds)
-  }, function retireCounter (counter) {
-    // A reload changed the limit's points or window: its pre-count stops (its last counts still go to Redis).
-    if (counter instanceof SyncedWindowCounter && synced.delete(counter)) void counter.close()
-  })
+  }
   const limiters = keptBySettings((name, limit) => build(`${prefix}#${name}`, limit))
 
   return {
     onStoreError: config.on_store_error,
     counter: counters,
     get: limiters,
+    closest (n) {
+      return [...named].flatMap(([limit, counter]) => counter instanceof MemoryWindowCounter ? [{ limit, keys: counter.closest(n) }] : [])
+    },
     async ready (timeoutMs = 5_000) {
       if (client === undefined || client.status === 'ready') return
       const redisClient = client

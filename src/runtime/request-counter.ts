@@ -10,6 +10,15 @@ export interface CountOutcome {
   readonly msBeforeReset: number
 }
 
+/** One key's window of a limit, as the console lists it. */
+export interface KeyState {
+  readonly key: string
+  /** Requests counted in the window (refused ones included). */
+  readonly used: number
+  readonly remaining: number
+  readonly msBeforeReset: number
+}
+
 /**
  * Counts requests against one named limit. The memory counter answers synchronously, so a route whose limits are
  * all in memory runs its chain without a promise; a shared store (Redis) answers with a promise, or mostly
@@ -49,6 +58,19 @@ export class MemoryWindowCounter implements RequestCounter {
     window.used++
     const allowed = window.used <= this.points
     return { allowed, remaining: allowed ? this.points - window.used : 0, msBeforeReset: window.resetAt - now }
+  }
+
+  /**
+   * The `n` keys with the fewest points left in a window still open, fewest first (the console asks; a scan of
+   * this counter's windows, never done per request).
+   */
+  closest (n: number): KeyState[] {
+    const now = this.now()
+    const open: KeyState[] = []
+    for (const [key, window] of this.#windows) {
+      if (window.resetAt > now) open.push({ key, used: window.used, remaining: Math.max(0, this.points - window.used), msBeforeReset: window.resetAt - now })
+    }
+    return open.sort((a, b) => a.remaining - b.remaining || a.msBeforeReset - b.msBeforeReset).slice(0, n)
   }
 
   /** Keys currently holding a window (for tests and the memory bound). */

@@ -4,7 +4,7 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { GatewayConfig, RateLimitConfig } from '../config/types.js'
 import type { ConfigIndexes } from '../config/indexes.js'
 import type { Principal } from './request-context.js'
-import type { RequestCounter } from './request-counter.js'
+import type { KeyState, RequestCounter } from './request-counter.js'
 import type { Store } from '../store/store.js'
 import type { SharedUpstreams } from '../upstream/registry.js'
 
@@ -53,6 +53,11 @@ export interface LimiterRegistry {
    * Its names are apart from `get`'s, in memory and in Redis: the same name used by both shares no counts.
    */
   counter (name: string, config: RateLimitConfig): RequestCounter
+  /**
+   * Per route limit, the keys closest to it now (fewest points left): only counters kept in this process
+   * (memory driver, one process) can say; the others are left out.
+   */
+  closest? (n: number): Array<{ limit: string, keys: KeyState[] }>
   /** Whether a limiter store error lets requests through (`open`) or answers 503 (`closed`). */
   readonly onStoreError: 'open' | 'closed'
 }

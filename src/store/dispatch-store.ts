@@ -97,6 +97,17 @@ export interface DispatchStore {
    * pending or the dispatch is not `committing`.
    */
   finish (dispatchId: string, now: string): Promise<DispatchStatus | undefined>
+  /**
+   * How many dispatches are in each status, and the `latest` most recently created (newest first, with their
+   * stores): what the operator console shows. A read, never a lock.
+   */
+  summary (latest: number): Promise<DispatchSummary>
+}
+
+/** Dispatches by status and the latest ones (the operator console). */
+export interface DispatchSummary {
+  byStatus: Partial<Record<DispatchStatus, number>>
+  latest: Dispatch[]
 }
 
 /** Whether a status is final for a committed dispatch. */

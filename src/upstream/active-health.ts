@@ -60,6 +60,7 @@ export class ActiveHealth {
     const { timeouts } = this.upstream.settings
     const wasDown = target.ejected
     let healthy = false
+    let detail = ''
     try {
       const answer = await target.pool.request({
         path: target.basePath + this.active.path,
@@ -69,11 +70,13 @@ export class ActiveHealth {
       })
       await answer.body.dump()
       healthy = answer.statusCode >= 200 && answer.statusCode < 400
-    } catch {
+      detail = `GET ${this.active.path} ${answer.statusCode}`
+    } catch (error) {
       healthy = false
+      detail = `GET ${this.active.path} failed: ${(error as { code?: string }).code ?? (error as Error).name}`
     }
     if (this.stopped) return
-    target.recordProbe(healthy)
+    target.recordProbe(healthy, detail)
     if (healthy === wasDown) {
       this.upstream.logger?.[healthy ? 'info' : 'warn']({ upstream_target: target.url }, healthy ? 'upstream target healthy again' : 'upstream target failed its health check')
     }

@@ -1,12 +1,25 @@
 import type { LaneConfig } from '../config/types.js'
 import { singleTargetSettings, type UpstreamSettings } from './settings.js'
 import { SingleUseUpstream } from './single-use.js'
+import type { Target } from './target.js'
 import { Upstream, type UpstreamLogger } from './upstream.js'
 
 interface Entry<S> {
   /** The config object the upstream was last reconciled with: the same object (one snapshot) is the common case. */
   source: S
   upstream: Upstream
+}
+
+/** One upstream's targets now, as the console lists them. */
+export interface UpstreamState {
+  readonly upstream: string
+  readonly targets: ReadonlyArray<{
+    readonly url: string
+    readonly weight: number
+    readonly state: Target['state']
+    readonly inFlight: number
+    readonly lastProbe: Target['lastProbe']
+  }>
 }
 
 /** When `reconcile` builds the upstream of a key it declares for the first time. */
@@ -98,6 +111,20 @@ export class UpstreamRegistry<S extends object> {
       const ejected = entry.upstream.targets.filter((target) => target.ejected).length
       return { upstream: key, available: entry.upstream.targets.length - ejected, ejected }
     })
+  }
+
+  /** Each upstream's targets as they are now (the console reads it when asked; nothing is kept per request). */
+  states (): UpstreamState[] {
+    return [...this.entries].map(([key, entry]) => ({
+      upstream: key,
+      targets: entry.upstream.targets.map((target) => ({
+        url: target.url,
+        weight: target.weight,
+        state: target.state,
+        inFlight: target.inFlight,
+        lastProbe: target.lastProbe,
+      })),
+    }))
   }
 
   private add (key: string, source: S): Upstream {

@@ -23,6 +23,8 @@ export class Target {
   current = 0
   /** Set by a failing active probe, cleared by a passing one. */
   probeDown = false
+  /** The last active probe: when, whether it passed, and what it got (a status, or the failure). */
+  lastProbe: { at: number, ok: boolean, detail: string } | undefined
   private failures = 0
   private ejectedUntil = 0
 
@@ -60,6 +62,15 @@ export class Target {
     return this.probeDown || (this.ejectedUntil !== 0 && Date.now() < this.ejectedUntil)
   }
 
+  /**
+   * Its health as the console shows it: `ejected` (health checks keep it out), `probation` (its ejection ran out:
+   * the next failure ejects it again, a success clears it) or `healthy`. Reads state only.
+   */
+  get state (): 'healthy' | 'ejected' | 'probation' {
+    if (this.ejected) return 'ejected'
+    return this.ejectedUntil !== 0 || this.failures >= Number.MAX_SAFE_INTEGER - 1 ? 'probation' : 'healthy'
+  }
+
   /** The target answered: its run of failures ends. */
   recordSuccess (): void {
     if (this.failures !== 0) this.failures = 0
@@ -79,7 +90,8 @@ export class Target {
   }
 
   /** A passing (true) or failing (false) active probe. */
-  recordProbe (healthy: boolean): void {
+  recordProbe (healthy: boolean, detail = healthy ? 'passed' : 'failed'): void {
+    this.lastProbe = { at: Date.now(), ok: healthy, detail }
     this.probeDown = !healthy
     if (healthy) {
       this.failures = 0

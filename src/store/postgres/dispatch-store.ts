@@ -95,6 +95,16 @@ export function createPostgresDispatchStore (pool: Pool): DispatchStore {
       [state.status, state.attempts, json(state.result), json(state.error), now, dispatchId, storeOrgId])
     },
 
+    async summary (latest) {
+      const counts = await pool.query<{ status: DispatchStatus, n: string }>('SELECT status, COUNT(*) AS n FROM fanout_dispatches GROUP BY status')
+      const rows = await pool.query<DispatchRow>('SELECT * FROM fanout_dispatches ORDER BY created_at DESC, dispatch_id DESC LIMIT $1', [latest])
+      const dispatches = await Promise.all(rows.rows.map((row) => read(pool, row.dispatch_id)))
+      return {
+        byStatus: Object.fromEntries(counts.rows.map((r) => [r.status, Number(r.n)])),
+        latest: dispatches.filter((d): d is Dispatch => d !== undefined),
+      }
+    },
+
     async finish (dispatchId, now) {
       return withTransaction(pool, async (client) => {
         // Lock the dispatch row first so two finishers serialize and the counts they read are current.

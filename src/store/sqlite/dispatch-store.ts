@@ -60,6 +60,9 @@ export function createSqliteDispatchStore (db: Database.Database): DispatchStore
   const finishGate = db.prepare(`UPDATE fanout_dispatches SET status = ?, completed_at = ?
     WHERE dispatch_id = ? AND status = 'committing'`)
 
+  const countByStatus = db.prepare<[], { status: DispatchStatus, n: number }>('SELECT status, COUNT(*) AS n FROM fanout_dispatches GROUP BY status')
+  const selectLatest = db.prepare<[number], DispatchRow>('SELECT * FROM fanout_dispatches ORDER BY created_at DESC, dispatch_id DESC LIMIT ?')
+
   const read = (dispatchId: string): Dispatch | undefined => {
     const row = selectDispatch.get(dispatchId)
     return row === undefined ? undefined : toDispatch(row, selectStores.all(dispatchId))
@@ -103,6 +106,10 @@ export function createSqliteDispatchStore (db: Database.Database): DispatchStore
       updateDelivery.run(state.status, state.attempts, json(state.result), json(state.error), now, dispatchId, storeOrgId)
     },
     finish: async (dispatchId, now) => finish.immediate(dispatchId, now),
+    summary: async (latest) => ({
+      byStatus: Object.fromEntries(countByStatus.all().map((r) => [r.status, r.n])),
+      latest: selectLatest.all(latest).map((row) => toDispatch(row, selectStores.all(row.dispatch_id))),
+    }),
   }
 }
 
