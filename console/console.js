@@ -1,1 +1,320 @@
+// lanegate operator console: a read-only page over the admin listener's /api/console/<view> JSON, refreshed once a
+// second. Plain browser JavaScript, no build step; the only library is uPlot (served from the gateway's own
+// node_modules). Every value is written with textContent: nothing an answer holds is parsed as HTML.
+'use strict'
+;(function consolePage () {
+  const VIEWS = ['overview', 'routes', 'upstreams', 'clients', 'config', 'dispatches']
+  const WINDOW_SECONDS = 900
+  const $ = (selector) => document.querySelector(selector)
 
+  /** A table cell or any element with text (and optional attributes). */
+  function el (tag, text, attributes) {
+    const node = document.createElement(tag)
+    if (text !== undefined && text !== null) node.textContent = String(text)
+    for (const [name, value] of Object.entries(attributes || {})) node.setAttribute(name, String(value))
+    return node
+  }
+
+  function row (cells, attributes) {
+    const tr = el('tr', undefined, attributes)
+    for (const cell of cells) tr.append(cell instanceof Node ? wrapCell(cell) : el('td', cell))
+    return tr
+  }
+
+  function wrapCell (node) {
+    if (node.tagName === 'TD') return node
+    const td = el('td')
+    td.append(node)
+    return td
+  }
+
+  function fill (tbody, rows) {
+    tbody.replaceChildren(...rows)
+  }
+
+  function badge (text, kind) {
+    return el('span', text, { class: `badge ${kind || text}` })
+  }
+
+  function ms (value) {
+    if (value === null || value === undefined) return '–'
+    return value >= 100 ? `${Math.round(value)} ms` : `${value} ms`
+  }
+
+  function ago (iso) {
+    if (!iso) return '–'
+    const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000))
+    return seconds < 60 ? `${seconds} s ago` : seconds < 3600 ? `${Math.round(seconds / 60)} min ago` : new Date(iso).toLocaleString()
+  }
+
+  async function getJson (path) {
+    const res = await fetch(path, { headers: { accept: 'application/json' }, cache: 'no-store' })
+    const body = await res.json()
+    if (!res.ok) throw Object.assign(new Error(body.error || `HTTP ${res.status}`), { status: res.status, body })
+    return body
+  }
+
+  // ---- Overview ----
+  const overview = { series: [], last: 0, charts: {} }
+
+  function chartOptions (id, series) {
+    const box = document.getElementById(id)
+    return {
+      width: Math.max(200, box.clientWidth),
+      height: 160,
+      legend: { show: true },
+      scales: { x: { time: true } },
+      axes: [{ stroke: '#666' }, { stroke: '#666', size: 50 }],
+      series: [{}, ...series.map(([label, stroke]) => ({ label, stroke, width: 1.5, spanGaps: false }))],
+    }
+  }
+
+  const CHARTS = {
+    'chart-rps': [['req/s', '#2563eb']],
+    'chart-latency': [['p50', '#16a34a'], ['p99', '#dc2626']],
+    'chart-status': [['2xx', '#16a34a'], ['3xx', '#0891b2'], ['4xx', '#d97706'], ['5xx', '#dc2626']],
+    'chart-events': [['429s', '#d97706'], ['upstream errors', '#dc2626'], ['tokens', '#7c3aed']],
+  }
+
+  function chartData (id) {
+    const s = overview.series
+    const t = s.map((p) => p.t)
+    switch (id) {
+      case 'chart-rps': return [t, s.map((p) => p.rps)]
+      case 'chart-latency': return [t, s.map((p) => p.p50_ms), s.map((p) => p.p99_ms)]
+      case 'chart-status': return [t, ...['2xx', '3xx', '4xx', '5xx'].map((c) => s.map((p) => p.status[c]))]
+      default: return [t, s.map((p) => p.limited), s.map((p) => p.upstream_errors), s.map((p) => p.tokens)]
+    }
+  }
+
+  function drawCharts () {
+    if (typeof window.uPlot !== 'function') return
+    for (const [id, series] of Object.entries(CHARTS)) {
+      const box = document.getElementById(id)
+      if (box.clientWidth === 0) continue
+      const data = chartData(id)
+      const chart = overview.charts[id]
+      if (chart === undefined) overview.charts[id] = new window.uPlot(chartOptions(id, series), data, box)
+      else chart.setData(data)
+    }
+  }
+
+  function resizeCharts () {
+    for (const [id, chart] of Object.entries(overview.charts)) {
+      const box = document.getElementById(id)
+      if (box.clientWidth > 0) chart.setSize({ width: box.clientWidth, height: 160 })
+    }
+  }
+
+  function setStat (name, value) {
+    for (const node of document.querySelectorAll(`[data-stat="${name}"]`)) node.textContent = String(value)
+  }
+
+  async function refreshOverview () {
+    const body = await getJson(`/api/console/overview?since=${overview.last}`)
+    $('#config-version').textContent = String(body.config_version)
+    const readiness = $('#readiness')
+    readiness.textContent = body.ready ? 'ready' : `not ready: ${body.failed.join(', ')}`
+    readiness.className = `badge ${body.ready ? 'healthy' : 'ejected'}`
+    if (body.workers !== undefined) {
+      $('#workers').hidden = false
+      $('#workers').textContent = `${body.workers} workers`
+    }
+    const known = new Set(overview.series.map((p) => p.t))
+    for (const point of body.series) {
+      if (!known.has(point.t)) overview.series.push(point)
+      overview.last = Math.max(overview.last, point.t)
+    }
+    const oldest = Math.floor(Date.now() / 1000) - WINDOW_SECONDS
+    overview.series = overview.series.filter((p) => p.t > oldest).sort((a, b) => a.t - b.t)
+    const latest = overview.series[overview.series.length - 1]
+    const totals = body.totals
+    setStat('rps', latest === undefined ? 0 : latest.rps)
+    setStat('p50', ms(totals.p50_ms))
+    setStat('p99', ms(totals.p99_ms))
+    for (const [cls, n] of Object.entries(totals.status)) setStat(`status.${cls}`, n)
+    setStat('limited', Object.values(totals.limited).reduce((a, b) => a + b, 0))
+    setStat('upstream_errors', totals.upstream_errors)
+    setStat('tokens', totals.tokens)
+    fill($('#limited-table tbody'), Object.entries(totals.limited).sort((a, b) => b[1] - a[1])
+      .map(([limit, n]) => row([limit, n], { 'data-limit': limit })))
+    if (!$('#view-overview').hidden) drawCharts()
+  }
+
+  // ---- Routes and explain ----
+  let routes = []
+
+  function chainText (chain) {
+    return chain.length === 0 ? '(gateway endpoint, no policy chain)' : chain.map((l) => `${l.policy}(${l.summary})`).join(' → ')
+  }
+
+  function renderRoutes () {
+    const words = $('#routes-filter').value.toLowerCase().split(/\s+/).filter(Boolean)
+    const rows = routes.filter((r) => {
+      const text = [r.methods.join(','), r.path, r.service, r.route, r.envelope, chainText(r.chain)].join(' ').toLowerCase()
+      return words.every((w) => text.includes(w))
+    }).map((r) => row([
+      r.methods.join(','), el('code', r.path), r.service, r.route, r.envelope, el('span', chainText(r.chain), { class: 'chain' }),
+    ], { 'data-route': `${r.service}/${r.route}` }))
+    fill($('#routes-table tbody'), rows)
+  }
+
+  async function refreshRoutes () {
+    const body = await getJson('/api/console/routes')
+    const text = JSON.stringify(body.routes)
+    if (text !== JSON.stringify(routes)) {
+      routes = body.routes
+      renderRoutes()
+    }
+  }
+
+  async function explain (event) {
+    event.preventDefault()
+    const params = new URLSearchParams({ method: $('#explain-method').value, path: $('#explain-path').value.trim() })
+    const client = $('#explain-client').value.trim()
+    if (client !== '') params.set('client', client)
+    const result = $('#explain-result')
+    const verdict = $('#explain-verdict')
+    result.hidden = false
+    try {
+      const answer = await getJson(`/api/console/explain?${params}`)
+      const r = answer.result
+      verdict.dataset.outcome = r.outcome
+      verdict.dataset.at = r.at || ''
+      verdict.dataset.status = r.status === undefined ? '' : String(r.status)
+      verdict.dataset.code = r.code || ''
+      const target = answer.route === undefined ? '(no route)' : `${answer.route.service}/${answer.route.route}`
+      verdict.textContent = r.outcome === 'refuse'
+        ? `${target}: refused at ${r.at} with ${r.status} ${r.code}`
+        : r.outcome === 'depends'
+          ? `${target}: passes unless ${answer.steps.filter((s) => s.outcome === 'depends' || s.outcome === 'not-explained').map((s) => s.policy).join(' or ')} refuses`
+          : `${target}: passes`
+      verdict.className = `verdict ${r.outcome}`
+      fill($('#explain-steps tbody'), answer.steps.map((s, i) => row([
+        i + 1, s.policy, badge(s.outcome, s.outcome), s.status === undefined ? '' : `${s.status} ${s.code || ''}`, s.note,
+      ], { 'data-policy': s.policy, 'data-outcome': s.outcome })))
+    } catch (error) {
+      verdict.dataset.outcome = 'error'
+      verdict.textContent = error.message
+      verdict.className = 'verdict refuse'
+      fill($('#explain-steps tbody'), [])
+    }
+  }
+
+  // ---- Upstreams ----
+  async function refreshUpstreams () {
+    const body = await getJson('/api/console/upstreams')
+    const rows = []
+    for (const u of body.upstreams) {
+      u.targets.forEach((t, i) => {
+        const probe = t.last_probe === null ? '–' : `${t.last_probe.ok ? 'passed' : 'failed'} ${ago(t.last_probe.at)} (${t.last_probe.detail})`
+        rows.push(row([
+          i === 0 ? u.name : '', i === 0 ? u.kind : '', el('code', t.url), badge(t.state), t.in_flight,
+          i === 0 ? ms(u.p99_ms) : '', i === 0 ? `${u.errors_per_min} of ${u.calls_per_min}` : '', probe,
+        ], { 'data-upstream': u.name, 'data-target': t.url, 'data-state': t.state }))
+      })
+    }
+    fill($('#upstreams-table tbody'), rows)
+  }
+
+  // ---- Clients and limits ----
+  async function refreshClients () {
+    const body = await getJson('/api/console/clients')
+    fill($('#clients-table tbody'), body.clients.map((c) => row([
+      c.client_id, c.organization, badge(c.status, c.status === 'active' ? 'healthy' : 'ejected'), c.tokens_issued,
+      c.refusals['401'] || 0, c.refusals['403'] || 0, c.refusals['429'] || 0,
+    ], { 'data-client': c.client_id })))
+    const ids = $('#client-ids')
+    if (ids.children.length !== body.clients.length) ids.replaceChildren(...body.clients.map((c) => el('option', undefined, { value: c.client_id })))
+    const rows = []
+    for (const limit of body.limits) {
+      if (limit.keys === null) {
+        rows.push(row([limit.limit, limit.key, el('span', 'counted in a shared store: not listed', { class: 'muted' }), '', '', ''], { 'data-limit': limit.limit }))
+        continue
+      }
+      if (limit.keys.length === 0) rows.push(row([limit.limit, limit.key, el('span', 'no key counted in this window', { class: 'muted' }), '', `${limit.points}`, ''], { 'data-limit': limit.limit }))
+      for (const k of limit.keys) {
+        rows.push(row([limit.limit, limit.key, el('code', k.key), k.used, `${k.remaining} of ${limit.points}`, `${k.reset_seconds} s`], { 'data-limit': limit.limit, 'data-key': k.key, 'data-remaining': k.remaining }))
+      }
+    }
+    fill($('#limits-table tbody'), rows)
+  }
+
+  // ---- Config ----
+  async function refreshConfig () {
+    const body = await getJson('/api/console/config')
+    $('#config-facts-version').textContent = String(body.version)
+    $('#config-facts-file').textContent = body.file || '(not from a file)'
+    $('#config-facts-loaded').textContent = body.loaded_at ? `${new Date(body.loaded_at).toLocaleString()} (${ago(body.loaded_at)})` : '–'
+    const last = body.last_reload
+    $('#config-facts-last').textContent = last === null ? 'none since start' : `${last.outcome} ${ago(last.at)} (version ${last.version})`
+    $('#config-facts-last').dataset.outcome = last === null ? '' : last.outcome
+    const problems = last !== null && last.outcome === 'rejected' ? last.problems || [] : []
+    $('#config-problems').hidden = problems.length === 0
+    fill($('#config-problem-list'), problems.map((p) => el('li', p, { class: 'problem' })))
+    fill($('#reloads-table tbody'), body.reloads.map((r) => row([
+      new Date(r.at).toLocaleString(), badge(r.outcome, r.outcome === 'rejected' ? 'ejected' : 'healthy'), r.version,
+      r.problems ? r.problems.join('\n') : r.restart_required ? `restart needed for: ${r.restart_required.join(', ')}` : '',
+    ], { 'data-outcome': r.outcome })))
+  }
+
+  // ---- Dispatches ----
+  async function refreshDispatches () {
+    const body = await getJson('/api/console/dispatches')
+    $('#dispatches-disabled').hidden = body.enabled
+    $('#dispatch-statuses').replaceChildren(...Object.entries(body.by_status).map(([status, n]) => {
+      const card = el('div', undefined, { class: 'card', 'data-status': status })
+      card.append(el('div', status, { class: 'label' }), el('div', n, { class: 'value' }))
+      return card
+    }))
+    fill($('#dispatches-table tbody'), body.latest.map((d) => {
+      const stores = el('ul', undefined, { class: 'stores' })
+      for (const s of d.stores) stores.append(el('li', `${s.store}: preview ${s.preview}${s.delivery ? `, ${s.delivery}` : ''}${s.attempts > 1 ? ` after ${s.attempts} attempts` : ''}${s.error ? ` (${s.error})` : ''}`))
+      return row([el('code', d.dispatch_id), d.operation_type, d.client_id, badge(d.status), new Date(d.created_at).toLocaleString(), stores], { 'data-dispatch': d.dispatch_id })
+    }))
+  }
+
+  // ---- Tabs and the once-a-second loop ----
+  const REFRESH = { overview: refreshOverview, routes: refreshRoutes, upstreams: refreshUpstreams, clients: refreshClients, config: refreshConfig, dispatches: refreshDispatches }
+
+  function current () {
+    const name = location.hash.replace('#', '')
+    return VIEWS.includes(name) ? name : 'overview'
+  }
+
+  function show () {
+    const name = current()
+    for (const view of VIEWS) {
+      $(`#view-${view}`).hidden = view !== name
+      $(`[data-tab="${view}"]`).classList.toggle('active', view === name)
+    }
+    void tick()
+  }
+
+  let running = false
+  /** The overview (for the header) and the view on screen; a slow answer delays the next round, never doubles it. */
+  async function tick () {
+    if (running) return
+    running = true
+    const name = current()
+    try {
+      await refreshOverview()
+      if (name !== 'overview') await REFRESH[name]()
+      if (name === 'overview') drawCharts()
+      $('#offline').hidden = true
+      document.body.dataset.loaded = `${name} ${Date.now()}`
+    } catch (error) {
+      $('#offline').hidden = false
+      $('#offline').textContent = error.status === 401 ? 'Not signed in to the admin listener: reload the page to sign in.' : `The gateway does not answer (${error.message}); retrying every second.`
+    } finally {
+      running = false
+    }
+  }
+
+  $('#routes-filter').addEventListener('input', renderRoutes)
+  $('#explain-form').addEventListener('submit', explain)
+  window.addEventListener('hashchange', show)
+  window.addEventListener('resize', resizeCharts)
+  show()
+  setInterval(() => { void tick() }, 1000)
+})()

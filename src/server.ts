@@ -5,6 +5,7 @@ import { followPrimary } from './cluster/worker.js'
 import { answerPrimaryAdmin } from './cluster/worker-admin.js'
 import { watchConfigFile } from './config/watch-config.js'
 import { startAdminListener } from './observability/admin-listener.js'
+import { workerConsole } from './console/worker-console.js'
 import { issuerMismatch } from './issuer-mismatch.js'
 import { handleShutdownSignals } from './shutdown-signals.js'
 
@@ -36,7 +37,7 @@ export async function startServer (options: StartOptions): Promise<Booted> {
   let admin: Awaited<ReturnType<typeof startAdminListener>>
   // A worker of `server.workers` > 1 opens no admin listener: the primary serves it and asks the workers over IPC
   // (answering before the worker listens, so the primary never asks a worker that cannot answer yet).
-  const stopAnswering = cluster.isWorker ? answerPrimaryAdmin(booted) : undefined
+  const stopAnswering = cluster.isWorker ? answerPrimaryAdmin({ ...booted, console: workerConsole(booted) }) : undefined
   try {
     await app.listen({ port: server.port, host: server.host })
     // The admin port is taken (another gateway on this host?): do not run half-observable.

@@ -41,7 +41,7 @@ function onWorkerExit (worker: Worker): void {
  * not be asked, died meanwhile or stayed silent is reported as not answered, so the caller can serve what the
  * others said (a scrape during a worker restart still succeeds).
  */
-export function askWorkers (workers: readonly Worker[], what: AdminQuery['what'], timeoutMs: number): Promise<WorkerAnswer[]> {
+export function askWorkers (workers: readonly Worker[], what: AdminQuery['what'], timeoutMs: number, details: Pick<AdminQuery, 'view' | 'query'> = {}): Promise<WorkerAnswer[]> {
   if (!listening) {
     cluster.on('message', onWorkerMessage)
     cluster.on('exit', onWorkerExit)
@@ -63,7 +63,7 @@ export function askWorkers (workers: readonly Worker[], what: AdminQuery['what']
     }
     const timer = setTimeout(() => question.finish(), timeoutMs)
     questions.set(id, question)
-    const query: AdminQuery = { channel: 'lanegate:admin', id, what }
+    const query: AdminQuery = { channel: 'lanegate:admin', id, what, ...details }
     for (const worker of workers) {
       if (!worker.isConnected()) {
         question.answers.push({ worker, answered: false, value: undefined })

@@ -35,7 +35,14 @@ export interface ShutdownCommand { channel: 'lanegate:shutdown' }
  * Primary → worker: the admin listener (served by the primary) asks for this worker's metrics (its registry as
  * prom-client's JSON) or its readiness report. `id` pairs the answer with the question.
  */
-export interface AdminQuery { channel: 'lanegate:admin', id: number, what: 'metrics' | 'readiness' }
+export interface AdminQuery {
+  channel: 'lanegate:admin'
+  id: number
+  what: 'metrics' | 'readiness' | 'console'
+  /** With `what: 'console'`: the view and its query parameters (the answer is the worker's raw, redacted view). */
+  view?: string
+  query?: Record<string, string | undefined>
+}
 
 /** Worker → primary: the answer to one AdminQuery (`value` is undefined when the worker could not produce it). */
 export interface AdminAnswer { channel: 'lanegate:admin', id: number, value: unknown }

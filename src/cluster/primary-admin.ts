@@ -3,6 +3,8 @@ import type { Logger } from 'pino'
 import type { GatewayConfig } from '../config/types.js'
 import { buildAdminServer, listenAdmin } from '../observability/admin-server.js'
 import { adminSettings } from '../observability/admin-settings.js'
+import { mountConsole } from '../console/console-routes.js'
+import { clusterConsoleSource } from './cluster-console.js'
 import { ClusterMetrics } from './cluster-metrics.js'
 import { ClusterReadiness } from './cluster-readiness.js'
 import { WorkerRoster } from './worker-roster.js'
@@ -33,6 +35,7 @@ export async function startPrimaryAdmin (config: GatewayConfig, workers: number,
     metrics: () => metrics.text(),
     readiness: () => readiness.report(),
     health: () => ({ workers: roster.serving().length }),
+    extend: (app) => { mountConsole(app, config.admin === false ? undefined : config.admin, clusterConsoleSource(config, roster, readiness)) },
   })
   await listenAdmin(admin, settings, logger)
   return {

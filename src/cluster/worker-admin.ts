@@ -7,6 +7,8 @@ export interface WorkerAdminSources {
   /** The worker's metrics; undefined with `admin: false` (then the primary serves no admin listener either). */
   metrics: GatewayMetrics | undefined
   readiness: Readiness
+  /** The worker's raw answer for a console view (the primary merges the workers'); undefined without a console. */
+  console?: (view: string, query: Record<string, string | undefined>) => Promise<unknown>
 }
 
 /**
@@ -18,7 +20,7 @@ export interface WorkerAdminSources {
 export function answerPrimaryAdmin (sources: WorkerAdminSources): () => void {
   function onMessage (message: unknown): void {
     if (!isMessage<AdminQuery>(message, 'lanegate:admin')) return
-    void produce(sources, message.what).then((value) => {
+    void produce(sources, message).then((value) => {
       const answer: AdminAnswer = { channel: 'lanegate:admin', id: message.id, value }
       // A failed send (the primary is gone) needs no handling: the primary counts an unanswered worker itself.
       if (process.connected) process.send?.(answer, ignoreSendError)
@@ -31,9 +33,10 @@ export function answerPrimaryAdmin (sources: WorkerAdminSources): () => void {
 function ignoreSendError (): void {}
 
 /** The answer's value, or undefined when producing it failed (the primary then treats the worker as silent). */
-async function produce (sources: WorkerAdminSources, what: AdminQuery['what']): Promise<unknown> {
+async function produce (sources: WorkerAdminSources, { what, view, query }: AdminQuery): Promise<unknown> {
   try {
     if (what === 'readiness') return await sources.readiness.report()
+    if (what === 'console') return await sources.console?.(view ?? '', query ?? {})
     return await sources.metrics?.registry.getMetricsAsJSON()
   } catch {
     return undefined

@@ -5,7 +5,7 @@ import { asPromMetric, CounterFamily, HistogramFamily, type CounterCell, type Hi
 export type UpstreamOutcome = 'ok' | 'http_4xx' | 'http_5xx' | 'unreachable' | 'timeout'
 
 /** Latency buckets in seconds: a cached-token GET is well under a millisecond, a lane call up to its timeout. */
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
 /** The series of one route: its latency histogram cell and its counters by method and status. */
 export class RouteSeries {

@@ -1,0 +1,35 @@
+import type { GatewayConfig } from '../config/types.js'
+import type { ConsoleSource } from '../console/console-routes.js'
+import { ViewQueryError } from '../console/process-views.js'
+import { secretsOf } from '../console/redact.js'
+import { shapeView } from '../console/shape-views.js'
+import { LATENCY_BUCKETS } from '../observability/metrics.js'
+import { askWorkers } from './ask-workers.js'
+import type { ClusterReadiness } from './cluster-readiness.js'
+import type { WorkerRoster } from './worker-roster.js'
+
+/** How long a console view waits for the workers (the page asks again a second later anyway). */
+const CONSOLE_ANSWER_MS = 2_000
+
+/**
+ * The console of the primary with `server.workers` > 1: each view asks every serving worker for its raw answer
+ * (already redacted by the worker) and merges them as /metrics does — counters summed, target states combined,
+ * the overview's readiness the primary's own verdict over its workers. A worker that does not answer in time is
+ * left out of that answer.
+ */
+export function clusterConsoleSource (config: GatewayConfig, roster: WorkerRoster, readiness: ClusterReadiness): ConsoleSource {
+  const tokenEnv = config.admin === false ? undefined : config.admin?.auth?.token_env
+  const secrets = secretsOf(config, tokenEnv === undefined ? [] : [process.env[tokenEnv] ?? ''])
+  return {
+    async view (view, query) {
+      const answers = await askWorkers(roster.serving(), 'console', CONSOLE_ANSWER_MS, { view, query: { ...query } })
+      const raws = answers.filter((a) => a.answered && a.value !== undefined && a.value !== null).map((a) => a.value)
+      const refused = raws.find((raw): raw is { refused: string } => typeof (raw as { refused?: unknown }).refused === 'string')
+      if (refused !== undefined) throw new ViewQueryError(refused.refused)
+      if (raws.length === 0) throw new ViewQueryError('no worker answered (starting or restarting); try again')
+      const report = view === 'overview' ? await readiness.report() : undefined
+      return shapeView(view, raws, { bounds: LATENCY_BUCKETS, readiness: report, workers: roster.serving().length })
+    },
+    secrets: () => secrets,
+  }
+}

@@ -1,0 +1,123 @@
+import { repoPath } from './paths.js'
+import { runNode } from './run-node.js'
+import { spawnGateway, type SpawnedGateway } from './spawn-gateway.js'
+import { tempConfig, type TempConfig } from './temp-config.js'
+import { deadPort, startBackend, type Backend } from './upstream-servers.js'
+import { fetchGatewayToken } from './fetch-token.js'
+
+interface Teardown {
+  teardown (fn: () => unknown): void
+}
+
+/** The pricing proxy's upstream credential in these tests: it must never show in a console answer. */
+export const PRICING_CREDENTIAL = 'console-test-pricing-credential-5c1e'
+
+/** A real `lanegate start` on a copy of the demo gateway.yaml, with the upstreams the console shows. */
+export interface ConsoleGateway {
+  gw: SpawnedGateway
+  /** The admin listener's URL (http://127.0.0.1:port). */
+  admin: string
+  config: TempConfig
+  /** The demo `pricing` proxy's two targets (answer /health and /prices/:sku). */
+  pricing: [Backend, Backend]
+  /** The environment the gateway runs with (the CLI is run with the same, so it reads the same config). */
+  env: NodeJS.ProcessEnv
+  /** The demo config with this test's edits (each edit is a text replacement on the shipped file). */
+  edit: (text: string) => string
+  /** `lanegate <args>` on the same config and environment; its stdout. */
+  cli: (...args: string[]) => Promise<string>
+}
+
+/**
+ * The demo gateway with: payments-per-ip lowered to 5 a minute (429s come quickly), the pricing block's active
+ * health checks every second (a stopped target is ejected within about a second), its two targets on local test
+ * servers, store 001's lane on a port nothing listens on (a live call gets a lane 502), and the admin listener
+ * on a free port.
+ */
+export async function startConsoleGateway (t: Teardown): Promise<ConsoleGateway> {
+  const pricing = await Promise.all(['pricing-a', 'pricing-b'].map(async (name) => {
+    const backend = await startBackend(t, name)
+    backend.handle((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify(req.url === '/health' ? { status: 'ok' } : { sku: req.url, price: '1.00', served_by: name }))
+    })
+    return backend
+  })) as [Backend, Backend]
+  const edit = (text: string): string => text
+    .replace('payments-per-ip: { key: ip, points: 100, window_seconds: 60 }', 'payments-per-ip: { key: ip, points: 5, window_seconds: 60 }')
+    .replace('active: { path: /health, interval_seconds: 10 }', 'active: { path: /health, interval_seconds: 1 }')
+  const config = await tempConfig(edit)
+  const env: NodeJS.ProcessEnv = {
+    LANE_001_URL: `http://127.0.0.1:${await deadPort()}`,
+    PRICING_URL_A: pricing[0].url,
+    PRICING_URL_B: pricing[1].url,
+    PRICING_TOKEN: PRICING_CREDENTIAL,
+  }
+  const gw = await spawnGateway({ config: config.file, env })
+  t.teardown(async () => {
+    if (gw.child.exitCode === null) gw.child.kill('SIGTERM')
+    await gw.exited
+    await config.remove()
+  })
+  const cli = async (...args: string[]): Promise<string> => {
+    const run = await runNode(repoPath('bin/lanegate.js'), args, { env: { ...env, LANEGATE_ADMIN_PORT: '0' } })
+    if (run.code !== 0) throw new Error(`lanegate ${args.join(' ')} exited ${run.code}: ${run.stderr}`)
+    return run.stdout
+  }
+  return { gw, admin: gw.admin as string, config, pricing, env, edit, cli }
+}
+
+/** What `sendTraffic` sent and got. */
+export interface Traffic {
+  statuses: number[]
+  /** Tokens it was issued (they must never show in a console answer). */
+  tokens: string[]
+  limited: number
+}
+
+/**
+ * A 201 (a payment intent created), a 403 (demo-status may not create one), 429s (payments-per-ip is 5 a
+ * minute in this config) and a lane 502 (store 001's lane does not answer).
+ */
+export async function sendTraffic (base: string): Promise<Traffic> {
+  const checkout = await fetchGatewayToken(base, 'demo-checkout')
+  const status = await fetchGatewayToken(base, 'demo-status')
+  const exchange = await fetchGatewayToken(base, 'demo-exchange')
+  const statuses: number[] = []
+  const create = (token: string, key: string): Promise<Response> => fetch(`${base}/api/v1/ecommerce/payment-intents`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
+    body: JSON.stringify({ organization_id: 'org_hq_demo', amount: 1999, currency: 'usd', description: 'console test' }),
+  })
+  for (const res of [await create(checkout, `console-${Date.now()}`), await create(status, 'console-403')]) {
+    statuses.push(res.status)
+    await res.body?.cancel()
+  }
+  let limited = 0
+  for (let i = 0; i < 6; i++) {
+    const res = await fetch(`${base}/api/v1/ecommerce/payment-intents/pi_console`, { headers: { authorization: `Bearer ${checkout}` } })
+    if (res.status === 429) limited++
+    statuses.push(res.status)
+    await res.body?.cancel()
+  }
+  const lane = await fetch(`${base}/v1/stores/org_store_001/live/status`, { headers: { authorization: `Bearer ${exchange}` } })
+  statuses.push(lane.status)
+  await lane.body?.cancel()
+  return { statuses, tokens: [checkout, status, exchange], limited }
+}
+
+/** Polls `check` until it returns a value (not undefined) or `ms` pass; the last error or a timeout otherwise. */
+export async function eventually<T> (check: () => Promise<T | undefined>, ms: number, what: string): Promise<T> {
+  const deadline = Date.now() + ms
+  let last: unknown
+  for (;;) {
+    try {
+      const value = await check()
+      if (value !== undefined) return value
+    } catch (error) {
+      last = error
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms${last === undefined ? '' : ` (${String(last)})`}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
