@@ -1,0 +1,169 @@
+import { mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import t from 'tap'
+import type { Page } from 'playwright-core'
+import { horizontalOverflow, openBrowser } from '../helpers/console-browser.js'
+import { eventually, sendTraffic, startConsoleGateway } from '../helpers/console-gateway.js'
+
+const VIEWS = ['overview', 'routes', 'upstreams', 'clients', 'config', 'dispatches'] as const
+
+/** Where the screenshots go: LANEGATE_CONSOLE_SCREENSHOTS (docs/console to refresh the docs' images), else a temp dir. */
+async function screenshotDir (): Promise<string> {
+  const wanted = process.env.LANEGATE_CONSOLE_SCREENSHOTS
+  const dir = wanted === undefined || wanted === '' ? await mkdtemp(join(tmpdir(), 'lanegate-console-shots-')) : resolve(wanted)
+  await mkdir(dir, { recursive: true })
+  return dir
+}
+
+/** Opens a view and waits until the page has refreshed it from the gateway at least once. */
+async function openView (page: Page, admin: string, view: string): Promise<void> {
+  await page.goto(`${admin}/#${view}`)
+  await page.waitForFunction((name) => document.body.dataset.loaded?.startsWith(`${name} `) === true, view, { timeout: 10_000 })
+}
+
+async function stat$ (page: Page, name: string): Promise<number> {
+  return Number(await page.locator(`[data-stat="${name}"]`).first().textContent())
+}
+
+function chainText (chain: Array<{ policy: string, summary: string }>): string {
+  return chain.length === 0 ? '(gateway endpoint, no policy chain)' : chain.map((l) => `${l.policy}(${l.summary})`).join(' → ')
+}
+
+t.test('the console in a real headless Chromium against a real lanegate start', async (t) => {
+  const c = await startConsoleGateway(t)
+  const { admin } = c
+  const browser = await openBrowser(t)
+  const { page } = browser
+  const shots = await screenshotDir()
+
+  t.test('every view loads', async (t) => {
+    for (const view of VIEWS) {
+      await openView(page, admin, view)
+      t.equal(await page.locator(`#view-${view}`).isVisible(), true, `${view} shown`)
+    }
+  })
+
+  t.test('traffic shows in the overview within 3 s: a 201, a 403, 429s and a lane 502', async (t) => {
+    await openView(page, admin, 'overview')
+    const before = { s2: await stat$(page, 'status.2xx'), s4: await stat$(page, 'status.4xx'), s5: await stat$(page, 'status.5xx'), limited: await stat$(page, 'limited'), up: await stat$(page, 'upstream_errors') }
+    const traffic = await sendTraffic(c.gw.base)
+    t.same(traffic.statuses.slice(0, 2), [201, 403])
+    t.equal(traffic.statuses.at(-1), 502)
+    const sent = Date.now()
+    await eventually(async () => {
+      const now = { s2: await stat$(page, 'status.2xx'), s4: await stat$(page, 'status.4xx'), s5: await stat$(page, 'status.5xx'), limited: await stat$(page, 'limited'), up: await stat$(page, 'upstream_errors') }
+      return now.s2 >= before.s2 + 4 && now.s4 >= before.s4 + 1 + traffic.limited && now.s5 >= before.s5 + 1 &&
+        now.limited === before.limited + traffic.limited && now.up >= before.up + 1
+        ? now
+        : undefined
+    }, 3_000, 'the overview numbers')
+    t.ok(Date.now() - sent <= 3_500, 'within 3 s')
+    t.equal(await page.locator('#limited-table tr[data-limit="payments-per-ip"] td').nth(1).textContent(), String(traffic.limited))
+    await page.waitForTimeout(1_200) // one more point on the charts for the screenshot
+    await page.screenshot({ path: join(shots, 'overview.png'), fullPage: true })
+  })
+
+  t.test('the routes table holds exactly the rows of `lanegate routes --json`', async (t) => {
+    await openView(page, admin, 'routes')
+    const cli = JSON.parse(await c.cli('routes', '--config', c.config.file, '--json')) as { routes: Array<{ methods: string[], path: string, service: string, route: string, envelope: string, chain: Array<{ policy: string, summary: string }> }> }
+    const rows = await page.locator('#routes-table tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent ?? '')))
+    t.same(rows, cli.routes.map((r) => [r.methods.join(','), r.path, r.service, r.route, r.envelope, chainText(r.chain)]))
+    await page.fill('#routes-filter', 'pricing')
+    const filtered = await page.locator('#routes-table tbody tr').count()
+    t.equal(filtered, cli.routes.filter((r) => r.service === 'pricing').length, 'the filter keeps the pricing routes')
+    await page.fill('#routes-filter', '')
+  })
+
+  t.test('the explain form answers what `lanegate explain` says, for an allowed and a refused case', async (t) => {
+    await openView(page, admin, 'routes')
+    for (const [client, method, path] of [['demo-pricing', 'GET', '/legacy/pricing/prices/000123'], ['demo-status', 'POST', '/api/v1/ecommerce/payment-intents']] as const) {
+      const cli = JSON.parse(await c.cli('explain', '--config', c.config.file, '--json', '--client', client, method, path)) as { result: { outcome: string, at?: string, status?: number, code?: string }, steps: Array<{ policy: string, outcome: string }> }
+      await page.fill('#explain-client', client)
+      await page.selectOption('#explain-method', method)
+      await page.fill('#explain-path', path)
+      await page.evaluate(() => { delete document.querySelector<HTMLElement>('#explain-verdict')?.dataset.outcome })
+      await page.click('#explain-form button[type=submit]')
+      await page.waitForFunction(() => document.querySelector<HTMLElement>('#explain-verdict')?.dataset.outcome !== undefined)
+      const shown = await page.locator('#explain-verdict').evaluate((node: HTMLElement) => ({ ...node.dataset }))
+      t.same(shown, { outcome: cli.result.outcome, at: cli.result.at ?? '', status: cli.result.status === undefined ? '' : String(cli.result.status), code: cli.result.code ?? '' }, `${client} ${method} ${path}`)
+      const steps = await page.locator('#explain-steps tbody tr').evaluateAll((trs) => trs.map((tr) => ({ policy: (tr as HTMLElement).dataset.policy, outcome: (tr as HTMLElement).dataset.outcome })))
+      t.same(steps, cli.steps.map((s) => ({ policy: s.policy, outcome: s.outcome })))
+    }
+    t.equal(await page.locator('#explain-verdict').textContent(), 'payments/create_intent: refused at scope with 403 forbidden')
+    await page.screenshot({ path: join(shots, 'routes.png'), fullPage: true })
+  })
+
+  t.test('stopping a proxy target turns it "ejected" on the upstreams view', async (t) => {
+    await openView(page, admin, 'upstreams')
+    const row = (url: string): string => `#upstreams-table tr[data-upstream="pricing"][data-target="${url}"]`
+    await page.waitForSelector(`${row(c.pricing[0].url)}[data-state="healthy"]`, { timeout: 5_000 })
+    await c.pricing[0].close()
+    await page.waitForSelector(`${row(c.pricing[0].url)}[data-state="ejected"]`, { timeout: 5_000 })
+    t.equal(await page.locator(`${row(c.pricing[1].url)}`).getAttribute('data-state'), 'healthy', 'the other stays healthy')
+    t.match(await page.locator(row(c.pricing[0].url)).textContent(), /failed .* \(GET \/health failed: \w+\)/)
+    await page.screenshot({ path: join(shots, 'upstreams.png'), fullPage: true })
+  })
+
+  t.test('clients and limits', async (t) => {
+    await openView(page, admin, 'clients')
+    t.equal(await page.locator('#clients-table tr[data-client="demo-status"] td').nth(5).textContent(), '1', 'demo-status: one 403')
+    t.equal(await page.locator('#limits-table tr[data-limit="payments-per-ip"][data-key="127.0.0.1"]').getAttribute('data-remaining'), '0')
+    await page.screenshot({ path: join(shots, 'clients.png'), fullPage: true })
+  })
+
+  t.test('a broken edit of gateway.yaml shows its error with path and line; a good edit the new version', async (t) => {
+    await openView(page, admin, 'config')
+    const text = await readFile(c.config.file, 'utf8')
+    await writeFile(c.config.file, text.replace('points: 5, window_seconds: 60', 'points: -5, window_seconds: 60'))
+    await page.waitForSelector('#config-problem-list li', { timeout: 6_000 })
+    t.match(await page.locator('#config-problem-list li').allTextContents(), [/gateway\.yaml:162 rate_limits\.payments-per-ip\.points: /])
+    t.equal(await page.locator('#config-facts-version').textContent(), '1')
+    await page.screenshot({ path: join(shots, 'config-rejected.png'), fullPage: true })
+    await writeFile(c.config.file, text.replace('points: 5, window_seconds: 60', 'points: 6, window_seconds: 60'))
+    await page.waitForFunction(() => document.querySelector('#config-facts-version')?.textContent === '2', undefined, { timeout: 6_000 })
+    t.equal(await page.locator('#config-problems').isHidden(), true, 'the problems are gone')
+    t.equal(await page.locator('#config-version').textContent(), '2', 'the header shows the new version')
+    await page.screenshot({ path: join(shots, 'config.png'), fullPage: true })
+  })
+
+  t.test('dispatches', async (t) => {
+    await openView(page, admin, 'dispatches')
+    t.equal(await page.locator('#dispatches-disabled').isHidden(), true, 'the demo serves fan-out')
+    await page.screenshot({ path: join(shots, 'dispatches.png'), fullPage: true })
+  })
+
+  t.test('no console error, no failed request, nothing requested beyond 127.0.0.1', async (t) => {
+    t.same(browser.errors, [])
+    t.same(browser.failed, [])
+    const outside = browser.requested.filter((url) => !url.startsWith(`${admin}/`) && !url.startsWith('data:'))
+    t.same(outside, [])
+    t.ok(browser.requested.some((url) => url === `${admin}/console/uPlot.iife.min.js`), 'the chart library came from the gateway')
+    for (const name of ['overview', 'routes', 'upstreams', 'clients', 'config-rejected', 'config', 'dispatches']) {
+      t.ok((await stat(join(shots, `${name}.png`))).size > 5_000, `${name}.png saved`)
+    }
+  })
+})
+
+t.test('no table overflows the viewport sideways without scrolling, at 1280×800 and at 390×844', async (t) => {
+  const c = await startConsoleGateway(t)
+  await sendTraffic(c.gw.base)
+  const shots = await screenshotDir()
+  for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    const browser = await openBrowser(t, viewport)
+    for (const view of VIEWS) {
+      await openView(browser.page, c.admin, view)
+      t.same(await horizontalOverflow(browser.page), { page: false, tables: [] }, `${view} at ${viewport.width}×${viewport.height}`)
+      if (viewport.width === 390 && (view === 'overview' || view === 'routes')) await browser.page.screenshot({ path: join(shots, `phone-${view}.png`), fullPage: false })
+    }
+    // The check fails where it should: a table forced wider than the screen, its scrolling box taken away.
+    await openView(browser.page, c.admin, 'routes')
+    await browser.page.evaluate(() => {
+      for (const wrap of Array.from(document.querySelectorAll<HTMLElement>('.table-wrap'))) wrap.style.overflow = 'visible'
+      document.querySelector<HTMLElement>('#routes-table')?.style.setProperty('min-width', '2000px')
+    })
+    t.same(await horizontalOverflow(browser.page), { page: true, tables: ['routes-table'] }, 'a table without its scrolling box is caught')
+    t.same(browser.errors, [], 'no console error')
+    t.same(browser.failed, [], 'no failed request')
+  }
+})
