@@ -1,0 +1,59 @@
+import t from 'tap'
+import { eventually } from '../helpers/console-gateway.js'
+import { fetchGatewayToken } from '../helpers/fetch-token.js'
+import { freshRequest } from '../helpers/fresh-request.js'
+import { repoPath } from '../helpers/paths.js'
+import { runNode } from '../helpers/run-node.js'
+import { spawnGateway } from '../helpers/spawn-gateway.js'
+import { tempConfig } from '../helpers/temp-config.js'
+
+/**
+ * `server.workers: 2` on a real `lanegate start`: the primary serves the console and sums the workers' views,
+ * as its /metrics does.
+ */
+t.test('with server.workers: 2 the primary\'s console sums both workers', async (t) => {
+  const config = await tempConfig((text) => text.replace(/ {2}workers: 1 /, '  workers: 2 '))
+  const gateway = await spawnGateway({ config: config.file })
+  t.teardown(async () => {
+    if (gateway.child.exitCode === null && gateway.child.signalCode === null) gateway.child.kill('SIGTERM')
+    await gateway.exited
+    await config.remove()
+  })
+  const admin = gateway.admin as string
+  await eventually(async () => {
+    const health = await (await fetch(`${admin}/healthz`)).json() as { workers: number }
+    return health.workers === 2 ? true : undefined
+  }, 20_000, 'both workers serving')
+
+  const token = await fetchGatewayToken(gateway.base, 'demo-status')
+  const before = gateway.output().length
+  const statuses: number[] = []
+  for (let i = 0; i < 20; i++) statuses.push((await freshRequest(gateway.base, '/api/v1/ecommerce/config/processor', { token })).status)
+  t.same(statuses, Array.from({ length: 20 }, () => 200))
+  t.equal(logPids(gateway.output().slice(before)).size, 2, 'both workers served some of them')
+
+  interface Overview { config_version: number, ready: boolean, workers: number, totals: { requests: number, status: Record<string, number>, tokens: number } }
+  const overview = await eventually(async () => {
+    const o = await (await fetch(`${admin}/api/console/overview`)).json() as Overview
+    return o.totals.status['2xx'] >= 21 ? o : undefined
+  }, 5_000, 'the 20 requests and the token summed over the workers')
+  t.match(overview, { config_version: 1, ready: true, workers: 2, totals: { status: { '2xx': 21 }, tokens: 1 } })
+
+  const routes = await (await fetch(`${admin}/api/console/routes`)).json() as unknown
+  const cli = await runNode(repoPath('bin/lanegate.js'), ['routes', '--config', config.file, '--json'])
+  t.same(routes, JSON.parse(cli.stdout), 'routes as `lanegate routes --json`')
+  const upstreams = await (await fetch(`${admin}/api/console/upstreams`)).json() as { upstreams: Array<{ name: string, targets: unknown[] }> }
+  t.same(upstreams.upstreams.filter((u) => u.name === 'pricing').map((u) => u.targets.length), [2], 'pricing listed once, its two targets merged over the workers')
+  const clients = await (await fetch(`${admin}/api/console/clients`)).json() as { clients: Array<{ client_id: string, tokens_issued: number }> }
+  t.equal(clients.clients.find((c) => c.client_id === 'demo-status')?.tokens_issued, 1)
+})
+
+/** The pids of the log lines of answered requests. */
+function logPids (output: string): Set<number> {
+  const pids = new Set<number>()
+  for (const line of output.split('\n')) {
+    if (!line.includes('"req"') && !line.includes('request completed')) continue
+    try { pids.add((JSON.parse(line) as { pid: number }).pid) } catch {}
+  }
+  return pids
+}
