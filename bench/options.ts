@@ -39,6 +39,12 @@ export interface BenchOptions {
    */
   compare?: string
   quick: boolean
+  /**
+   * Keep the operator console open on every lanegate gateway of the run: its admin listener serves, its ring
+   * samples once a second, and a poller asks for two views once a second each, as an open page does. Compare a run
+   * with and without it for the console's cost.
+   */
+  console: boolean
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -56,6 +62,8 @@ export const USAGE = `npm run bench -- [options]
   --no-pin                do not pin processes to cores with taskset
   --no-peers              skip nginx / fast-gateway / Express Gateway / http-proxy-3
   --profile               profile the gateway (node --cpu-prof) and list its hot spots
+  --console               keep the operator console open (a poller on two of its views, once a second each) on
+                          every lanegate gateway of the run; compare with a run without it for its cost
   --compare DIR           also run the gateway of another built checkout (e.g. a git worktree of the commit
                           before a change) as a variant of auth-get, live-proxy and latency-c1, in the same rounds
 `
@@ -87,6 +95,7 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
       'no-peers': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       compare: { type: 'string' },
+      console: { type: 'boolean', default: false },
     },
   })
   const quick = values.quick === true
@@ -112,5 +121,6 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
     profile: values.profile === true,
     ...(values.compare === undefined ? {} : { compare: resolve(values.compare) }),
     quick,
+    console: values.console === true,
   }
 }

@@ -49,6 +49,8 @@ export interface ServerSetContext {
   profileDir?: string
   /** Another built checkout whose gateway `compareGateway()` starts (`--compare`). */
   compareRoot?: string
+  /** `--console`: the gateways booted here keep the operator console open (servers/gateway.ts). */
+  console?: boolean
 }
 
 /**
@@ -125,7 +127,8 @@ export class ServerSet {
         return this.spawn(`gateway-${flavour}`, process.execPath, [REPO_BIN, 'start', '--config', file, '--port', '{port}', '--host', '127.0.0.1'], undefined, false)
       }
       const profile = this.context.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', this.context.profileDir]
-      return this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file], profile)
+      const open = this.context.console === true && flavour !== 'no-metrics' ? ['--console'] : []
+      return this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file, ...open], profile)
     })
   }
 

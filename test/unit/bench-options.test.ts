@@ -18,7 +18,12 @@ t.test('defaults: every scenario, 5 rounds of 5 s, 1M requests and 100k tokens f
     peers: true,
     profile: false,
     quick: false,
+    console: false,
   })
+})
+
+t.test('--console keeps the operator console open during the run', async (t) => {
+  t.equal(parseBenchArgs(['--console']).console, true)
 })
 
 t.test('--quick shortens everything; explicit options still win', async (t) => {
