@@ -67,5 +67,5 @@ export async function listenAdmin (admin: FastifyInstance, settings: { host: str
   const address = admin.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : settings.port
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host
-  logger.info({ admin_url: `http://${host}:${port}` }, `Admin listening on http://${host}:${port} (/metrics, /healthz, /readyz)`)
+  logger.info({ admin_url: `http://${host}:${port}` }, `Admin listening on http://${host}:${port} (console /, /metrics, /healthz, /readyz)`)
 }

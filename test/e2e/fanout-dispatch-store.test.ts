@@ -192,5 +192,16 @@ for (const driver of drivers) {
       t.equal(all.length, 10)
       t.equal(new Set(all).size, 10)
     })
+
+    t.test('summary: dispatches by status, and the latest created first with their stores (the console)', async (t) => {
+      const before = await store.summary(2)
+      const newest = newDispatch({ createdAt: '2099-01-01T00:00:00.000Z' })
+      const older = newDispatch({ createdAt: '2098-01-01T00:00:00.000Z', status: 'preview_failed' })
+      await store.create(older)
+      await store.create(newest)
+      const after = await store.summary(2)
+      t.same(after.byStatus, { ...before.byStatus, previewed: (before.byStatus.previewed ?? 0) + 1, preview_failed: (before.byStatus.preview_failed ?? 0) + 1 })
+      t.same(after.latest, [await store.get(newest.dispatchId), await store.get(older.dispatchId)])
+    })
   })
 }
