@@ -40,6 +40,15 @@ t.test('the console JSON of a real lanegate start: traffic, routes, explain, ups
   const since = await view<Overview>(admin, 'overview', `?since=${last}`)
   t.ok(since.series.every((p) => p.t > last), 'since= gives only newer points')
 
+  t.test('clients: tokens issued and refusals per client; the payments-per-ip key at its limit', async (t) => {
+    const clients = await view<{ clients: Array<{ client_id: string, tokens_issued: number, refusals: Record<string, number> }>, limits: Array<{ limit: string, key: string, keys: Array<{ key: string, remaining: number, used: number, reset_seconds: number }> | null }> }>(admin, 'clients')
+    // payments-per-ip runs before auth: its 429s name no client (they show under the limit's key below).
+    t.same(clients.clients.find((x) => x.client_id === 'demo-checkout'), { client_id: 'demo-checkout', organization: 'org_hq_demo', status: 'active', tokens_issued: 1, refusals: {} })
+    t.match(clients.clients.find((x) => x.client_id === 'demo-status'), { tokens_issued: 1, refusals: { 403: 1 } })
+    const ip = clients.limits.find((l) => l.limit === 'payments-per-ip')
+    t.same(ip?.keys?.[0], { key: '127.0.0.1', used: 8, remaining: 0, reset_seconds: ip?.keys?.[0] === undefined ? 0 : ip.keys[0].reset_seconds })
+  })
+
   t.test('routes is what `lanegate routes --json` prints; explain what `lanegate explain --json` says', async (t) => {
     t.same(await view(admin, 'routes'), JSON.parse(await c.cli('routes', '--config', c.config.file, '--json')))
     for (const [client, method, path] of [['demo-checkout', 'POST', '/api/v1/ecommerce/payment-intents'], ['demo-status', 'POST', '/api/v1/ecommerce/payment-intents']] as const) {
@@ -49,15 +58,6 @@ t.test('the console JSON of a real lanegate start: traffic, routes, explain, ups
     const bad = await fetch(`${admin}/api/console/explain?client=nobody&method=GET&path=/x`)
     t.equal(bad.status, 400)
     t.match(await bad.json(), { error: /unknown client "nobody"/ })
-  })
-
-  t.test('clients: tokens issued and refusals per client; the payments-per-ip key at its limit', async (t) => {
-    const clients = await view<{ clients: Array<{ client_id: string, tokens_issued: number, refusals: Record<string, number> }>, limits: Array<{ limit: string, key: string, keys: Array<{ key: string, remaining: number, used: number, reset_seconds: number }> | null }> }>(admin, 'clients')
-    // payments-per-ip runs before auth: its 429s name no client (they show under the limit's key below).
-    t.same(clients.clients.find((x) => x.client_id === 'demo-checkout'), { client_id: 'demo-checkout', organization: 'org_hq_demo', status: 'active', tokens_issued: 1, refusals: {} })
-    t.match(clients.clients.find((x) => x.client_id === 'demo-status'), { tokens_issued: 1, refusals: { 403: 1 } })
-    const ip = clients.limits.find((l) => l.limit === 'payments-per-ip')
-    t.same(ip?.keys?.[0], { key: '127.0.0.1', used: 8, remaining: 0, reset_seconds: ip?.keys?.[0] === undefined ? 0 : ip.keys[0].reset_seconds })
   })
 
   t.test('upstreams: a stopped pricing target turns ejected with its failed probe; store 001 counts its error', async (t) => {
