@@ -229,7 +229,7 @@
     const rows = []
     for (const limit of body.limits) {
       if (limit.keys === null) {
-        rows.push(row([limit.limit, limit.key, el('span', 'counted outside this process (Redis, or the primary of server.workers): not listed', { class: 'muted' }), '', '', ''], { 'data-limit': limit.limit }))
+        rows.push(row([limit.limit, limit.key, el('span', 'counted in Redis: not listed', { class: 'muted' }), '', '', ''], { 'data-limit': limit.limit }))
         continue
       }
       if (limit.keys.length === 0) rows.push(row([limit.limit, limit.key, el('span', 'no key counted in this window', { class: 'muted' }), '', `${limit.points}`, ''], { 'data-limit': limit.limit }))

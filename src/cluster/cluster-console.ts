@@ -5,8 +5,25 @@ import { secretsOf } from '../console/redact.js'
 import { shapeView } from '../console/shape-views.js'
 import { LATENCY_BUCKETS } from '../observability/metrics.js'
 import { askWorkers } from './ask-workers.js'
+import { primaryLimitKeys } from './primary-counters.js'
 import type { ClusterReadiness } from './cluster-readiness.js'
 import type { WorkerRoster } from './worker-roster.js'
+
+interface ClientsView {
+  limits: Array<{ limit: string, points: number, window_seconds: number, keys: unknown[] | null }>
+}
+
+/** With the memory driver the primary counts every worker's route limits: their keys come from here. */
+function withPrimaryKeys (view: ClientsView): ClientsView {
+  return {
+    ...view,
+    limits: view.limits.map((limit) => {
+      if (limit.keys !== null) return limit
+      const keys = primaryLimitKeys(limit.limit, limit.points, limit.window_seconds, 10)
+      return keys === undefined ? limit : { ...limit, keys: keys.map((k) => ({ key: k.key, used: k.used, remaining: k.remaining, reset_seconds: Math.ceil(k.msBeforeReset / 1000) })) }
+    }),
+  }
+}
 
 /** How long a console view waits for the workers (the page asks again a second later anyway). */
 const CONSOLE_ANSWER_MS = 2_000
@@ -28,7 +45,8 @@ export function clusterConsoleSource (config: GatewayConfig, roster: WorkerRoste
       if (refused !== undefined) throw new ViewQueryError(refused.refused)
       if (raws.length === 0) throw new ViewQueryError('no worker answered (starting or restarting); try again')
       const report = view === 'overview' ? await readiness.report() : undefined
-      return shapeView(view, raws, { bounds: LATENCY_BUCKETS, readiness: report, workers: roster.serving().length })
+      const shaped = shapeView(view, raws, { bounds: LATENCY_BUCKETS, readiness: report, workers: roster.serving().length })
+      return view === 'clients' && config.rate_limit_store.driver === 'memory' ? withPrimaryKeys(shaped as ClientsView) : shaped
     },
     secrets: () => secrets,
   }

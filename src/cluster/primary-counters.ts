@@ -1,6 +1,18 @@
 import cluster, { type Worker } from 'node:cluster'
-import { MemoryWindowCounter } from '../runtime/request-counter.js'
+import { MemoryWindowCounter, type KeyState } from '../runtime/request-counter.js'
 import { isMessage, type CountOutcomeItem, type CountReply, type CountRequest } from './messages.js'
+
+/** The counters the primary keeps for its workers (the console lists their keys closest to the limit). */
+let served: ReadonlyMap<string, MemoryWindowCounter> | undefined
+
+/**
+ * The `n` keys closest to limit `limit` with these settings, as the primary counts them for every worker
+ * (memory driver); undefined when this process counts nothing for workers.
+ */
+export function primaryLimitKeys (limit: string, points: number, windowSeconds: number, n: number): KeyState[] | undefined {
+  if (served === undefined) return undefined
+  return served.get(`${limit}\u0000${points}/${windowSeconds}`)?.closest(n) ?? []
+}
 
 /**
  * The primary's side of IpcCounter: one MemoryWindowCounter per limit name and settings, answering every
@@ -9,6 +21,7 @@ import { isMessage, type CountOutcomeItem, type CountReply, type CountRequest } 
  */
 export function serveWorkerCounters (): () => void {
   const counters = new Map<string, MemoryWindowCounter>()
+  served = counters
 
   function onWorkerMessage (worker: Worker, message: unknown): void {
     if (!isMessage<CountRequest>(message, 'lanegate:count') || !Array.isArray(message.counts)) return

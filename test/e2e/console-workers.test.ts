@@ -44,8 +44,9 @@ t.test('with server.workers: 2 the primary\'s console sums both workers', async 
   t.same(routes, JSON.parse(cli.stdout), 'routes as `lanegate routes --json`')
   const upstreams = await (await fetch(`${admin}/api/console/upstreams`)).json() as { upstreams: Array<{ name: string, targets: unknown[] }> }
   t.same(upstreams.upstreams.filter((u) => u.name === 'pricing').map((u) => u.targets.length), [2], 'pricing listed once, its two targets merged over the workers')
-  const clients = await (await fetch(`${admin}/api/console/clients`)).json() as { clients: Array<{ client_id: string, tokens_issued: number }> }
+  const clients = await (await fetch(`${admin}/api/console/clients`)).json() as { clients: Array<{ client_id: string, tokens_issued: number }>, limits: Array<{ limit: string, keys: Array<{ key: string, used: number, remaining: number }> | null }> }
   t.equal(clients.clients.find((c) => c.client_id === 'demo-status')?.tokens_issued, 1)
+  t.match(clients.limits.find((l) => l.limit === 'payments-per-ip')?.keys, [{ key: '127.0.0.1', used: 20, remaining: 80 }], 'the key as the primary counts it for both workers')
 })
 
 /** The pids of the log lines of answered requests. */
