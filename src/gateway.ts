@@ -68,7 +68,11 @@ export function createGateway (options: {
   }
 
   function apply (loaded: LoadedGatewayConfig): ReloadResult {
-    if (loaded.source === source && loaded.source !== '') return { outcome: 'unchanged', version: snapshot.version }
+    if (loaded.source === source && loaded.source !== '') {
+      // Said out loud: an operator who sent SIGHUP (or saved the file unchanged) sees that it was read.
+      logger.info({ version: snapshot.version }, `config reload: no change (version ${snapshot.version} stays)`)
+      return { outcome: 'unchanged', version: snapshot.version }
+    }
     const next = buildSnapshot(loaded.config, snapshot.version + 1, catalog, shared)
     // Built and valid: bring the config's resources in line (removed proxy blocks and lanes drain) just before the swap.
     reconcileConfigResources(next.config)
