@@ -60,6 +60,9 @@ export function createGateway (options: {
   let source = options.loaded.source
   let pending: Promise<ReloadResult> | undefined
   for (const w of options.loaded.warnings) logger.warn({ path: w.path, line: w.line }, `config warning: ${w.message}`)
+  for (const [name, origin] of catalog.origins ?? []) {
+    logger.info({ plugin: name, file: origin.file, version: origin.version ?? 'unversioned' }, `policy plugin "${name}" loaded from ${origin.file} (${origin.version ?? 'unversioned'})`)
+  }
 
   /** The upstreams that follow the config: every module's (`proxy` blocks) and the stores' lanes. */
   function reconcileConfigResources (config: GatewayConfig): void {
