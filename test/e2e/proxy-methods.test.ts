@@ -16,7 +16,7 @@ import { startBackend, type Backend } from '../helpers/upstream-servers.js'
 let gateway: SpawnedGateway
 let backend: Backend
 
-const METHOD_NOT_ALLOWED = { status: 405, allow: 'PUT, GET, HEAD', body: { error: 'Method not allowed.' } }
+const METHOD_NOT_ALLOWED = { status: 405, allow: 'PUT, GET, HEAD', body: { error: 'method_not_allowed', message: 'Method not allowed.' } }
 
 t.before(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'lanegate-proxy-methods-'))
@@ -87,7 +87,7 @@ t.test('the 405 is sent before the body arrives: a request announcing 1 MB and s
   const [head = '', body = ''] = received.split('\r\n\r\n')
   t.match(head, /^HTTP\/1\.1 405 Method Not Allowed\r\n/)
   t.match(head, /\r\nallow: PUT, GET, HEAD\r\n/i)
-  t.same(JSON.parse(body), { error: 'Method not allowed.' })
+  t.same(JSON.parse(body), { error: 'method_not_allowed', message: 'Method not allowed.' })
 })
 
 t.test('a served method on the same path still reaches the target', async (t) => {

@@ -89,5 +89,5 @@ t.test('a changed route list is reported as restart-required; the routes served 
   while (Date.now() < end && !gateway.output().slice(before).includes('take effect only after a restart')) await new Promise((resolve) => setTimeout(resolve, 20))
   t.match(gateway.output().slice(before), /services\.p\.routes/)
   const res = await fetch(`${gateway.base}/legacy/p/extra`, { method: 'POST' })
-  t.same([res.status, await res.json()], [405, { error: 'Method not allowed.' }])
+  t.same([res.status, await res.json()], [405, { error: 'method_not_allowed', message: 'Method not allowed.' }])
 })

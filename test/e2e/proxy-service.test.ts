@@ -302,7 +302,7 @@ t.test('the path corpus is refused with 400 before any target sees it', async (t
 })
 
 t.test('only listed routes are served: anything else under the prefix is 404 in the service\'s envelope', async (t) => {
-  t.same(await answer(await get('/legacy/pricing/admin')), { status: 404, body: { error: 'Not found.' } })
+  t.same(await answer(await get('/legacy/pricing/admin')), { status: 404, body: { error: 'not_found', message: 'Not found.' } })
   const wrongMethod = await fetch(`${gateway.base}/legacy/pricing/prices/a/b`, { method: 'DELETE', headers: { authorization: `Bearer ${rw}` } })
   t.same([wrongMethod.status, wrongMethod.headers.get('allow')], [405, 'GET, HEAD'])
 })
