@@ -5,6 +5,7 @@ import { ConfigError, formatProblem } from './config/config-error.js'
 import { loadGatewayConfig } from './pipeline/load-gateway-config.js'
 import { hashSecret } from './oauth/secret-hash.js'
 import { StartupDependencyError } from './startup-dependencies.js'
+import { counted } from './errors/counted.js'
 
 /** The version in package.json (two folders up from dist/src/cli.js and from src/cli.ts alike). */
 function packageVersion (): string {
@@ -130,12 +131,12 @@ export async function main (argv: string[]): Promise<number | undefined> {
       try {
         const loaded = await loadGatewayConfig(file)
         for (const w of loaded.warnings) console.log(`warning: ${formatProblem(file, w)}`)
-        console.log(`${file}: valid${loaded.warnings.length > 0 ? ` (${loaded.warnings.length} warning(s))` : ''}`)
+        console.log(`${file}: valid${loaded.warnings.length > 0 ? ` (${counted(loaded.warnings.length, 'warning')})` : ''}`)
         return 0
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error
         for (const p of error.problems) console.error(`error: ${formatProblem(file, p)}`)
-        console.error(`${file}: ${error.problems.length} error(s)`)
+        console.error(`${file}: ${counted(error.problems.length, 'error')}`)
         return 1
       }
     }

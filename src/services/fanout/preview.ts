@@ -64,7 +64,9 @@ export async function previewDispatch (body: unknown, principal: Principal, snap
   const offending = storeIds.filter((id) => !reachable.has(id) || activeLaneOf(snapshot.config, id) === undefined)
   if (offending.length > 0) {
     throw new GatewayError('fanout_store_out_of_scope', {
-      message: `${offending.length} of the stores are outside the caller's scope or have no active install; nothing was dispatched.`,
+      message: offending.length === 1
+        ? '1 of the stores is outside the caller\'s scope or has no active install; nothing was dispatched.'
+        : `${offending.length} of the stores are outside the caller's scope or have no active install; nothing was dispatched.`,
       fields: { operation_type: operationType, offending_stores: offending },
     })
   }
