@@ -47,7 +47,7 @@ export async function startServer (options: StartOptions): Promise<Booted> {
     throw error
   }
   const listening = app.server.address() as AddressInfo
-  const mismatch = issuerMismatch(issuer.issuer, server.host, listening.port)
+  const mismatch = issuer.behind_proxy === true ? undefined : issuerMismatch(issuer.issuer, server.host, listening.port)
   if (mismatch !== undefined) logger.warn({ issuer: issuer.issuer, listening_port: listening.port }, mismatch)
   if (!cluster.isWorker) {
     const pidFile = writePidFile(server.data_dir)

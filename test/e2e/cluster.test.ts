@@ -66,6 +66,13 @@ async function clusterTests (): Promise<void> {
   const [a, b] = await Promise.all([spawnGateway({ config, env }), spawnGateway({ config, env })]) as [SpawnedGateway, SpawnedGateway]
   t.teardown(() => Promise.all([stopGateway(a), stopGateway(b)]))
 
+  t.test('the shipped cluster config does not warn about itself: its issuer is the front address (issuer.behind_proxy)', async (t) => {
+    for (const gateway of [a, b]) {
+      t.match(gateway.output(), /Admin listening on/)
+      t.notMatch(gateway.output(), /names port/)
+    }
+  })
+
   t.test('a token issued by one instance is accepted by the other (one shared signing key)', async (t) => {
     const fromA = await token(a, 'demo-status')
     const fromB = await token(b, 'demo-status')

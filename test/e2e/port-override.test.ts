@@ -39,3 +39,12 @@ t.test('an issuer on another host (a proxy in front) is not warned about', async
   t.same(await (await fetch(`${gw.base}/healthz`)).json(), { status: 'ok', config_version: 1 })
   t.notMatch(gw.output(), /names port/)
 })
+
+t.test('issuer.behind_proxy: true (the issuer is a load balancer in front) is not warned about, even on localhost', async (t) => {
+  const cfg = await tempConfig((text) => setKey(setKey(text, 'data_dir', './data'), 'audience', 'lanegate\n  behind_proxy: true'))
+  t.teardown(() => cfg.remove())
+  const gw = await spawnGateway({ config: cfg.file })
+  t.teardown(() => { gw.child.kill('SIGKILL') })
+  t.same(await (await fetch(`${gw.base}/healthz`)).json(), { status: 'ok', config_version: 1 })
+  t.notMatch(gw.output(), /names port/)
+})
