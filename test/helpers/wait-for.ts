@@ -84,6 +84,20 @@ export async function waitForText (read: () => string, pattern: RegExp | string,
 }
 
 /**
+ * A process's exit code once it exits, or `'running'` if it has not after `ms` (`ms = 0`: has it exited already?).
+ * For a deadline ("exits within 10 × its timeout") or an absence ("still running after a stop-less signal").
+ */
+export async function exitWithin (exited: Promise<number | null>, ms: number): Promise<number | null | 'running'> {
+  let timer: NodeJS.Timeout | undefined
+  const running = new Promise<'running'>((resolve) => { timer = setTimeout(() => resolve('running'), ms) })
+  try {
+    return await Promise.race([exited, running])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
  * Lets `ms` of wall-clock time pass. Only for tests about time itself (a window expiring, a grace period, a
  * process that must keep running): say why at the call, and make `ms` relative to the configured time.
  */
