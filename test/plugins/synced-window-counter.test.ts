@@ -6,13 +6,13 @@ import { SyncedWindowCounter, windowIncrScript } from '../../src/runtime/synced-
 import { StoreCounter, type CountOutcome } from '../../src/runtime/request-counter.js'
 import { redisAvailable, testRedisUrl } from '../helpers/redis-available.js'
 import { ownRedis } from '../helpers/own-redis.js'
-import { letTimePass, waitFor } from '../helpers/wait-for.js'
+import { letTimePass, waitFor, waitForEvent } from '../helpers/wait-for.js'
 
 /** A client as the limiter registry opens one: no offline queue, so a command while disconnected fails at once. */
 async function client (url: string = testRedisUrl): Promise<Redis> {
   const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000, retryStrategy: (n) => Math.min(n * 50, 200) })
   redis.on('error', () => {})
-  if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve))
+  if (redis.status !== 'ready') await waitForEvent(redis, 'ready', { what: `a Redis connection to ${url}` })
   return redis
 }
 
