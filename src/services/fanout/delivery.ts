@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import type { GatewayConfig, LaneConfig } from '../../config/types.js'
+import { buildIndexes } from '../../config/indexes.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
 import type { Dispatch, DispatchEntry, DispatchStore } from '../../store/dispatch-store.js'
 import { callLane } from './lane-client.js'
 import { recordFanoutDispatch } from '../../observability/recorders.js'
-import { activeLaneOf } from './lane-lookup.js'
 import { createLimiter, type Limiter } from './limiter.js'
 import { fanoutSettingsOf, type FanoutSettings } from './settings.js'
 
@@ -93,9 +93,9 @@ export function createDeliveryRunner (deps: DeliveryDeps): DeliveryRunner {
 
     while (!shutdown.signal.aborted) {
       const current = settings()
-      const config = deps.currentConfig()
       const operation = current.operations[operationType]
-      const lane = activeLaneOf(config, storeOrgId)
+      // The CURRENT config's lane (the store-access rule's): a lane a reload moved is reached at its new address.
+      const lane = buildIndexes(deps.currentConfig()).laneOf(storeOrgId)
       if (operation === undefined || lane === undefined) {
         // The config changed since the preview: nothing to send to. Final, not retried.
         const message = operation === undefined
