@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import { isAbsolute, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { Ajv } from 'ajv'
+import { compileSchema } from '../config/validators.js'
 import { isErrorCode } from '../errors/catalogue.js'
 import type { PolicyPlugin } from './policy.js'
 import type { Catalog } from './registry.js'
@@ -66,8 +66,6 @@ function specifierOf (reference: string, baseDir: string): string {
   }
 }
 
-const ajv = new Ajv({ strict: false })
-
 /** Why `value` does not meet the contract of `PolicyPlugin`, or undefined when it does. */
 function contractProblem (value: unknown): string | undefined {
   if (value === null || typeof value !== 'object') return 'its default export must be an object'
@@ -76,7 +74,7 @@ function contractProblem (value: unknown): string | undefined {
   if (typeof plugin.description !== 'string' || plugin.description === '') return '`description` must be a non-empty string'
   if (plugin.schema === null || typeof plugin.schema !== 'object') return '`schema` must be a JSON Schema object'
   try {
-    ajv.compile(plugin.schema as object)
+    compileSchema(plugin.schema as object, 'policy')
   } catch (error) {
     return `\`schema\` does not compile: ${(error as Error).message}`
   }
