@@ -55,7 +55,7 @@ export function itemProblems (raw: unknown): string[] {
       return `${at}${e.message ?? 'is invalid'}`
     })
   }
-  const item = raw as unknown as ContentItem
+  const item = raw as ContentItem
   const problems: string[] = []
   if (item.status === 'published' && item.published_at === undefined) problems.push('published_at is required when status is published')
   if (item.published_at !== undefined && Number.isNaN(Date.parse(item.published_at))) problems.push('published_at is not a valid date-time')
