@@ -4,7 +4,7 @@ import { bootGateway, type Booted } from './boot.js'
 import { followPrimary } from './cluster/worker.js'
 import { answerPrimaryAdmin } from './cluster/worker-admin.js'
 import { watchConfigFile } from './config/watch-config.js'
-import { startAdminListener } from './observability/admin-listener.js'
+import { startAdminListener } from './admin-listener.js'
 import { issuerMismatch } from './issuer-mismatch.js'
 import { handleShutdownSignals } from './shutdown-signals.js'
 
