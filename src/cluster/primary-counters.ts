@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster'
 import { MemoryWindowCounter } from '../runtime/request-counter.js'
-import { isMessage, type CountOutcomeItem, type CountReply, type CountRequest } from './messages.js'
+import { isMessage, type CountOutcomeItem, type CountReply, type CountRequest } from '../runtime/ipc-messages.js'
 
 /**
  * The primary's side of IpcCounter: one MemoryWindowCounter per limit name and settings, answering every
