@@ -30,7 +30,7 @@ function pinning (options: BenchOptions, warn: (m: string) => void): boolean {
     return false
   }
   if (cpus().length < 2 || !hasTaskset()) {
-    warn(`not pinned: needs 2 cores and taskset (have ${cpus().length} core(s)${hasTaskset() ? '' : ', no taskset'})`)
+    warn(`not pinned: needs 2 cores and taskset (have ${cpus().length} core${cpus().length === 1 ? '' : 's'}${hasTaskset() ? '' : ', no taskset'})`)
     return false
   }
   // The orchestrator only waits; it shares the load generator's core so the server core stays quiet.

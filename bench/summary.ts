@@ -11,7 +11,7 @@ export function runProblems (result: LoadResult, allowed: readonly number[]): st
   if (result.requests === 0) problems.push('no response at all')
   const unexpected = Object.entries(result.statusCounts).filter(([status]) => !allowed.includes(Number(status)))
   if (unexpected.length > 0) problems.push(`unexpected statuses ${unexpected.map(([s, n]) => `${s}×${n}`).join(', ')} (expected only ${allowed.join('/')})`)
-  if (result.errors > 0) problems.push(`${result.errors} request error(s) (${result.timeouts} timeouts)${result.firstError === undefined ? '' : `, first: ${result.firstError}`}`)
+  if (result.errors > 0) problems.push(`${result.errors} request error${result.errors === 1 ? '' : 's'} (${result.timeouts} timeout${result.timeouts === 1 ? '' : 's'})${result.firstError === undefined ? '' : `, first: ${result.firstError}`}`)
   return problems
 }
 

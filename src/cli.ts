@@ -5,6 +5,7 @@ import { ConfigError, formatProblem } from './config/config-error.js'
 import { loadGatewayConfig } from './pipeline/load-gateway-config.js'
 import { hashSecret } from './oauth/secret-hash.js'
 import { StartupDependencyError } from './startup-dependencies.js'
+import { counted } from './errors/counted.js'
 
 /** The version in package.json (two folders up from dist/src/cli.js and from src/cli.ts alike). */
 function packageVersion (): string {
@@ -20,6 +21,8 @@ Usage: lanegate <command> [options]
 
 Commands:
   start        Serve gateway.yaml (reloads it on change or SIGHUP)
+  reload       Make the running gateway reload gateway.yaml now (SIGHUP to the pid in data_dir/lanegate.pid)
+  stop         Stop the running gateway gracefully (SIGTERM to the pid in data_dir/lanegate.pid)
   validate     Check a config file; lists every error with its YAML path and line
   hash-secret  Hash a client secret read from stdin, for gateway.yaml
   user-token   Mint a user token from the development user-token issuer
@@ -36,7 +39,8 @@ Serves the gateway described by FILE (default ./gateway.yaml). Editing the file 
 finish in-flight requests (up to server.shutdown_grace_ms), then exit; a second signal exits at once.
 PostgreSQL and Redis are retried for server.startup_timeout_ms at start, then it exits 1 with one line.
 Relative paths in FILE are relative to FILE's folder. With server.workers > 1 (or auto), a primary process
-runs that many workers on the port; send it the signals.`,
+runs that many workers on the port; send it the signals. The process to signal writes its pid to
+server.data_dir/lanegate.pid (under \`npm start &\`, $! is npm's pid: npm dies of SIGHUP without passing it on).`,
   validate: `lanegate validate FILE
 
 Validates FILE in two passes (structure, then references and each policy's options). Prints every error as
@@ -77,6 +81,11 @@ export async function main (argv: string[]): Promise<number | undefined> {
       console.log(topic === 'routes' ? usage.ROUTES_USAGE : usage.EXPLAIN_USAGE)
       return 0
     }
+    if (topic === 'reload' || topic === 'stop') {
+      const usage = await import('./cli/signal-commands.js')
+      console.log(topic === 'reload' ? usage.RELOAD_USAGE : usage.STOP_USAGE)
+      return 0
+    }
     if (topic === 'loadtest') {
       const { LOADTEST_USAGE } = await import('./loadtest/options.js')
       console.log(LOADTEST_USAGE)
@@ -85,7 +94,7 @@ export async function main (argv: string[]): Promise<number | undefined> {
     console.log(HELP[topic] ?? HELP[''])
     return 0
   }
-  if ((rest.includes('--help') || rest.includes('-h')) && (command === 'routes' || command === 'explain')) return main(['help', command])
+  if ((rest.includes('--help') || rest.includes('-h')) && (command === 'routes' || command === 'explain' || command === 'reload' || command === 'stop')) return main(['help', command])
   if ((rest.includes('--help') || rest.includes('-h')) && command !== 'loadtest') {
     console.log(HELP[command] ?? HELP[''])
     return 0
@@ -111,18 +120,23 @@ export async function main (argv: string[]): Promise<number | undefined> {
       }
       return undefined
     }
+    case 'reload':
+    case 'stop': {
+      const { signalCommand } = await import('./cli/signal-commands.js')
+      return signalCommand(command, rest)
+    }
     case 'validate': {
       const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} })
       const file = positionals[0] ?? 'gateway.yaml'
       try {
         const loaded = await loadGatewayConfig(file)
         for (const w of loaded.warnings) console.log(`warning: ${formatProblem(file, w)}`)
-        console.log(`${file}: valid${loaded.warnings.length > 0 ? ` (${loaded.warnings.length} warning(s))` : ''}`)
+        console.log(`${file}: valid${loaded.warnings.length > 0 ? ` (${counted(loaded.warnings.length, 'warning')})` : ''}`)
         return 0
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error
         for (const p of error.problems) console.error(`error: ${formatProblem(file, p)}`)
-        console.error(`${file}: ${error.problems.length} error(s)`)
+        console.error(`${file}: ${counted(error.problems.length, 'error')}`)
         return 1
       }
     }

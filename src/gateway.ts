@@ -60,6 +60,9 @@ export function createGateway (options: {
   let source = options.loaded.source
   let pending: Promise<ReloadResult> | undefined
   for (const w of options.loaded.warnings) logger.warn({ path: w.path, line: w.line }, `config warning: ${w.message}`)
+  for (const [name, origin] of catalog.origins ?? []) {
+    logger.info({ plugin: name, file: origin.file, version: origin.version ?? 'unversioned' }, `policy plugin "${name}" loaded from ${origin.file} (${origin.version ?? 'unversioned'})`)
+  }
 
   /** The upstreams that follow the config: every module's (`proxy` blocks) and the stores' lanes. */
   function reconcileConfigResources (config: GatewayConfig): void {
@@ -68,7 +71,11 @@ export function createGateway (options: {
   }
 
   function apply (loaded: LoadedGatewayConfig): ReloadResult {
-    if (loaded.source === source && loaded.source !== '') return { outcome: 'unchanged', version: snapshot.version }
+    if (loaded.source === source && loaded.source !== '') {
+      // Said out loud: an operator who sent SIGHUP (or saved the file unchanged) sees that it was read.
+      logger.info({ version: snapshot.version }, `config reload: no change (version ${snapshot.version} stays)`)
+      return { outcome: 'unchanged', version: snapshot.version }
+    }
     const next = buildSnapshot(loaded.config, snapshot.version + 1, catalog, shared)
     // Built and valid: bring the config's resources in line (removed proxy blocks and lanes drain) just before the swap.
     reconcileConfigResources(next.config)

@@ -4,9 +4,10 @@ import { bootGateway, type Booted } from './boot.js'
 import { followPrimary } from './cluster/worker.js'
 import { answerPrimaryAdmin } from './cluster/worker-admin.js'
 import { watchConfigFile } from './config/watch-config.js'
-import { startAdminListener } from './observability/admin-listener.js'
+import { startAdminListener } from './admin-listener.js'
 import { workerConsole } from './console/worker-console.js'
 import { issuerMismatch } from './issuer-mismatch.js'
+import { writePidFile } from './pid-file.js'
 import { handleShutdownSignals } from './shutdown-signals.js'
 
 export interface StartOptions {
@@ -47,8 +48,12 @@ export async function startServer (options: StartOptions): Promise<Booted> {
     throw error
   }
   const listening = app.server.address() as AddressInfo
-  const mismatch = issuerMismatch(issuer.issuer, server.host, listening.port)
+  const mismatch = issuer.behind_proxy === true ? undefined : issuerMismatch(issuer.issuer, server.host, listening.port)
   if (mismatch !== undefined) logger.warn({ issuer: issuer.issuer, listening_port: listening.port }, mismatch)
+  if (!cluster.isWorker) {
+    const pidFile = writePidFile(server.data_dir)
+    logger.info({ pid: process.pid, pid_file: pidFile }, `signal pid ${process.pid} (in ${pidFile}): SIGHUP reloads, SIGTERM stops; or lanegate reload / lanegate stop`)
+  }
 
   let stopping = false
   const reload = (): void => { if (!stopping) void gateway.reload() }

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import type { AddressInfo } from 'node:net'
 import { parseArgs } from 'node:util'
 import { bootGateway } from '../../src/boot.js'
-import { startAdminListener } from '../../src/observability/admin-listener.js'
+import { startAdminListener } from '../../src/admin-listener.js'
 
 /**
  * The system under test: the gateway booted in this process from a bench config file (see bench-config.ts),

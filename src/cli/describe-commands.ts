@@ -3,6 +3,7 @@ import { ConfigError, formatProblem } from '../config/config-error.js'
 import { explainRequest, formatExplanation, UnknownClientError, type ExplainCaller } from '../describe/explain.js'
 import { routesJson, routesTable, servedRoutes } from '../describe/route-table.js'
 import { loadGatewayConfig, type LoadedGatewayConfig } from '../pipeline/load-gateway-config.js'
+import { counted } from '../errors/counted.js'
 
 export const ROUTES_USAGE = `lanegate routes [--config FILE] [--json]
 
@@ -26,7 +27,7 @@ async function load (file: string): Promise<LoadedGatewayConfig | undefined> {
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
     for (const p of error.problems) console.error(`error: ${formatProblem(file, p)}`)
-    console.error(`${file}: ${error.problems.length} error(s)`)
+    console.error(`${file}: ${counted(error.problems.length, 'error')}`)
     return undefined
   }
 }

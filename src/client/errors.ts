@@ -70,7 +70,7 @@ function describe (body: unknown): string {
 export class LanegateNetworkError extends Error {
   override readonly name = 'LanegateNetworkError'
   constructor (readonly method: string, readonly path: string, readonly attempts: number, cause: unknown) {
-    super(`${method} ${path}: no answer after ${attempts} attempt(s): ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+    super(`${method} ${path}: no answer after ${attempts === 1 ? '1 attempt' : `${attempts} attempts`}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
   }
 }
 

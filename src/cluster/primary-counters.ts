@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster'
 import { MemoryWindowCounter, type KeyState } from '../runtime/request-counter.js'
-import { isMessage, type CountOutcomeItem, type CountReply, type CountRequest } from './messages.js'
+import { isMessage, type CountOutcomeItem, type CountReply, type CountRequest } from '../runtime/ipc-messages.js'
 
 /** The counters the primary keeps for its workers (the console lists their keys closest to the limit). */
 let served: ReadonlyMap<string, MemoryWindowCounter> | undefined

@@ -5,7 +5,8 @@ import { loadGatewayConfig } from '../pipeline/load-gateway-config.js'
 import { watchConfigFile } from '../config/watch-config.js'
 import { createAsyncLogDestination, type AsyncLogDestination } from '../log-destination.js'
 import { createLogger } from '../logging.js'
-import type { ReloadCommand, ShutdownCommand } from './messages.js'
+import { writePidFile } from '../pid-file.js'
+import type { ReloadCommand, ShutdownCommand } from '../runtime/ipc-messages.js'
 import { startPrimaryAdmin, type PrimaryAdmin } from './primary-admin.js'
 import { serveWorkerCounters } from './primary-counters.js'
 import { resolveWorkerCount } from './worker-count.js'
@@ -39,6 +40,9 @@ export async function startCluster (options: ClusterStartOptions): Promise<boole
   // The admin port taken: the start fails before any worker is forked (the caller prints the one line).
   const admin = await startPrimaryAdmin(config, workers, logger)
   runPrimary({ file: options.file, workers, graceMs: config.server.shutdown_grace_ms, logger, destination, admin })
+  // The primary is the process to signal: it passes reloads and stops on to the workers.
+  const pidFile = writePidFile(config.server.data_dir)
+  logger.info({ pid: process.pid, pid_file: pidFile }, `signal pid ${process.pid} (in ${pidFile}): SIGHUP reloads, SIGTERM stops; or lanegate reload / lanegate stop`)
   return true
 }
 

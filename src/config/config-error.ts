@@ -1,3 +1,5 @@
+import { counted } from '../errors/counted.js'
+
 /** One problem found in gateway.yaml, located by YAML path (and line, when the parser knows it). */
 export interface ConfigProblem {
   /** Dotted path with [index] for list items, e.g. `services.payments.routes.create_intent[0].scope`. */
@@ -12,7 +14,7 @@ export class ConfigError extends Error {
   readonly file: string
 
   constructor (file: string, problems: ConfigProblem[]) {
-    super(`${file}: ${problems.length} configuration error(s)\n${problems.map((p) => `  ${formatProblem(file, p)}`).join('\n')}`)
+    super(`${file}: ${counted(problems.length, 'configuration error')}\n${problems.map((p) => `  ${formatProblem(file, p)}`).join('\n')}`)
     this.name = 'ConfigError'
     this.file = file
     this.problems = problems

@@ -200,6 +200,7 @@ export function buildConfigSchema (services: readonly ServiceSchema[]): Schema {
     issuer: obj('The OAuth 2.0 token issuer.', {
       issuer: str('iss of issued tokens and the RFC 8414 issuer identifier.', { pattern: '^https?://' }),
       audience: str('aud of issued tokens; every bearer token must carry it.', { minLength: 1, default: 'lanegate' }),
+      behind_proxy: { type: 'boolean', description: 'true: issuer.issuer is the address of a load balancer or proxy in front of this gateway (several instances share it), so the start-up warning that it names another port than the one this gateway listens on is not given.', default: false },
       algorithm: { type: 'string', enum: ['EdDSA', 'ES256', 'RS256'], description: 'Signing algorithm of generated keys.', default: 'EdDSA' },
       key_dir: str('Signing keys directory, relative to server.data_dir.', { default: 'keys' }),
       default_lifetime_seconds: int('Token lifetime when no granted scope sets one.', { minimum: 60, maximum: 604800, default: 3600 }),

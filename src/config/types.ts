@@ -90,6 +90,8 @@ export interface RateLimitStoreConfig {
 export interface IssuerConfig {
   /** The `iss` of issued tokens and the RFC 8414 `issuer`. */
   issuer: string
+  /** issuer.issuer is a load balancer's or proxy's address in front of this gateway: no port-mismatch warning. */
+  behind_proxy?: boolean
   /** The `aud` of issued tokens, required on every bearer token. */
   audience: string
   algorithm: 'EdDSA' | 'ES256' | 'RS256'

@@ -3,9 +3,11 @@
  * the envelopes render it. `docs/errors.md` lists the same codes; test/unit/errors-catalogue.test.ts keeps the
  * two in step.
  *
- * `shape` decides how the `plain` and `exchange` envelopes render the error:
+ * `shape` decides how the `plain` envelope renders the error:
  * - `text`: `{error: <message>}` (the spec's `{error:'Unauthenticated.'}`, `{error:'Forbidden.'}`), plus fields;
  * - `code`: `{error: <code>, ...fields, message}` (the data-exchange envelopes, `invalid_token_type`).
+ * The `exchange` envelope renders every code as `code`, except the spec's API authentication errors
+ * (`authentication: true`: 401, 403, 429), which keep their fixed text as in `plain`.
  * The `oauth` envelope always renders `{error: <oauth code>, error_description: <message>, ...fields}` and the
  * `payments` envelope `{success:false, message, ...fields}` (except the 429 row, whose shape the spec fixes).
  */
@@ -18,6 +20,8 @@ export interface CatalogueEntry {
   readonly shape: 'text' | 'code'
   /** The RFC 6749 `error` value this renders as in the oauth envelope, when it differs from the code. */
   readonly oauth?: string
+  /** One of the spec's API authentication errors: rendered as `text` in the exchange envelope too. */
+  readonly authentication?: true
   /**
    * The upstream's fault, not the gateway's (a mirrored 4xx/5xx, an unreachable upstream): logged at warn without
    * a stack, whatever its status, so a failing upstream does not flood the error log; no stack is captured.
@@ -35,10 +39,10 @@ export const catalogue = {
   server_error: { status: 500, message: 'The server encountered an internal error.', shape: 'code' },
 
   // ---- API authentication and authorization ----
-  unauthenticated: { status: 401, message: 'Unauthenticated.', shape: 'text', oauth: 'invalid_token' },
+  unauthenticated: { status: 401, message: 'Unauthenticated.', shape: 'text', oauth: 'invalid_token', authentication: true },
   invalid_token_type: { status: 401, message: 'This endpoint does not accept this type of token.', shape: 'code', oauth: 'invalid_token' },
-  forbidden: { status: 403, message: 'Forbidden.', shape: 'text', oauth: 'insufficient_scope' },
-  too_many_requests: { status: 429, message: 'Too many requests', shape: 'text', oauth: 'rate_limit_exceeded' },
+  forbidden: { status: 403, message: 'Forbidden.', shape: 'text', oauth: 'insufficient_scope', authentication: true },
+  too_many_requests: { status: 429, message: 'Too many requests', shape: 'text', oauth: 'rate_limit_exceeded', authentication: true },
 
   // ---- Generic HTTP ----
   bad_request: { status: 400, message: 'The request is malformed.', shape: 'code', oauth: 'invalid_request' },

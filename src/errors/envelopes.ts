@@ -23,9 +23,13 @@ export function renderError (error: GatewayError, envelope: EnvelopeName): Error
       if (error.code === 'too_many_requests') return { error: entry.message, ...error.fields }
       return { success: false, message: error.message, ...error.fields }
     case 'plain':
-    case 'exchange':
       // Text-shaped errors keep the spec's fixed wording here; the specific message is only logged.
       if (entry.shape === 'text') return { error: entry.message, ...error.fields }
       return { error: error.code, ...error.fields, message: error.message }
+    case 'exchange':
+      // The data-exchange envelope is `{error: <code>, message}` for every code but the spec's authentication
+      // errors, which keep their fixed text; an internal error's cause (its specific message) is only logged.
+      if (entry.shape === 'text' && 'authentication' in entry) return { error: entry.message, ...error.fields }
+      return { error: error.code, ...error.fields, message: error.code === 'internal_error' ? entry.message : error.message }
   }
 }

@@ -20,7 +20,7 @@ export async function mintDevUserToken (request: DevUserTokenRequest): Promise<s
     throw new Error(`${request.file}: no user_token_issuers entry with development_key_dir${request.issuer ? ` and issuer ${request.issuer}` : ''}`)
   }
   const unknown = request.scopes.filter((s) => !Object.hasOwn(config.scopes, s))
-  if (unknown.length > 0) throw new Error(`unknown scope(s): ${unknown.join(', ')}`)
+  if (unknown.length > 0) throw new Error(`unknown ${unknown.length === 1 ? 'scope' : 'scopes'}: ${unknown.join(', ')}`)
   const issuer = await loadDevUserIssuer(resolveDataPath(config, entry.development_key_dir))
   const minted = await issuer.mintUserToken({
     issuerConfig: entry,

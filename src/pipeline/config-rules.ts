@@ -32,7 +32,9 @@ export function configRules (base: Catalog, options: { loadPlugins?: boolean } =
       checkSecretHashes(config, report)
       checkAdminAuth(config, report)
       const catalog = loadPlugins ? await loadOutsidePlugins(base, config.plugins, context.baseDir, report) : base
-      checkServices(config, catalog, context.indexes, report, warnings)
+      const loadedAtStart = new Set(base.outside.values())
+      const added = loadPlugins ? [] : config.plugins.filter((reference) => !loadedAtStart.has(reference))
+      checkServices(config, catalog, context.indexes, report, warnings, added)
       return { problems, warnings, catalog }
     },
   }
@@ -66,13 +68,14 @@ interface Placed { entry: PolicyEntry, at: (string | number)[] }
  * Each service's route ids against its declared routes, its chains, and its own check. A service-level policy
  * is checked once (not once per route); each route's own policies are checked after the service's ones.
  */
-function checkServices (config: GatewayConfig, catalog: Catalog, indexes: ConfigIndexes, report: Report, warnings: ConfigWarning[]): void {
+function checkServices (config: GatewayConfig, catalog: Catalog, indexes: ConfigIndexes, report: Report, warnings: ConfigWarning[],
+  addedPlugins: readonly string[]): void {
   for (const [serviceName, service] of Object.entries(config.services)) {
     const module = moduleForService(catalog.services, serviceName, service)
     if (module === undefined) continue // pass 1 reports unknown services and types
     const declared = new Set(declaredRoutes(module, service).map((route) => route.id))
     const servicePolicies: Placed[] = service.policies.map((entry, i) => ({ entry, at: ['services', serviceName, 'policies', i] }))
-    const before = checkChain(servicePolicies, new Set(), config, catalog, indexes, report)
+    const before = checkChain(servicePolicies, new Set(), config, catalog, indexes, report, addedPlugins)
     for (const [routeId, routeEntry] of Object.entries(service.routes)) {
       if (!declared.has(routeId)) {
         report(['services', serviceName, 'routes', routeId], `unknown route "${routeId}" (service ${serviceName} has: ${[...declared].join(', ')})`)
@@ -80,7 +83,7 @@ function checkServices (config: GatewayConfig, catalog: Catalog, indexes: Config
       }
       const atChain = Array.isArray(routeEntry) ? ['services', serviceName, 'routes', routeId] : ['services', serviceName, 'routes', routeId, 'policies']
       const own = routePolicies(routeEntry).map((entry, i): Placed => ({ entry, at: [...atChain, i] }))
-      checkChain(own, before, config, catalog, indexes, report)
+      checkChain(own, before, config, catalog, indexes, report, addedPlugins)
       if (!servicePolicies.some(({ entry }) => policyName(entry) === 'auth') && !own.some(({ entry }) => policyName(entry) === 'auth')) {
         warnings.push({ path: formatPath(['services', serviceName, 'routes', routeId]), message: 'route has no auth policy: anyone can call it' })
       }
@@ -96,13 +99,17 @@ function checkServices (config: GatewayConfig, catalog: Catalog, indexes: Config
  * entry's defaults (ajv `useDefaults`; the config is frozen only after this pass) and returns the names that ran.
  */
 function checkChain (chain: Placed[], ranBefore: ReadonlySet<string>, config: GatewayConfig, catalog: Catalog,
-  indexes: ConfigIndexes, report: Report): Set<string> {
+  indexes: ConfigIndexes, report: Report, addedPlugins: readonly string[]): Set<string> {
   const before = new Set(ranBefore)
   for (const { entry, at } of chain) {
     const name = policyName(entry)
     const plugin = catalog.plugins.get(name)
     if (plugin === undefined) {
-      report([...at, name], `unknown policy "${name}" (known: ${[...catalog.plugins.keys()].join(', ')})`)
+      // On a reload, a policy from a plugin added to `plugins:` since start is unknown because plugins load only at start.
+      const restart = addedPlugins.length === 0
+        ? ''
+        : `; plugins: lists ${addedPlugins.map((r) => `"${r}"`).join(', ')} since start, and plugins are loaded only at start: restart the gateway to use ${addedPlugins.length === 1 ? 'it' : 'them'}`
+      report([...at, name], `unknown policy "${name}" (known: ${[...catalog.plugins.keys()].join(', ')})${restart}`)
       continue
     }
     const options = entry[name] ?? {}

@@ -1,10 +1,11 @@
+import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { isAbsolute, join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import { Ajv } from 'ajv'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { compileSchema } from '../config/validators.js'
 import { isErrorCode } from '../errors/catalogue.js'
 import type { PolicyPlugin } from './policy.js'
-import type { Catalog } from './registry.js'
+import type { Catalog, PluginOrigin } from './registry.js'
 
 /** Reports a problem at a YAML path (segments below the file's root). */
 export type Report = (segments: (string | number)[], message: string) => void
@@ -19,11 +20,13 @@ export async function loadOutsidePlugins (base: Catalog, references: readonly st
   const plugins = new Map(base.plugins)
   const outside = new Map<string, string>()
   const codes = new Map<string, string>()
+  const origins = new Map<string, PluginOrigin>()
   for (const [index, reference] of references.entries()) {
     const at = ['plugins', index]
     let exported: unknown
+    const specifier = specifierOf(reference, baseDir)
     try {
-      exported = ((await import(specifierOf(reference, baseDir))) as { default?: unknown }).default
+      exported = ((await import(specifier)) as { default?: unknown }).default
     } catch (error) {
       report(at, `cannot load policy plugin "${reference}": ${(error as Error).message.split('\n')[0] ?? String(error)}`)
       continue
@@ -51,8 +54,32 @@ export async function loadOutsidePlugins (base: Catalog, references: readonly st
     for (const code of Object.keys(plugin.errors ?? {})) codes.set(code, `policy "${plugin.name}"`)
     plugins.set(plugin.name, plugin)
     outside.set(plugin.name, reference)
+    origins.set(plugin.name, originOf(reference, specifier, (exported as { version?: unknown }).version))
   }
-  return { plugins, services: base.services, outside }
+  return { plugins, services: base.services, outside, origins }
+}
+
+/**
+ * The file behind a specifier and a version to log: the plugin object's own `version` string when it has one,
+ * else, for a plugin given as a package name, that package's version. A plain file has none ("unversioned").
+ */
+function originOf (reference: string, specifier: string, declared: unknown): PluginOrigin {
+  const file = specifier.startsWith('file:') ? fileURLToPath(specifier) : reference
+  if (typeof declared === 'string' && declared !== '') return { reference, file, version: declared }
+  const isPackage = !(reference.startsWith('.') || isAbsolute(reference))
+  return { reference, file, version: isPackage ? packageVersionAbove(file) : undefined }
+}
+
+/** The version in the nearest package.json above `file`. */
+function packageVersionAbove (file: string): string | undefined {
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json')
+    if (existsSync(manifest)) {
+      const version = (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: unknown }).version
+      return typeof version === 'string' ? version : undefined
+    }
+  }
+  return undefined
 }
 
 /** A relative or absolute path is a file next to gateway.yaml; anything else a package resolved from there. */
@@ -66,8 +93,6 @@ function specifierOf (reference: string, baseDir: string): string {
   }
 }
 
-const ajv = new Ajv({ strict: false })
-
 /** Why `value` does not meet the contract of `PolicyPlugin`, or undefined when it does. */
 function contractProblem (value: unknown): string | undefined {
   if (value === null || typeof value !== 'object') return 'its default export must be an object'
@@ -76,7 +101,7 @@ function contractProblem (value: unknown): string | undefined {
   if (typeof plugin.description !== 'string' || plugin.description === '') return '`description` must be a non-empty string'
   if (plugin.schema === null || typeof plugin.schema !== 'object') return '`schema` must be a JSON Schema object'
   try {
-    ajv.compile(plugin.schema as object)
+    compileSchema(plugin.schema as object, 'policy')
   } catch (error) {
     return `\`schema\` does not compile: ${(error as Error).message}`
   }

@@ -19,6 +19,15 @@ export interface Catalog {
   readonly services: readonly ServiceModule[]
   /** Which entry of `plugins:` each outside policy came from (policy name → module reference). */
   readonly outside: ReadonlyMap<string, string>
+  /** Where each outside policy was loaded from, for the start-up log (policy name → file and version). */
+  readonly origins?: ReadonlyMap<string, PluginOrigin>
+}
+
+/** The file an outside policy was imported from and its version (the plugin's `version`, or its package's). */
+export interface PluginOrigin {
+  readonly reference: string
+  readonly file: string
+  readonly version: string | undefined
 }
 
 /** The policies bundled with lanegate (folders under `plugins/`), all on the public contract of `lanegate/plugin`. */

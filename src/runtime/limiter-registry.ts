@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis'
 import { MemoryWindowCounter, StoreCounter, type RequestCounter } from './request-counter.js'
 import { SyncedWindowCounter } from './synced-window-counter.js'
 import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible'
-import { IpcCounter } from '../cluster/ipc-counter.js'
+import { IpcCounter } from './ipc-counter.js'
 import type { RateLimitConfig, RateLimitStoreConfig } from '../config/types.js'
 import type { LimiterRegistry } from './shared-resources.js'
 

@@ -132,6 +132,7 @@ export class SyncedWindowCounter implements RequestCounter {
     const keys = this.#queue
     this.#queue = []
     const sent: { window: KeyWindow, points: number }[] = []
+    // Cast: ioredis types a command added by defineCommand nowhere; the pipeline has it at run time.
     const pipeline = this.#client.pipeline() as unknown as WindowIncrPipeline
     for (const key of keys) {
       const window = this.#windows.get(key)
@@ -185,6 +186,7 @@ export class SyncedWindowCounter implements RequestCounter {
       ? known
       : { global: 0, resetAt: 0, readAt: 0, unsent: 0, inFlight: 0, queued: false, pending: undefined }
     this.#windows.set(key, window)
+    // Cast: the defineCommand'd script is a method ioredis does not type (see the pipeline above).
     const counted = (this.#client as unknown as Record<typeof COMMAND, WindowIncr>)[COMMAND](this.#redisKey(key), 1, this.#windowSeconds).then(
       (reply) => {
         window.pending = undefined

@@ -168,6 +168,18 @@ t.test('422 fanout_store_out_of_scope lists every offending store and dispatches
   t.equal(laneRequestCount(f.lanes), 0)
 })
 
+t.test('one offending store is counted in the singular ("1 of the stores is outside…")', async (t) => {
+  const f = await fanoutFixture(t)
+  const res = await f.preview({ operation_type: 'price-change', payload: validPayload, store_org_ids: ['org_s1', 'org_x1'] })
+  t.equal(res.statusCode, 422)
+  t.same(res.json(), {
+    error: 'fanout_store_out_of_scope',
+    operation_type: 'price-change',
+    offending_stores: ['org_x1'],
+    message: '1 of the stores is outside the caller\'s scope or has no active install; nothing was dispatched.',
+  })
+})
+
 t.test('a child organization cannot reach its parent\'s stores', async (t) => {
   const f = await fanoutFixture(t)
   const res = await f.preview({ operation_type: 'price-change', payload: validPayload, store_org_ids: ['org_e1', 'org_s1'] }, 'org_east')

@@ -14,11 +14,11 @@ t.before(async () => {
 t.teardown(() => gw.close())
 
 const cases = [
-  { method: 'TRACE', url: '/v1/stores/org_a/live/x', status: 405, allow: 'GET, HEAD, POST, PUT, PATCH, DELETE', body: { error: 'Method not allowed.' } },
+  { method: 'TRACE', url: '/v1/stores/org_a/live/x', status: 405, allow: 'GET, HEAD, POST, PUT, PATCH, DELETE', body: { error: 'method_not_allowed', message: 'Method not allowed.' } },
   { method: 'TRACE', url: '/api/v1/ecommerce/payment-intents', status: 405, allow: 'POST', body: { success: false, message: 'Method not allowed.' } },
   { method: 'DELETE', url: '/api/v1/ecommerce/payment-intents', payload: '{bad', status: 405, allow: 'POST', body: { success: false, message: 'Method not allowed.' } },
-  { method: 'TRACE', url: '/legacy/pricing/prices/1', status: 405, allow: 'GET, HEAD, PUT', body: { error: 'Method not allowed.' } },
-  { method: 'PATCH', url: '/legacy/pricing/prices/1', payload: '{bad', status: 405, allow: 'GET, HEAD, PUT', body: { error: 'Method not allowed.' } },
+  { method: 'TRACE', url: '/legacy/pricing/prices/1', status: 405, allow: 'GET, HEAD, PUT', body: { error: 'method_not_allowed', message: 'Method not allowed.' } },
+  { method: 'PATCH', url: '/legacy/pricing/prices/1', payload: '{bad', status: 405, allow: 'GET, HEAD, PUT', body: { error: 'method_not_allowed', message: 'Method not allowed.' } },
 ] as const
 
 for (const c of cases) {

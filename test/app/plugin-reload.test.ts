@@ -35,3 +35,32 @@ t.test('a reload that changes an outside policy\'s options applies them at once'
   t.match(await gw.gateway.reload(), { outcome: 'applied', version: 2 })
   t.equal((await read()).statusCode, 200)
 })
+
+/** A plugin added to `plugins:` of a running gateway is not loaded by a reload: the rejection says to restart. */
+t.test('a reload that adds a plugin and uses its policy is rejected with "restart the gateway to use it"', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'lanegate-plugin-added-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await writeFile(join(dir, 'store-hours.mjs'), `export default {
+  name: 'store-hours',
+  version: '1.4.0',
+  description: 'Always open.',
+  schema: { type: 'object', additionalProperties: false, properties: {} },
+  create: () => () => undefined,
+}
+`)
+  const demo = (await readFile(repoPath('gateway.yaml'), 'utf8')).replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
+    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
+  const file = join(dir, 'gateway.yaml')
+  await writeFile(file, demo)
+  const gw = await buildTestApp({ file })
+  t.teardown(() => gw.close())
+  await writeFile(file, `plugins: [./store-hours.mjs]\n${demo.replace('content_list: [ { scope: { all: [engage:content.view] } } ]', 'content_list: [ { scope: { all: [engage:content.view] } }, { store-hours: {} } ]')}`)
+  const result = await gw.gateway.reload()
+  t.equal(result.outcome, 'rejected')
+  const problems = (result as { error?: { problems?: { path: string, message: string }[] } }).error?.problems ?? []
+  t.equal(problems.length, 1)
+  t.match(problems[0], {
+    path: 'services.content.routes.content_list[1].store-hours',
+    message: /^unknown policy "store-hours" \(known: .*\); plugins: lists "\.\/store-hours\.mjs" since start, and plugins are loaded only at start: restart the gateway to use it$/,
+  })
+})

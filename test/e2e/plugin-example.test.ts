@@ -60,3 +60,10 @@ t.test('a route without the plugin in its chain is not affected', async (t) => {
   const res = await fetch(`${gateway.base}/public/v1/circulars`, { headers: { authorization: `Bearer ${token}` } })
   t.equal(res.status, 200)
 })
+
+t.test('the start log names each loaded plugin with its file and version', async (t) => {
+  const file = repoPath('examples/plugins/require-header.js')
+  const line = gateway.output().split('\n').find((l) => l.includes('"plugin":"require-header"'))
+  t.ok(line, 'a line for the plugin')
+  t.match(JSON.parse(line ?? '{}'), { plugin: 'require-header', file, version: 'unversioned', msg: `policy plugin "require-header" loaded from ${file} (unversioned)` })
+})

@@ -25,7 +25,7 @@ t.test('runProblems names unexpected statuses, errors and empty runs', async (t)
   t.same(runProblems(result(100), [200]), [])
   t.same(runProblems(result(100, { statusCounts: { 200: 150, 401: 50 } }), [200]), ['unexpected statuses 401×50 (expected only 200)'])
   t.same(runProblems(result(100, { statusCounts: { 200: 10, 429: 190 } }), [200, 429]), [])
-  t.same(runProblems(result(100, { errors: 3, timeouts: 1, firstError: 'ECONNRESET' }), [200]), ['3 request error(s) (1 timeouts), first: ECONNRESET'])
+  t.same(runProblems(result(100, { errors: 3, timeouts: 1, firstError: 'ECONNRESET' }), [200]), ['3 request errors (1 timeout), first: ECONNRESET'])
   t.same(runProblems(result(0, { requests: 0, statusCounts: {} }), [200]), ['no response at all'])
 })
 

@@ -27,11 +27,14 @@ t.test('every code renders in every envelope with the shape the spec gives', asy
     t.same(renderError(error, 'payments'), code === 'too_many_requests'
       ? { error: 'Too many requests', extra: 1 }
       : { success: false, message: 'specific message', extra: 1 }, `${code} payments`)
-    for (const envelope of ['plain', 'exchange'] as const) {
-      t.same(renderError(error, envelope), entry.shape === 'text'
-        ? { error: entry.message, extra: 1 }
-        : { error: code, extra: 1, message: 'specific message' }, `${code} ${envelope}`)
-    }
+    t.same(renderError(error, 'plain'), entry.shape === 'text'
+      ? { error: entry.message, extra: 1 }
+      : { error: code, extra: 1, message: 'specific message' }, `${code} plain`)
+    // exchange: {error: <code>, message} for every code but the spec's three authentication errors.
+    const authentication = ['unauthenticated', 'forbidden', 'too_many_requests'].includes(code)
+    t.same(renderError(error, 'exchange'), authentication
+      ? { error: entry.message, extra: 1 }
+      : { error: code, extra: 1, message: code === 'internal_error' ? entry.message : 'specific message' }, `${code} exchange`)
   }
   t.same(envelopeNames, ['oauth', 'payments', 'plain', 'exchange'])
 })
@@ -60,7 +63,7 @@ t.test('foreign errors are translated in one place; unknown ones become a bare 5
   t.equal(toGatewayError(Object.assign(new Error('x'), { code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 })).code, 'bad_request')
   const unknown = toGatewayError(new Error('SELECT * FROM secrets failed at /srv/app.js:12'))
   t.equal(unknown.code, 'internal_error')
-  t.same(renderError(unknown, 'exchange'), { error: 'Internal server error.' })
+  t.same(renderError(unknown, 'exchange'), { error: 'internal_error', message: 'Internal server error.' })
   t.same(renderError(unknown, 'payments'), { success: false, message: 'Internal server error.' })
 })
 

@@ -1,0 +1,80 @@
+import { spawn } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import t from 'tap'
+import { repoPath } from '../helpers/paths.js'
+import { freePort } from '../helpers/spawn-gateway.js'
+import { tempConfig } from '../helpers/temp-config.js'
+import { waitFor as waitUntil } from '../helpers/wait-for.js'
+
+/** `npm start -- --config FILE --port N` exactly as a user runs it, with its output collected. */
+function npmStart (file: string, port: number) {
+  const child = spawn('npm', ['start', '--', '--config', file, '--port', String(port), '--host', '127.0.0.1'], {
+    cwd: repoPath('.'),
+    env: { ...process.env, LANEGATE_LOG_LEVEL: 'info', LANEGATE_ADMIN_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (d: Buffer) => { output += d.toString() })
+  child.stderr.on('data', (d: Buffer) => { output += d.toString() })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+  return { child, output: () => output, exited }
+}
+
+/** Waits for `check`, failing with what was awaited when `ms` pass first. */
+async function waitFor (check: () => boolean, ms: number, what: string): Promise<void> {
+  await waitUntil(check, { what, timeoutMs: ms })
+}
+
+function alive (pid: number): boolean {
+  try { process.kill(pid, 0); return true } catch { return false }
+}
+
+/** Runs `lanegate <args>` to completion; resolves with its exit code and output. */
+function cli (args: string[]): Promise<{ code: number | null, out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [repoPath('bin/lanegate.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => { out += d.toString() })
+    child.stderr.on('data', (d: Buffer) => { out += d.toString() })
+    child.on('exit', (code) => resolve({ code, out }))
+  })
+}
+
+t.test('npm start: the gateway writes its pid; lanegate reload reaches it (logged even with no change); SIGTERM to npm stops it', async (t) => {
+  const cfg = await tempConfig()
+  t.teardown(() => cfg.remove())
+  const pidFile = join(cfg.dir, 'data', 'lanegate.pid')
+  const npm = npmStart(cfg.file, await freePort())
+  t.teardown(() => { npm.child.kill('SIGKILL') })
+  await waitFor(() => existsSync(pidFile) && /Admin listening on/.test(npm.output()), 30_000, 'the pid file and the admin listener')
+  const pid = Number(readFileSync(pidFile, 'utf8').trim())
+  t.not(pid, npm.child.pid, 'the pid file names the gateway, not npm')
+  t.ok(alive(pid), 'the named process runs')
+  t.match(npm.output(), `signal pid ${pid} (in ${pidFile}): SIGHUP reloads, SIGTERM stops`)
+
+  // A SIGHUP with nothing changed says so (it used to log nothing).
+  const reload = await cli(['reload', '--config', cfg.file])
+  t.same(reload, { code: 0, out: `reload: sent SIGHUP to pid ${pid}\n` })
+  await waitFor(() => /config reload: no change \(version 1 stays\)/.test(npm.output()), 10_000, 'the no-change reload line')
+  t.ok(alive(npm.child.pid!), 'npm is untouched by the reload')
+
+  // SIGTERM to npm (what `kill $!` after `npm start &` sends) reaches the gateway: it drains and exits, pid file gone.
+  npm.child.kill('SIGTERM')
+  const code = await npm.exited
+  await waitFor(() => !alive(pid), 10_000, 'the gateway to exit')
+  t.match(npm.output(), /shutting down: finishing in-flight requests/)
+  t.match(npm.output(), /"msg":"stopped"/)
+  t.notOk(existsSync(pidFile), 'the pid file is removed at exit')
+  t.ok(code === 0 || code === null, `npm ended (${code})`)
+})
+
+t.test('lanegate reload / stop without a running gateway say why and exit 1', async (t) => {
+  const cfg = await tempConfig()
+  t.teardown(() => cfg.remove())
+  const reload = await cli(['reload', '--config', cfg.file])
+  t.same(reload, { code: 1, out: `reload: no ${join(cfg.dir, 'data', 'lanegate.pid')}: is a gateway running with this config?\n` })
+  const stop = await cli(['stop', '--config', join(cfg.dir, 'missing.yaml')])
+  t.equal(stop.code, 1)
+  t.match(stop.out, /^stop: cannot read .*missing\.yaml: ENOENT/)
+})
