@@ -65,14 +65,14 @@ t.test('the console JSON of a real lanegate start: traffic, routes, explain, ups
     const healthy = await eventually(async () => {
       const u = await view<Up>(admin, 'upstreams')
       return u.upstreams.find((x) => x.name === 'pricing')?.targets.every((x) => x.state === 'healthy' && x.last_probe?.ok === true) === true ? u : undefined
-    }, 5_000, 'both pricing targets healthy')
+    }, 15_000, 'both pricing targets healthy')
     t.match(healthy.upstreams.find((x) => x.name === 'org_store_001'), { kind: 'lane', errors_per_min: 1 })
     await c.pricing[0].close()
     const ejected = await eventually(async () => {
       const u = await view<Up>(admin, 'upstreams')
       const a = u.upstreams.find((x) => x.name === 'pricing')?.targets.find((x) => x.url === c.pricing[0].url)
       return a?.state === 'ejected' ? a : undefined
-    }, 5_000, 'the stopped target ejected')
+    }, 15_000, 'the stopped target ejected')
     t.match(ejected.last_probe, { ok: false, detail: /^GET \/health failed: \w+$/ })
   })
 
@@ -83,14 +83,14 @@ t.test('the console JSON of a real lanegate start: traffic, routes, explain, ups
     const rejected = await eventually(async () => {
       const cfg = await view<Config>(admin, 'config')
       return cfg.last_reload?.outcome === 'rejected' ? cfg : undefined
-    }, 5_000, 'the rejected reload')
+    }, 15_000, 'the rejected reload')
     t.equal(rejected.version, 1)
     t.match(rejected.last_reload?.problems, [/gateway\.yaml:162 rate_limits\.payments-per-ip\.points: /])
     await writeFile(c.config.file, text.replace('points: 5, window_seconds: 60', 'points: 6, window_seconds: 60'))
     const applied = await eventually(async () => {
       const cfg = await view<Config>(admin, 'config')
       return cfg.last_reload?.outcome === 'applied' ? cfg : undefined
-    }, 5_000, 'the applied reload')
+    }, 15_000, 'the applied reload')
     t.equal(applied.version, 2)
     t.equal((await view<Overview>(admin, 'overview')).config_version, 2)
   })

@@ -19,7 +19,7 @@ async function screenshotDir (): Promise<string> {
 /** Opens a view and waits until the page has refreshed it from the gateway at least once. */
 async function openView (page: Page, admin: string, view: string): Promise<void> {
   await page.goto(`${admin}/#${view}`)
-  await page.waitForFunction((name) => document.body.dataset.loaded?.startsWith(`${name} `) === true, view, { timeout: 10_000 })
+  await page.waitForFunction((name) => document.body.dataset.loaded?.startsWith(`${name} `) === true, view, { timeout: 30_000 })
 }
 
 async function stat$ (page: Page, name: string): Promise<number> {
@@ -97,9 +97,9 @@ t.test('the console in a real headless Chromium against a real lanegate start', 
   t.test('stopping a proxy target turns it "ejected" on the upstreams view', async (t) => {
     await openView(page, admin, 'upstreams')
     const row = (url: string): string => `#upstreams-table tr[data-upstream="pricing"][data-target="${url}"]`
-    await page.waitForSelector(`${row(c.pricing[0].url)}[data-state="healthy"]`, { timeout: 5_000 })
+    await page.waitForSelector(`${row(c.pricing[0].url)}[data-state="healthy"]`, { timeout: 15_000 })
     await c.pricing[0].close()
-    await page.waitForSelector(`${row(c.pricing[0].url)}[data-state="ejected"]`, { timeout: 5_000 })
+    await page.waitForSelector(`${row(c.pricing[0].url)}[data-state="ejected"]`, { timeout: 15_000 })
     t.equal(await page.locator(`${row(c.pricing[1].url)}`).getAttribute('data-state'), 'healthy', 'the other stays healthy')
     t.match(await page.locator(row(c.pricing[0].url)).textContent(), /failed .* \(GET \/health failed: \w+\)/)
     await page.screenshot({ path: join(shots, 'upstreams.png'), fullPage: true })
@@ -116,12 +116,12 @@ t.test('the console in a real headless Chromium against a real lanegate start', 
     await openView(page, admin, 'config')
     const text = await readFile(c.config.file, 'utf8')
     await writeFile(c.config.file, text.replace('points: 5, window_seconds: 60', 'points: -5, window_seconds: 60'))
-    await page.waitForSelector('#config-problem-list li', { timeout: 6_000 })
+    await page.waitForSelector('#config-problem-list li', { timeout: 15_000 })
     t.match(await page.locator('#config-problem-list li').allTextContents(), [/gateway\.yaml:162 rate_limits\.payments-per-ip\.points: /])
     t.equal(await page.locator('#config-facts-version').textContent(), '1')
     await page.screenshot({ path: join(shots, 'config-rejected.png'), fullPage: true })
     await writeFile(c.config.file, text.replace('points: 5, window_seconds: 60', 'points: 6, window_seconds: 60'))
-    await page.waitForFunction(() => document.querySelector('#config-facts-version')?.textContent === '2', undefined, { timeout: 6_000 })
+    await page.waitForFunction(() => document.querySelector('#config-facts-version')?.textContent === '2', undefined, { timeout: 15_000 })
     t.equal(await page.locator('#config-problems').isHidden(), true, 'the problems are gone')
     t.equal(await page.locator('#config-version').textContent(), '2', 'the header shows the new version')
     await page.screenshot({ path: join(shots, 'config.png'), fullPage: true })

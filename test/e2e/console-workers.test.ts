@@ -36,7 +36,7 @@ t.test('with server.workers: 2 the primary\'s console sums both workers', async 
   const overview = await eventually(async () => {
     const o = await (await fetch(`${admin}/api/console/overview`)).json() as Overview
     return o.totals.status['2xx'] >= 21 ? o : undefined
-  }, 5_000, 'the 20 requests and the token summed over the workers')
+  }, 15_000, 'the 20 requests and the token summed over the workers')
   t.match(overview, { config_version: 1, ready: true, workers: 2, totals: { status: { '2xx': 21 }, tokens: 1 } })
 
   const routes = await (await fetch(`${admin}/api/console/routes`)).json() as unknown

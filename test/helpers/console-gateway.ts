@@ -4,6 +4,7 @@ import { spawnGateway, type SpawnedGateway } from './spawn-gateway.js'
 import { tempConfig, type TempConfig } from './temp-config.js'
 import { deadPort, startBackend, type Backend } from './upstream-servers.js'
 import { fetchGatewayToken } from './fetch-token.js'
+import { waitFor } from './wait-for.js'
 
 interface Teardown {
   teardown (fn: () => unknown): void
@@ -106,18 +107,7 @@ export async function sendTraffic (base: string): Promise<Traffic> {
   return { statuses, tokens: [checkout, status, exchange], limited }
 }
 
-/** Polls `check` until it returns a value (not undefined) or `ms` pass; the last error or a timeout otherwise. */
+/** Polls `check` (test/helpers/wait-for.ts's waitFor) until it returns a value other than undefined, for `ms` at most. */
 export async function eventually<T> (check: () => Promise<T | undefined>, ms: number, what: string): Promise<T> {
-  const deadline = Date.now() + ms
-  let last: unknown
-  for (;;) {
-    try {
-      const value = await check()
-      if (value !== undefined) return value
-    } catch (error) {
-      last = error
-    }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms${last === undefined ? '' : ` (${String(last)})`}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  return await waitFor(check, { what, timeoutMs: ms, intervalMs: 100 }) as T
 }
