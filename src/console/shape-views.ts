@@ -206,6 +206,6 @@ function shapeDispatches (raw: RawDispatches): unknown {
 /** A stored upstream-error description in a few words (its code and status), never its whole body. */
 function describeError (error: Record<string, unknown> | undefined): string | null {
   if (error === undefined) return null
-  const parts = ['error', 'upstream_failure', 'upstream_status', 'code'].map((k) => error[k]).filter((v) => typeof v === 'string' || typeof v === 'number')
+  const parts = ['error', 'upstream_failure', 'upstream_status', 'code'].map((k) => error[k]).filter((v) => (typeof v === 'string' && v !== '') || (typeof v === 'number' && v !== 0))
   return parts.length === 0 ? 'failed' : parts.join(' ')
 }

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import t from 'tap'
-import { eventually, PRICING_CREDENTIAL, sendTraffic, startConsoleGateway } from '../helpers/console-gateway.js'
+import { eventually, PRICING_CREDENTIAL, sendDispatches, sendTraffic, startConsoleGateway } from '../helpers/console-gateway.js'
 
 async function view<T = Record<string, unknown>> (admin: string, name: string, query = ''): Promise<T> {
   const res = await fetch(`${admin}/api/console/${name}${query}`)
@@ -93,6 +93,18 @@ t.test('the console JSON of a real lanegate start: traffic, routes, explain, ups
     }, 15_000, 'the applied reload')
     t.equal(applied.version, 2)
     t.equal((await view<Overview>(admin, 'overview')).config_version, 2)
+  })
+
+  t.test('dispatches: by status, the latest first with each store\'s outcome', async (t) => {
+    const [committed, failed] = await sendDispatches(c.gw.base)
+    const view2 = await view<{ enabled: boolean, by_status: Record<string, number>, latest: Array<Record<string, unknown>> }>(admin, 'dispatches')
+    t.equal(view2.enabled, true)
+    t.same(view2.by_status, { committed: 1, preview_failed: 1 })
+    t.match(view2.latest, [
+      { dispatch_id: failed, operation_type: 'price-change', client_id: 'demo-exchange', status: 'preview_failed', stores: [{ store: 'org_store_001', preview: 'failed', delivery: null }, { store: 'org_store_002', preview: 'ok', delivery: null }] },
+      { dispatch_id: committed, status: 'committed', stores: [{ store: 'org_store_002', preview: 'ok', delivery: 'applied', attempts: 1, error: null }] },
+    ])
+    t.equal(JSON.stringify(view2).includes('"payload"'), false, 'payloads are not shown')
   })
 
   t.test('no answer holds a secret hash, a credential or a token', async (t) => {

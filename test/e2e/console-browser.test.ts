@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path'
 import t from 'tap'
 import type { Page } from 'playwright-core'
 import { horizontalOverflow, openBrowser } from '../helpers/console-browser.js'
-import { eventually, sendTraffic, startConsoleGateway } from '../helpers/console-gateway.js'
+import { eventually, sendDispatches, sendTraffic, startConsoleGateway } from '../helpers/console-gateway.js'
 
 const VIEWS = ['overview', 'routes', 'upstreams', 'clients', 'config', 'dispatches'] as const
 
@@ -123,13 +123,20 @@ t.test('the console in a real headless Chromium against a real lanegate start', 
     await writeFile(c.config.file, text.replace('points: 5, window_seconds: 60', 'points: 6, window_seconds: 60'))
     await page.waitForFunction(() => document.querySelector('#config-facts-version')?.textContent === '2', undefined, { timeout: 15_000 })
     t.equal(await page.locator('#config-problems').isHidden(), true, 'the problems are gone')
-    t.equal(await page.locator('#config-version').textContent(), '2', 'the header shows the new version')
+    // The header comes from the overview, read just before the config view in each refresh: one round later at most.
+    await page.waitForFunction(() => document.querySelector('#config-version')?.textContent === '2', undefined, { timeout: 15_000 })
+    t.pass('the header shows the new version')
     await page.screenshot({ path: join(shots, 'config.png'), fullPage: true })
   })
 
   t.test('dispatches', async (t) => {
+    const [committed, failed] = await sendDispatches(c.gw.base)
     await openView(page, admin, 'dispatches')
     t.equal(await page.locator('#dispatches-disabled').isHidden(), true, 'the demo serves fan-out')
+    await page.waitForSelector(`#dispatches-table tr[data-dispatch="${failed}"]`, { timeout: 15_000 })
+    t.same(await page.locator('#dispatches-table tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.dispatch)), [failed, committed], 'newest first')
+    t.match(await page.locator(`#dispatches-table tr[data-dispatch="${committed}"]`).textContent(), /org_store_002: preview ok, applied/)
+    t.equal(await page.locator('#dispatch-statuses [data-status="committed"] .value').textContent(), '1')
     await page.screenshot({ path: join(shots, 'dispatches.png'), fullPage: true })
   })
 

@@ -3,6 +3,7 @@ import { runNode } from './run-node.js'
 import { spawnGateway, type SpawnedGateway } from './spawn-gateway.js'
 import { tempConfig, type TempConfig } from './temp-config.js'
 import { deadPort, startBackend, type Backend } from './upstream-servers.js'
+import { startStubLane } from './fanout-lane.js'
 import { fetchGatewayToken } from './fetch-token.js'
 import { waitFor } from './wait-for.js'
 
@@ -48,8 +49,12 @@ export async function startConsoleGateway (t: Teardown): Promise<ConsoleGateway>
     .replace('payments-per-ip: { key: ip, points: 100, window_seconds: 60 }', 'payments-per-ip: { key: ip, points: 5, window_seconds: 60 }')
     .replace('active: { path: /health, interval_seconds: 10 }', 'active: { path: /health, interval_seconds: 1 }')
   const config = await tempConfig(edit)
+  // Store 002's lane answers fan-out previews and applies (store 001's does not answer at all).
+  const lane002 = await startStubLane()
+  t.teardown(() => lane002.close())
   const env: NodeJS.ProcessEnv = {
     LANE_001_URL: `http://127.0.0.1:${await deadPort()}`,
+    LANE_002_URL: lane002.url,
     PRICING_URL_A: pricing[0].url,
     PRICING_URL_B: pricing[1].url,
     PRICING_TOKEN: PRICING_CREDENTIAL,
@@ -105,6 +110,31 @@ export async function sendTraffic (base: string): Promise<Traffic> {
   statuses.push(lane.status)
   await lane.body?.cancel()
   return { statuses, tokens: [checkout, status, exchange], limited }
+}
+
+/**
+ * Two fan-out dispatches of the demo's `price-change`: one to store 002 previewed and committed (its lane applies
+ * it), one to stores 001 and 002 whose preview fails at store 001 (its lane does not answer). Their ids, in that
+ * order.
+ */
+export async function sendDispatches (base: string): Promise<[string, string]> {
+  const token = await fetchGatewayToken(base, 'demo-exchange')
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+  const preview = async (stores: string[]): Promise<string> => {
+    const res = await fetch(`${base}/v1/fanout/preview`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ operation_type: 'price-change', payload: { product_code: '4011', retail_price: '0.79' }, store_org_ids: stores }),
+    })
+    const body = await res.json() as { dispatch_id?: string }
+    if (body.dispatch_id === undefined) throw new Error(`preview: ${res.status} ${JSON.stringify(body)}`)
+    return body.dispatch_id
+  }
+  const committed = await preview(['org_store_002'])
+  const commit = await fetch(`${base}/v1/fanout/dispatches/${committed}/commit`, { method: 'POST', headers: { authorization: headers.authorization } })
+  const answer = await commit.json() as { status?: string }
+  if (answer.status !== 'committed') throw new Error(`commit: ${commit.status} ${JSON.stringify(answer)}`)
+  return [committed, await preview(['org_store_001', 'org_store_002'])]
 }
 
 /** Polls `check` (test/helpers/wait-for.ts's waitFor) until it returns a value other than undefined, for `ms` at most. */
