@@ -19,6 +19,7 @@ import { createLimiterRegistry } from './runtime/limiter-registry.js'
 import type { Principal } from './runtime/request-context.js'
 import type { SharedResources } from './runtime/shared-resources.js'
 import type { Snapshot } from './runtime/snapshot.js'
+import { runInProcessHeadHooks } from './plugin/response-phase.js'
 
 export type { Principal }
 
@@ -74,6 +75,7 @@ export async function testPolicy<Options> (plugin: PolicyPlugin<Options>, option
       request.gw = { snapshot, service: 'test', routeId: 'test', envelope, principal: harness.principal }
       runSteps(chain, 0, request, reply, done)
     },
+    onSend: runInProcessHeadHooks,
     handler: async function passed (request: FastifyRequest, reply: FastifyReply) {
       return harness.handler === undefined ? { ok: true, headers: request.headers } : harness.handler(request, reply)
     },

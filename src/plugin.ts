@@ -11,6 +11,7 @@ export type {
   DeclaredError, ExplainRequest, Explanation, PolicyContext, PolicyOptionProblem, PolicyPlugin, PolicyStep, Refusal, RefuseOptions, StepOutcome,
 } from './pipeline/policy.js'
 export type { Principal, RequestContext } from './runtime/request-context.js'
+export { RESPONSE_BODY_LIMIT, type ResponseHead, type ResponseHeadHook, type ResponseSentHook, type SentResponse } from './plugin/response-phase.js'
 export type { SharedResources, TokenSlot } from './runtime/shared-resources.js'
 export type { CountOutcome } from './runtime/request-counter.js'
 export type { GatewayConfig, RateLimitConfig } from './config/types.js'

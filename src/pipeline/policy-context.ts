@@ -3,10 +3,11 @@ import type { CatalogueEntry, ErrorCode } from '../errors/catalogue.js'
 import { declaredError, GatewayError, PolicyAnswer } from '../errors/gateway-error.js'
 import type { Principal } from '../runtime/request-context.js'
 import type { Refusal } from '../runtime/step.js'
+import { addHeadHook, addSentHook, RESPONSE_BODY_LIMIT } from '../plugin/response-phase.js'
 import type { PolicyContext, PolicyPlugin, RefuseOptions } from './policy.js'
 
 /** The route-level facts a context is built from (everything but `refuse` and `principal`). */
-export type RouteFacts = Omit<PolicyContext, 'refuse' | 'principal' | 'answer'>
+export type RouteFacts = Omit<PolicyContext, 'refuse' | 'principal' | 'answer' | 'onResponseHead' | 'onResponseSent'>
 
 /**
  * The context one policy's `create` gets for one route. `refuse` turns the policy's own `errors` entries into
@@ -27,11 +28,17 @@ export function policyContext (plugin: PolicyPlugin, facts: RouteFacts): PolicyC
       },
     principal: principalOf,
     answer: answerWith,
+    onResponseHead: addHeadHook,
+    onResponseSent: addSentHook,
   }
 }
 
-function answerWith (status: number, headers: Record<string, string>): Refusal {
-  return new PolicyAnswer(status, headers)
+function answerWith (status: number, headers: Record<string, string>, body?: string | Buffer): Refusal {
+  if (body !== undefined) {
+    const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length
+    if (size > RESPONSE_BODY_LIMIT) throw new RangeError(`a policy's answer is at most ${RESPONSE_BODY_LIMIT} bytes (given ${size})`)
+  }
+  return new PolicyAnswer(status, headers, body)
 }
 
 function principalOf (request: FastifyRequest): Principal | undefined {

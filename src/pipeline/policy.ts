@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { GatewayConfig } from '../config/types.js'
 import type { ConfigIndexes } from '../config/indexes.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
@@ -7,6 +7,7 @@ import type { ErrorFields } from '../errors/gateway-error.js'
 import type { SharedResources } from '../runtime/shared-resources.js'
 import type { Principal } from '../runtime/request-context.js'
 import type { PolicyStep, Refusal, StepOutcome } from '../runtime/step.js'
+import type { ResponseHeadHook, ResponseSentHook } from '../plugin/response-phase.js'
 
 export type { PolicyStep, Refusal, StepOutcome }
 
@@ -50,10 +51,18 @@ export interface PolicyContext<Codes extends string = string> {
   /** The authenticated caller, or undefined when no `auth` step ran before this one. */
   principal (request: FastifyRequest): Principal | undefined
   /**
-   * A complete answer without a body (status and headers), returned by the step like a refusal; it ends the
-   * chain. For policies that answer a request themselves, e.g. `cors` answering a preflight with 204.
+   * A complete answer (status, headers and an optional body of at most `RESPONSE_BODY_LIMIT` bytes), returned by the
+   * step like a refusal; it ends the chain. For policies that answer a request themselves, e.g. `cors` answering a
+   * preflight with 204.
    */
-  answer (status: number, headers: Record<string, string>): Refusal
+  answer (status: number, headers: Record<string, string>, body?: string | Buffer): Refusal
+  /**
+   * Response phase: `hook` runs for this request's answer just before its status and headers are written (an
+   * in-process answer, a refusal, or a relayed answer's head). Register it from the step; build `hook` in `create`.
+   */
+  onResponseHead (reply: FastifyReply, hook: ResponseHeadHook): void
+  /** Response phase: `hook` runs once this request's answer is sent (or its connection closed). */
+  onResponseSent (reply: FastifyReply, hook: ResponseSentHook): void
 }
 
 /** The request `explain` reasons about: a caller (as `auth` would establish it) and a matched route. */

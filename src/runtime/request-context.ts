@@ -1,4 +1,5 @@
 import type { EnvelopeName } from '../errors/envelopes.js'
+import type { ResponseHooks } from '../plugin/response-phase.js'
 import type { Snapshot } from './snapshot.js'
 
 /** Who is calling, as the auth policy established it from a verified bearer token. */
@@ -28,6 +29,8 @@ export interface RequestContext {
   readonly routeId: string
   readonly envelope: EnvelopeName
   principal?: Principal
+  /** The response phase's hooks the chain registered (`context.onResponseHead`/`onResponseSent`); usually none. */
+  response?: ResponseHooks
 }
 
 declare module 'fastify' {
