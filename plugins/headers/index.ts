@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { definePolicy, type ResponseHead, type ResponseHeadHook, type StepOutcome } from '../../src/plugin.js'
+import { definePolicy, type ResponseHead, type ResponseHeadHook, type StepOutcome } from '../../src/plugin/index.js'
 import { headersSchema } from './schema.js'
 
 /**
