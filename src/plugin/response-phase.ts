@@ -41,6 +41,12 @@ export interface ResponseHead {
    * (`content-length` is recomputed). Later head hooks see the replacement.
    */
   replace (status: number, body: string | Buffer, headers?: Record<string, string>): void
+  /**
+   * Asks for a copy of the body as it is sent, for the sent hooks (`sent.body`): a buffered answer's body, or a
+   * relayed body copied chunk by chunk as it streams. Kept only up to `RESPONSE_BODY_LIMIT` bytes: a larger body
+   * (or a streamed answer of the gateway itself, e.g. a file) gives `sent.body` undefined. For a cache.
+   */
+  captureBody (): void
 }
 
 /** What a sent hook sees: the answer as it went out. */
@@ -53,6 +59,11 @@ export interface SentResponse {
   readonly completed: boolean
   /** Milliseconds from the request's arrival to the answer's end (or the connection's close). */
   readonly elapsedMs: number
+  /**
+   * The whole body as sent, when a head hook asked for it (`head.captureBody()`) and it was at most
+   * `RESPONSE_BODY_LIMIT` bytes and sent completely; else undefined.
+   */
+  readonly body: Buffer | undefined
 }
 
 /** A head hook: runs before the head is written. Built once in `create`, so a request costs no closure. */
@@ -66,6 +77,9 @@ export interface ResponseHooks {
   sent: ResponseSentHook[] | undefined
   /** The headers a relayed answer was written with (set when the relay took the reply over). */
   relayed: OutgoingHttpHeaders | undefined
+  /** The body copy a head hook asked for (`captureBody`): chunks so far, `false` once it went over the limit. */
+  captured: Buffer[] | false | undefined
+  capturedBytes: number
 }
 
 /** The request-scoped state the response phase keeps (`request.gw`). */
@@ -75,7 +89,7 @@ function hooksOf (reply: FastifyReply): ResponseHooks {
   const gw = reply.request.gw as WithHooks
   let hooks = gw.response
   if (hooks === undefined) {
-    hooks = { head: undefined, sent: undefined, relayed: undefined }
+    hooks = { head: undefined, sent: undefined, relayed: undefined, captured: undefined, capturedBytes: 0 }
     gw.response = hooks
   }
   return hooks
@@ -108,6 +122,7 @@ function runSentHooks (reply: FastifyReply, hooks: ResponseHooks): void {
     relayed: hooks.relayed !== undefined,
     completed: res.writableFinished,
     elapsedMs: reply.elapsedTime,
+    body: hooks.captured === undefined || hooks.captured === false || !res.writableFinished ? undefined : Buffer.concat(hooks.captured),
   }
   for (const hook of hooks.sent ?? []) {
     try {
@@ -128,9 +143,26 @@ export function runInProcessHeadHooks (request: FastifyRequest, reply: FastifyRe
     done(null, payload)
     return
   }
-  const answer = new InProcessHead(reply, payload)
+  const hooks = request.gw.response as ResponseHooks
+  const answer = new InProcessHead(reply, payload, hooks)
   runHeadHooks(head, answer, request)
+  if (hooks.captured !== undefined) {
+    const body = answer.body
+    hooks.captured = body === undefined ? false : [body]
+  }
   done(null, answer.payload)
+}
+
+/**
+ * The relay's copy of a relayed body chunk, for a head hook that asked for the body (`captureBody`); nothing for a
+ * request that did not. Called for each chunk written to the caller.
+ */
+export function captureRelayedChunk (hooks: ResponseHooks, chunk: Buffer): void {
+  const captured = hooks.captured
+  if (captured === undefined || captured === false) return
+  hooks.capturedBytes += chunk.length
+  if (hooks.capturedBytes > RESPONSE_BODY_LIMIT) hooks.captured = false
+  else captured.push(Buffer.from(chunk))
 }
 
 /** The hooks `request`'s chain registered, if any (the relay asks before it writes a relayed head). */
@@ -144,7 +176,7 @@ export function responseHooksOf (request: FastifyRequest): ResponseHooks | undef
  */
 export function runRelayedHeadHooks (hooks: ResponseHooks, request: FastifyRequest, status: number, headers: OutgoingHttpHeaders): void {
   hooks.relayed = headers
-  if (hooks.head !== undefined) runHeadHooks(hooks.head, new RelayedHead(status, headers), request)
+  if (hooks.head !== undefined) runHeadHooks(hooks.head, new RelayedHead(status, headers, hooks), request)
 }
 
 function runHeadHooks (hooks: readonly ResponseHeadHook[], head: ResponseHead, request: FastifyRequest): void {
@@ -160,7 +192,11 @@ function runHeadHooks (hooks: readonly ResponseHeadHook[], head: ResponseHead, r
 
 class InProcessHead implements ResponseHead {
   readonly relayed = false
-  constructor (private readonly reply: FastifyReply, public payload: unknown) {}
+  constructor (private readonly reply: FastifyReply, public payload: unknown, private readonly hooks: ResponseHooks) {}
+
+  captureBody (): void {
+    this.hooks.captured ??= []
+  }
 
   get status (): number { return this.reply.statusCode }
 
@@ -202,7 +238,11 @@ class InProcessHead implements ResponseHead {
 class RelayedHead implements ResponseHead {
   readonly relayed = true
   readonly body = undefined
-  constructor (readonly status: number, private readonly headers: OutgoingHttpHeaders) {}
+  constructor (readonly status: number, private readonly headers: OutgoingHttpHeaders, private readonly hooks: ResponseHooks) {}
+
+  captureBody (): void {
+    this.hooks.captured ??= []
+  }
 
   header (name: string): string | number | string[] | undefined {
     return this.headers[name.toLowerCase()]
