@@ -22,9 +22,9 @@ module.exports = {
     {
       name: 'runtime-below-pipeline',
       severity: 'error',
-      comment: 'src/runtime/ (snapshot, request context, shared resources, counters, the workers\' IPC counter) sits low: it imports config/, errors/ and the interfaces of what it holds (store/store.ts, upstream/), never the pipeline, services, oauth, auth, cluster processes or the app. Start-up wiring that builds shared resources lives beside boot.ts.',
+      comment: 'src/runtime/ (snapshot, request context, shared resources, counters, the workers\' IPC counter) sits low: it imports config/, errors/, the plugin contract it implements (src/plugin/, which itself imports only config/ and errors/) and the interfaces of what it holds (store/store.ts, upstream/), never the pipeline, services, oauth, auth, cluster processes or the app. Start-up wiring that builds shared resources lives beside boot.ts.',
       from: { path: '^src/runtime/' },
-      to: { path: '^(src|plugins)/', pathNot: '^src/(runtime|config|errors|upstream)/|^src/store/store\\.ts$' },
+      to: { path: '^(src|plugins)/', pathNot: '^src/(runtime|config|errors|upstream|plugin)/|^src/store/store\\.ts$' },
     },
     {
       name: 'upstream-engine-is-a-leaf',
@@ -50,9 +50,16 @@ module.exports = {
     {
       name: 'plugins-use-the-public-contract',
       severity: 'error',
-      comment: 'Built-in policies import only lanegate/plugin (src/plugin.ts) and each other\'s helpers: no back doors an outside plugin lacks.',
+      comment: 'Built-in policies import only lanegate/plugin (src/plugin/index.ts) and their own files (and the shared helpers beside them under plugins/): no back doors an outside plugin lacks.',
       from: { path: '^plugins/' },
-      to: { path: '^src/', pathNot: '^src/plugin\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/plugin/index\\.ts$' },
+    },
+    {
+      name: 'plugin-contract-stands-alone',
+      severity: 'error',
+      comment: 'src/plugin/ (the contract: types, context, response phase, test harness) imports nothing of the gateway but the lowest layers, config/ and errors/: the pipeline, services and runtime implement its interfaces, not the reverse.',
+      from: { path: '^src/plugin/' },
+      to: { path: '^(src|plugins)/', pathNot: '^src/(plugin|config|errors)/' },
     },
   ],
   options: {

@@ -6,6 +6,7 @@ import { gatewayClientErrorHandler } from './errors/client-error-handler.js'
 import { registerBoundedJsonParser } from './errors/json-body.js'
 import { GatewayError } from './errors/gateway-error.js'
 import { renderError, type EnvelopeName } from './errors/envelopes.js'
+import type { GatewayConfig } from './config/types.js'
 import type { Gateway } from './gateway.js'
 import { oauthRoutes } from './oauth/routes.js'
 import { createOpenApiHandler } from './describe/openapi-route.js'
@@ -32,14 +33,38 @@ function connectionsCheckingInterval (headersTimeoutMs: number, requestTimeoutMs
  */
 export async function buildApp (gateway: Gateway, logger: Logger, metrics?: GatewayMetrics): Promise<FastifyInstance> {
   const { config } = gateway.current()
-  const { server } = config
+  const envelopeForPath = envelopeFinder(config)
+  const app = createFastify(config.server, logger, metrics, envelopeForPath)
+  addRootHooks(app, metrics)
+
+  app.setNotFoundHandler(async function notFound (request: FastifyRequest) {
+    ;(request as { gw?: { envelope: EnvelopeName } }).gw = { envelope: envelopeForPath(request.url) } as never
+    throw new GatewayError('not_found')
+  })
+
+  app.get('/healthz', async function health () {
+    return { status: 'ok', config_version: gateway.current().version }
+  })
+  // The API description: no auth, no policies (docs/api-description.md).
+  app.get(OPENAPI_PATH, createOpenApiHandler(gateway.current, gateway.catalog))
+  await app.register(oauthRoutes({ shared: gateway.shared, snapshot: gateway.current }))
+
+  await mountServices(app, gateway)
+  return app
+}
+
+/** The envelope of the service whose prefix a URL falls under (for 404s and malformed URLs), else plain. */
+function envelopeFinder (config: GatewayConfig): (url: string) => EnvelopeName {
   const servicePrefixes = Object.entries(config.services).map(([, s]) => [s.prefix, s.envelope] as const)
-  /** The envelope of the service whose prefix a URL falls under (for 404s and malformed URLs), else plain. */
-  const envelopeForPath = (url: string): EnvelopeName => {
+  return function envelopeForPath (url: string): EnvelopeName {
     const path = url.split('?')[0] ?? ''
     return servicePrefixes.find(([prefix]) => path === prefix || path.startsWith(`${prefix}/`))?.[1] ?? 'plain'
   }
-  const app = Fastify({
+}
+
+/** The fastify instance with the server settings, request ids, logging and the router's own errors. */
+function createFastify (server: GatewayConfig['server'], logger: Logger, metrics: GatewayMetrics | undefined, envelopeForPath: (url: string) => EnvelopeName): FastifyInstance {
+  return Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     trustProxy: server.trusted_proxies.length > 0 ? server.trusted_proxies : false,
     bodyLimit: server.body_limit_bytes,
@@ -78,7 +103,10 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
       reply.send(renderError(new GatewayError('bad_request', { message: 'The request URL is malformed.', cause: error }), envelopeForPath(request.url)))
     },
   })
+}
 
+/** What every request gets at the root: `request.gw`, the error handler, the JSON parser, the standard headers. */
+function addRootHooks (app: FastifyInstance, metrics: GatewayMetrics | undefined): void {
   // `request.gw` is declared on every request (runtime/request-context.ts), so it is decorated once, here at the
   // root: every scope (oauth, services, hooks of other plugins) sees the same property. The chain runner sets it.
   app.decorateRequest('gw', null as never)
@@ -98,19 +126,11 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
     if (request.headers['transfer-encoding'] !== undefined) queueMicrotask(done)
     else done()
   })
+}
 
-  app.setNotFoundHandler(async function notFound (request: FastifyRequest) {
-    ;(request as { gw?: { envelope: EnvelopeName } }).gw = { envelope: envelopeForPath(request.url) } as never
-    throw new GatewayError('not_found')
-  })
-
-  app.get('/healthz', async function health () {
-    return { status: 'ok', config_version: gateway.current().version }
-  })
-  // The API description: no auth, no policies (docs/api-description.md).
-  app.get(OPENAPI_PATH, createOpenApiHandler(gateway.current, gateway.catalog))
-  await app.register(oauthRoutes({ shared: gateway.shared, snapshot: gateway.current }))
-
+/** Builds each configured service and registers its routes under its prefix; closes them with the app. */
+async function mountServices (app: FastifyInstance, gateway: Gateway): Promise<void> {
+  const { config } = gateway.current()
   const closers: (() => Promise<void>)[] = []
   app.addHook('onClose', async function closeServices () {
     for (const close of closers) await close()
@@ -135,5 +155,4 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
       })
     }, { prefix: settings.prefix })
   }
-  return app
 }

@@ -100,103 +100,103 @@ export async function main (argv: string[]): Promise<number | undefined> {
     return 0
   }
   switch (command) {
-    case 'start': {
-      const { values } = parseArgs({ args: rest, options: { config: { type: 'string', default: 'gateway.yaml' }, port: { type: 'string' }, host: { type: 'string' } } })
-      const { startServer } = await import('./server.js')
-      try {
-        // server.workers > 1: this process becomes the primary of worker processes that each run startServer.
-        const { startCluster } = await import('./cluster/primary.js')
-        if (await startCluster({ file: values.config })) return undefined
-        await startServer({ file: values.config, port: values.port === undefined ? undefined : Number(values.port), host: values.host })
-      } catch (error) {
-        if (error instanceof ConfigError || error instanceof StartupDependencyError) {
-          console.error(error.message)
-        } else {
-          console.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`)
-        }
-        // Never hang on a failed start: whatever a half-opened client still holds, the process ends.
-        setTimeout(() => process.exit(1), 250).unref()
-        return 1
-      }
-      return undefined
-    }
+    case 'start': return startCommand(rest)
     case 'reload':
-    case 'stop': {
-      const { signalCommand } = await import('./cli/signal-commands.js')
-      return signalCommand(command, rest)
-    }
-    case 'validate': {
-      const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} })
-      const file = positionals[0] ?? 'gateway.yaml'
-      try {
-        const loaded = await loadGatewayConfig(file)
-        for (const w of loaded.warnings) console.log(`warning: ${formatProblem(file, w)}`)
-        console.log(`${file}: valid${loaded.warnings.length > 0 ? ` (${counted(loaded.warnings.length, 'warning')})` : ''}`)
-        return 0
-      } catch (error) {
-        if (!(error instanceof ConfigError)) throw error
-        for (const p of error.problems) console.error(`error: ${formatProblem(file, p)}`)
-        console.error(`${file}: ${counted(error.problems.length, 'error')}`)
-        return 1
-      }
-    }
-    case 'hash-secret': {
-      const { values } = parseArgs({ args: rest, options: { generate: { type: 'boolean', default: false } } })
-      if (values.generate) {
-        const secret = randomBytes(32).toString('base64url')
-        console.log(`secret: ${secret}`)
-        console.log(`hash:   ${await hashSecret(secret)}`)
-        return 0
-      }
-      const secret = (await readStdin()).replace(/\r?\n$/, '')
-      if (secret.length === 0) {
-        console.error('hash-secret: no secret on stdin (echo -n SECRET | lanegate hash-secret)')
-        return 1
-      }
-      console.log(await hashSecret(secret))
-      return 0
-    }
-    case 'user-token': {
-      const { values } = parseArgs({
-        args: rest,
-        options: {
-          config: { type: 'string', default: 'gateway.yaml' },
-          sub: { type: 'string' },
-          org: { type: 'string' },
-          scope: { type: 'string', default: '' },
-          issuer: { type: 'string' },
-          lifetime: { type: 'string', default: '3600' },
-        },
-      })
-      if (values.sub === undefined || values.org === undefined) {
-        console.error(HELP['user-token'])
-        return 1
-      }
-      const { mintDevUserToken } = await import('./oauth/dev-user-token-cli.js')
-      console.log(await mintDevUserToken({
-        file: values.config,
-        subject: values.sub,
-        organizationId: values.org,
-        scopes: values.scope.split(/\s+/).filter((s) => s !== ''),
-        issuer: values.issuer,
-        lifetimeSeconds: Number(values.lifetime),
-      }))
-      return 0
-    }
-    case 'routes': {
-      const { routesCommand } = await import('./cli/describe-commands.js')
-      return routesCommand(rest)
-    }
-    case 'explain': {
-      const { explainCommand } = await import('./cli/describe-commands.js')
-      return explainCommand(rest)
-    }
-    case 'loadtest': {
-      const { loadtestCommand } = await import('./loadtest/cli.js')
-      return loadtestCommand(rest)
-    }
+    case 'stop': return (await import('./cli/signal-commands.js')).signalCommand(command, rest)
+    case 'validate': return validateCommand(rest)
+    case 'hash-secret': return hashSecretCommand(rest)
+    case 'user-token': return userTokenCommand(rest)
+    case 'routes': return (await import('./cli/describe-commands.js')).routesCommand(rest)
+    case 'explain': return (await import('./cli/describe-commands.js')).explainCommand(rest)
+    case 'loadtest': return (await import('./loadtest/cli.js')).loadtestCommand(rest)
     default:
       console.error(`unknown command "${command}"\n\n${HELP['']}`)
       return 1
   }
+}
+
+/** `lanegate start`: serves the config (or, with server.workers > 1, becomes the primary of worker processes). */
+async function startCommand (rest: string[]): Promise<number | undefined> {
+  const { values } = parseArgs({ args: rest, options: { config: { type: 'string', default: 'gateway.yaml' }, port: { type: 'string' }, host: { type: 'string' } } })
+  const { startServer } = await import('./server.js')
+  try {
+    // server.workers > 1: this process becomes the primary of worker processes that each run startServer.
+    const { startCluster } = await import('./cluster/primary.js')
+    if (await startCluster({ file: values.config })) return undefined
+    await startServer({ file: values.config, port: values.port === undefined ? undefined : Number(values.port), host: values.host })
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof StartupDependencyError) {
+      console.error(error.message)
+    } else {
+      console.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`)
+    }
+    // Never hang on a failed start: whatever a half-opened client still holds, the process ends.
+    setTimeout(() => process.exit(1), 250).unref()
+    return 1
+  }
+  return undefined
+}
+
+/** `lanegate validate [file]`: checks a config and prints its problems and warnings. */
+async function validateCommand (rest: string[]): Promise<number | undefined> {
+  const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} })
+  const file = positionals[0] ?? 'gateway.yaml'
+  try {
+    const loaded = await loadGatewayConfig(file)
+    for (const w of loaded.warnings) console.log(`warning: ${formatProblem(file, w)}`)
+    console.log(`${file}: valid${loaded.warnings.length > 0 ? ` (${counted(loaded.warnings.length, 'warning')})` : ''}`)
+    return 0
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    for (const p of error.problems) console.error(`error: ${formatProblem(file, p)}`)
+    console.error(`${file}: ${counted(error.problems.length, 'error')}`)
+    return 1
+  }
+}
+
+/** `lanegate hash-secret [--generate]`: the PHC hash of a secret read from stdin (or of a new one). */
+async function hashSecretCommand (rest: string[]): Promise<number | undefined> {
+  const { values } = parseArgs({ args: rest, options: { generate: { type: 'boolean', default: false } } })
+  if (values.generate) {
+    const secret = randomBytes(32).toString('base64url')
+    console.log(`secret: ${secret}`)
+    console.log(`hash:   ${await hashSecret(secret)}`)
+    return 0
+  }
+  const secret = (await readStdin()).replace(/\r?\n$/, '')
+  if (secret.length === 0) {
+    console.error('hash-secret: no secret on stdin (echo -n SECRET | lanegate hash-secret)')
+    return 1
+  }
+  console.log(await hashSecret(secret))
+  return 0
+}
+
+/** `lanegate user-token`: a user token signed by the development user issuer. */
+async function userTokenCommand (rest: string[]): Promise<number | undefined> {
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      config: { type: 'string', default: 'gateway.yaml' },
+      sub: { type: 'string' },
+      org: { type: 'string' },
+      scope: { type: 'string', default: '' },
+      issuer: { type: 'string' },
+      lifetime: { type: 'string', default: '3600' },
+    },
+  })
+  if (values.sub === undefined || values.org === undefined) {
+    console.error(HELP['user-token'])
+    return 1
+  }
+  const { mintDevUserToken } = await import('./oauth/dev-user-token-cli.js')
+  console.log(await mintDevUserToken({
+    file: values.config,
+    subject: values.sub,
+    organizationId: values.org,
+    scopes: values.scope.split(/\s+/).filter((s) => s !== ''),
+    issuer: values.issuer,
+    lifetimeSeconds: Number(values.lifetime),
+  }))
+  return 0
 }

@@ -35,6 +35,7 @@ export interface Gateway {
   apply (loaded: LoadedGatewayConfig): ReloadResult
 }
 
+// Long by design: a factory whose returned methods (current, reload, apply) share the swapped snapshot.
 export function createGateway (options: {
   loaded: LoadedGatewayConfig
   shared: SharedResources

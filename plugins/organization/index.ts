@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { definePolicy, type PolicyContext, type Refusal, type StepOutcome } from '../../src/plugin.js'
+import { definePolicy, type PolicyContext, type Refusal, type StepOutcome } from '../../src/plugin/index.js'
 import { noPrincipal } from '../principal-of.js'
 import { organizationSchema, type OrganizationOptions } from './schema.js'
 
@@ -50,7 +50,7 @@ const organization = definePolicy({
       if (target === undefined) return
       if (typeof target !== 'string') return target
       // The one store-access rule (ConfigIndexes.access); its answer rides on the request for the service.
-      const access = request.gw.snapshot.indexes.access(principal.organizationId, target)
+      const access = context.indexes.access(principal.organizationId, target)
       if (notFound ? access?.lane === undefined : access === undefined) {
         return notFound
           ? context.refuse('store_not_found', { fields: { store_org_id: target }, message: 'Store not found or not accessible.' })

@@ -64,6 +64,9 @@ interface PrimaryOptions {
  * still down after server.startup_timeout_ms, a port in use) stops the primary with exit 1, as a single process
  * would exit; later deaths are restarts. It serves no public request itself; it serves the admin listener
  * (primary-admin.ts), which answers 503 on /readyz from the first stop signal until it exits.
+ *
+ * Long by design: the primary's event wiring (fork, worker exit and restart, SIGHUP reload, SIGTERM/SIGINT drain)
+ * shares its stopping and serving state; each handler is a short named function.
  */
 function runPrimary (options: PrimaryOptions): void {
   const { logger } = options

@@ -127,6 +127,8 @@ function serviceBlock (service: ServiceSchema): Schema {
  * Builds the whole-file schema, including each known service's own settings. Fixed services are keys of
  * `services:`; a block under any other name is an instance of the service type its `type` selects. One service
  * type is supported by this build's schema (a second would need a discriminator); more is a programming error.
+ *
+ * Long by design: it is the schema's top level, one declaration per section, read as data.
  */
 export function buildConfigSchema (services: readonly ServiceSchema[]): Schema {
   const serviceProperties: Record<string, Schema> = {}

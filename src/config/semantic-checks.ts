@@ -20,6 +20,8 @@ const DAY_MS = 86_400_000
  * config/'s own part of the second pass: references between sections (organizations, scopes, accounts,
  * limits). Policies, plugins, services and secret hashes are checked by the rules the pipeline passes in
  * (src/pipeline/config-rules.ts). Collects every problem rather than stopping at the first.
+ *
+ * Long by design: a list of independent checks, one per reference kind, filling one problem list.
  */
 export function checkReferences (config: GatewayConfig, now = Date.now()): { problems: LocatedProblem[], warnings: ConfigWarning[] } {
   const problems: LocatedProblem[] = []

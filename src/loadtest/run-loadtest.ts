@@ -59,6 +59,9 @@ function percentile (sorted: Float64Array, q: number): number {
 /**
  * Runs a load test of one gateway route with a real client-credentials token (see `lanegate loadtest`). Throws
  * when the config cannot be read or the first token cannot be obtained (a LanegateError from `lanegate/client` carries the answer).
+ *
+ * Long by design: one sequence (config, body, token source, the autocannon run, the summary) whose steps share
+ * the run's state.
  */
 export async function runLoadtest (options: LoadtestOptions, hooks: LoadtestHooks = {}): Promise<LoadtestSummary> {
   const config = options.config === undefined ? undefined : (await loadGatewayConfig(options.config)).config

@@ -9,7 +9,7 @@ import { parseSecretHash } from '../oauth/secret-hash.js'
 import { checkAdminAuth } from './admin-auth-rules.js'
 import { declaredRoutes, moduleForService, type ServiceModule } from '../services/service-module.js'
 import { loadOutsidePlugins, type Report } from './load-plugins.js'
-import { checkPolicyOptions } from './policy-options.js'
+import { checkPolicyOptions } from '../plugin/options.js'
 import type { Catalog } from './registry.js'
 
 /**

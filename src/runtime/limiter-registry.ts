@@ -59,6 +59,8 @@ function keptBySettings<T> (make: (name: string, limit: RateLimitConfig) => T, r
  * connection is down (no offline queue), so a store outage becomes `on_store_error` at once (D4). With
  * `sync_interval_ms` > 0 route limits are pre-counted in the process (SyncedWindowCounter: same keys and script,
  * no round trip per request); the token endpoint's limiters stay exact.
+ *
+ * Long by design: a factory whose returned methods share the registry's maps and Redis client.
  */
 export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Redis): OwnedLimiterRegistry {
   let client: Redis | undefined = redis

@@ -36,7 +36,9 @@ export interface RelayInput {
    * caller's headers for the upstream's (filter them with `relayedResponseHeaders`). Returning `undefined` means
    * the caller is gone: the upstream request is dropped.
    */
-  takeOver: (upstreamHeaders: UpstreamHeaders) => OutgoingHttpHeaders | undefined
+  takeOver: (upstreamHeaders: UpstreamHeaders, status: number) => OutgoingHttpHeaders | undefined
+  /** Sees each body chunk relayed to the caller (a response hook's copy of the body); usually absent. */
+  observeChunk?: (chunk: Buffer) => void
 }
 
 /**
@@ -173,6 +175,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     }
     if (this.settled && !this.streaming) return
     if (!this.streaming && !this.startCaller()) return
+    this.input.observeChunk?.(chunk)
     if (!this.input.res.write(chunk) && !this.waitingForDrain) {
       // The caller reads slower than the upstream sends: stop reading the upstream until the caller drained (chunks
       // the parser already holds may still arrive meanwhile; they are buffered, not waited for twice).
@@ -231,7 +234,7 @@ class Attempt implements Dispatcher.DispatchHandler {
 
   /** Writes the caller's status and headers; false when the caller is gone (the upstream request is then dropped). */
   private startCaller (): boolean {
-    const headers = this.input.takeOver(this.upstreamHeaders)
+    const headers = this.input.takeOver(this.upstreamHeaders, this.status)
     if (headers === undefined || this.input.res.destroyed) {
       this.settled = true
       this.controller?.abort(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))

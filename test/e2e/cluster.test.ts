@@ -7,7 +7,7 @@ import { validPayload } from '../helpers/fanout-fixture.js'
 import { startStubLane, type StubLane } from '../helpers/fanout-lane.js'
 import { ownRedis } from '../helpers/own-redis.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
-import { waitFor } from '../helpers/wait-for.js'
+import { waitFor, waitForText } from '../helpers/wait-for.js'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 
 /**
@@ -198,6 +198,7 @@ async function clusterTests (): Promise<void> {
       during.push([res.status, res.headers.get('x-ratelimit-limit')])
     }
     t.same(during, Array.from({ length: 120 }, () => [200, null]), '120 requests (over the limit of 100) all served, without headers')
+    await waitForText(gateway.output, /rate-limit store/i, { what: 'the store failure to be logged' })
     t.match(gateway.output(), /rate-limit store/i, 'the store failure is logged')
     await redis.start()
     const after = await waitFor(async () => {

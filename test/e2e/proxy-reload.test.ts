@@ -5,7 +5,7 @@ import t from 'tap'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { startBackend, type Backend } from '../helpers/upstream-servers.js'
 import { rewriteAndReload } from '../helpers/reload-helpers.js'
-import { waitFor } from '../helpers/wait-for.js'
+import { waitFor, waitForText } from '../helpers/wait-for.js'
 
 /**
  * Hot reload of a `proxy` block on a real `lanegate start` (SIGHUP after rewriting its config file): targets and
@@ -73,6 +73,7 @@ t.test('a request in flight on a removed target finishes; new requests go to the
   t.equal(await servedBy(), '200 B', 'the new target serves')
   releaseSlow()
   t.equal(await inFlight, '200 A', 'the request in flight on the removed target was not failed')
+  await waitForText(gateway.output, 'config reloaded', { what: 'the reload to be logged' })
   t.match(gateway.output(), /config reloaded/)
 })
 

@@ -6,7 +6,7 @@ import t from 'tap'
 import { send } from '../helpers/exchange-http.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { deadPort, startBackend, type Backend } from '../helpers/upstream-servers.js'
-import { letTimePass } from '../helpers/wait-for.js'
+import { letTimePass, waitForText } from '../helpers/wait-for.js'
 
 /**
  * The `proxy` service type through a real `lanegate start` (config written to a temp dir) in front of real
@@ -263,6 +263,8 @@ t.test('a dead target is ejected (not tried while ejected), then taken back afte
   for (let i = 0; i < 4; i++) statuses.push((await get('/legacy/failover/x')).status)
   t.same(statuses, [200, 200, 200, 200], 'no GET failed: the first one to D was retried on C')
   t.equal(s.c.seen.length - before, 4)
+  // The log reaches the pipe after the answers: wait for the line, then read it.
+  await waitForText(gateway.output, 'upstream target ejected', { what: 'the ejection to be logged' })
   t.match(gateway.output(), /upstream target ejected/)
 
   // D answers again at once, but stays ejected for the rest of its window.

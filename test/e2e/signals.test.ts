@@ -47,6 +47,7 @@ t.test('SIGHUP reloads the config and the gateway keeps serving (it is not a sto
   // Not stopping is an absence: a second for a stop to show (a stop signal is handled at once).
   t.equal(await exitWithin(gw.exited, 1000), 'running', 'a second SIGHUP does not stop it either')
   t.notMatch(gw.output(), /shutting down/)
+  await waitForText(gw.output, 'config reloaded', { what: 'the reload to be logged' })
   t.match(gw.output(), /config reloaded/)
 })
 
@@ -111,6 +112,8 @@ t.test('SIGINT then SIGINT: same as SIGTERM (stdout read)', async (t) => {
   t.equal(await exitWithin(gw.exited, 0), 'running')
   gw.child.kill('SIGINT')
   t.equal(await exitWithin(gw.exited, 15_000), 1)
+  // 'exit' can come before the last of stdout is read: wait for the line.
+  await waitForText(gw.output, 'second stop signal', { what: 'the second signal to be logged' })
   t.match(gw.output(), /second stop signal/)
   hanging.req.destroy()
 })

@@ -25,6 +25,8 @@ t.test('workers: 2 with Redis on a closed port: the primary exits 1 after startu
   const code = await exitWithin(gw.exited, 1500 * 10 + 60_000)
   t.equal(code, 1, `the primary exited 1 after ${Date.now() - started} ms (not restarting workers forever)`)
   t.match(gw.errors(), new RegExp(`cannot start: the rate-limit Redis \\(rate_limit_store\\.redis_url\\) at 127\\.0\\.0\\.1:${closed} not reachable`))
+  // 'exit' can come before the last of stdout is read: wait for the line.
+  await waitForText(gw.output, '"msg":"a worker could not start: stopping"', { what: 'the primary to log why it stops' })
   t.match(gw.output(), /"msg":"a worker could not start: stopping"/)
 })
 

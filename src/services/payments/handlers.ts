@@ -39,7 +39,9 @@ function queryParam (request: FastifyRequest, name: string, errors: FieldErrors)
   return undefined
 }
 
-/** The payments handlers over one store; settings are read from the request's snapshot (hot reload). */
+/** The payments handlers over one store; settings are read from the request's snapshot (hot reload). *
+ * Long by design: a table of the payments routes' handlers, each a few lines, over one store.
+ */
 export function paymentsHandlers (store: Store) {
   return {
     async processorConfig (request: FastifyRequest) {

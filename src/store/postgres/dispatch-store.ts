@@ -31,6 +31,8 @@ interface StoreRow {
  * conditional UPDATE (row lock: concurrent commits queue on the row and all but one match zero rows); expired
  * leases are claimed with `FOR UPDATE SKIP LOCKED` so two instances never resume the same dispatch at once.
  * Its tables come from `postgresDispatchMigrations`, applied by the store's migration runner (`createPostgresStore`).
+ *
+ * Long by design: one object of the DispatchStore methods, each one SQL statement over the pool.
  */
 export function createPostgresDispatchStore (pool: Pool): DispatchStore {
   async function read (db: Pool | PoolClient, dispatchId: string): Promise<Dispatch | undefined> {
