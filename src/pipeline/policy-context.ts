@@ -4,9 +4,10 @@ import { declaredError, GatewayError, PolicyAnswer } from '../errors/gateway-err
 import type { Principal } from '../runtime/request-context.js'
 import type { Refusal } from '../runtime/step.js'
 import type { PolicyContext, PolicyPlugin, RefuseOptions } from './policy.js'
+import { verifiedClientCertificate, type ClientCertificate } from '../tls/client-certificate.js'
 
 /** The route-level facts a context is built from (everything but `refuse` and `principal`). */
-export type RouteFacts = Omit<PolicyContext, 'refuse' | 'principal' | 'answer'>
+export type RouteFacts = Omit<PolicyContext, 'refuse' | 'principal' | 'answer' | 'clientCertificate'>
 
 /**
  * The context one policy's `create` gets for one route. `refuse` turns the policy's own `errors` entries into
@@ -27,7 +28,12 @@ export function policyContext (plugin: PolicyPlugin, facts: RouteFacts): PolicyC
       },
     principal: principalOf,
     answer: answerWith,
+    clientCertificate: clientCertificateOf,
   }
+}
+
+function clientCertificateOf (request: FastifyRequest): ClientCertificate | undefined {
+  return verifiedClientCertificate(request.raw.socket)
 }
 
 function answerWith (status: number, headers: Record<string, string>): Refusal {

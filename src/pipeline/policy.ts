@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { GatewayConfig } from '../config/types.js'
 import type { ConfigIndexes } from '../config/indexes.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
+import type { ClientCertificate } from '../tls/client-certificate.js'
 import type { ErrorCode } from '../errors/catalogue.js'
 import type { ErrorFields } from '../errors/gateway-error.js'
 import type { SharedResources } from '../runtime/shared-resources.js'
@@ -54,6 +55,11 @@ export interface PolicyContext<Codes extends string = string> {
    * chain. For policies that answer a request themselves, e.g. `cors` answering a preflight with 204.
    */
   answer (status: number, headers: Record<string, string>): Refusal
+  /**
+   * The caller's certificate, verified in the TLS handshake against `server.tls.client_ca_file` (mutual TLS), or
+   * undefined: plain HTTP, no `client_ca_file`, no certificate sent, or one that CA did not sign.
+   */
+  clientCertificate (request: FastifyRequest): ClientCertificate | undefined
 }
 
 /** The request `explain` reasons about: a caller (as `auth` would establish it) and a matched route. */
