@@ -63,3 +63,30 @@ export function sClient (port: number, args: string[]): Promise<SClientAnswer> {
     })
   })
 }
+
+export interface H2Answer { status: number, headers: Record<string, string | string[] | undefined>, body: string, alpn: string | false | undefined }
+
+/** One request over HTTP/2 (node:http2) on a session of its own. */
+export function h2Request (base: string, ca: Buffer, path: string, options: { method?: string, headers?: Record<string, string>, body?: string } = {}): Promise<H2Answer> {
+  return new Promise((resolve, reject) => {
+    import('node:http2').then(({ connect }) => {
+      const session = connect(base, { ca })
+      session.on('error', reject)
+      const stream = session.request({ ':method': options.method ?? 'GET', ':path': path, ...options.headers })
+      let head: Record<string, string | string[] | undefined> = {}
+      const chunks: Buffer[] = []
+      stream.on('response', (headers) => { head = headers as typeof head })
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+      stream.on('error', reject)
+      stream.on('end', () => {
+        const alpn = session.alpnProtocol
+        session.close()
+        const status = Number(head[':status'])
+        const headers = { ...head }
+        delete headers[':status']
+        resolve({ status, headers, body: Buffer.concat(chunks).toString('utf8'), alpn })
+      })
+      stream.end(options.body)
+    }, reject)
+  })
+}
