@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { writeFileSync } from 'node:fs'
+import { copyFileSync, renameSync, writeFileSync } from 'node:fs'
 import t from 'tap'
 import { startHttpsBackend } from '../helpers/https-backend.js'
 import { sample, scrape } from '../helpers/prometheus.js'
@@ -15,7 +15,10 @@ import { createTestPki } from '../helpers/test-pki.js'
 const RW_HASH = '$scrypt$ln=15,r=8,p=1$VJNnriFV4HtjoqLcU/KggA$Oy75w3bu2mvI4sOD5uRaI5BRff89ZEbX9nciP5f4w3U'
 
 const pki = createTestPki('Internal CA')
-t.teardown(() => pki.remove())
+const otherPki = createTestPki('Another CA')
+t.teardown(() => { pki.remove(); otherPki.remove() })
+// A CA file that starts out holding the wrong CA: replaced during a test, re-read without a reload.
+copyFileSync(otherPki.caCert, join(pki.dir, 'rotating-ca.crt'))
 const backendPair = pki.issue('pricing', 'pricing.internal', { sans: 'DNS:pricing.internal,IP:127.0.0.1' })
 const namedOnly = pki.issue('named', 'pricing.internal', { sans: 'DNS:pricing.internal' })
 const wrongName = pki.issue('wrong', 'elsewhere.example', { sans: 'DNS:elsewhere.example' })
@@ -72,6 +75,7 @@ ${block('wrong', wrong.url, '{ ca_file: ca.crt }')}
 ${block('self', self.url, '{ ca_file: ca.crt }')}
 ${block('untrusted', privateCa.url, '')}
 ${block('unverified', self.url, '{ verify: false }')}
+${block('rotating', privateCa.url, '{ ca_file: rotating-ca.crt, only_ca: true }')}
 `)
   gateway = await spawnGateway({ config: file })
   t.teardown(() => { gateway.child.kill('SIGTERM'); return gateway.exited })
@@ -122,4 +126,19 @@ t.test('the failures are counted with outcome tls', async (t) => {
     t.ok(sample(text, 'lanegate_upstream_requests_total', { upstream, outcome: 'tls' }) >= 1, upstream)
   }
   t.equal(sample(text, 'lanegate_upstream_requests_total', { upstream: 'private', outcome: 'ok' }), 1)
+})
+
+t.test('a changed CA file is re-read: new connections trust the new CA, without a reload', async (t) => {
+  t.same(await get('/b/rotating/x'), { status: 502, body: TLS_BODY })
+  copyFileSync(pki.caCert, join(pki.dir, 'rotating-ca.crt.new'))
+  renameSync(join(pki.dir, 'rotating-ca.crt.new'), join(pki.dir, 'rotating-ca.crt'))
+  const deadline = Date.now() + 20_000
+  let answer = await get('/b/rotating/x')
+  while (answer.status !== 200 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    answer = await get('/b/rotating/x')
+  }
+  t.same(answer, { status: 200, body: { backend: 'private-ca', url: '/x', client_cn: '' } })
+  t.match(gateway.output(), /"msg":"upstream TLS files reloaded for new connections"/)
+  t.notMatch(gateway.output(), /config reloaded/)
 })
