@@ -17,6 +17,8 @@ const RW_HASH = '$scrypt$ln=15,r=8,p=1$VJNnriFV4HtjoqLcU/KggA$Oy75w3bu2mvI4sOD5u
 const pki = createTestPki('H2 CA')
 t.teardown(() => pki.remove())
 pki.issue('gw', 'localhost', { sans: 'DNS:localhost,IP:127.0.0.1' })
+const till = pki.issue('till', 'till-1', { usage: 'client' })
+const otherTill = pki.issue('other-till', 'till-2', { usage: 'client' })
 const ca = readFileSync(pki.caCert)
 
 let gateway: SpawnedGateway
@@ -45,7 +47,7 @@ t.before(async () => {
   writeFileSync(file, `
 server:
   data_dir: ${join(pki.dir, 'data')}
-  tls: { cert_file: gw.crt, key_file: gw.key }
+  tls: { cert_file: gw.crt, key_file: gw.key, client_ca_file: ca.crt }
   http2: true
 admin: false
 issuer: { issuer: https://localhost:8443 }
@@ -68,6 +70,13 @@ services:
       read: { methods: [GET, POST], path: "/prices/*" }
       stream: { methods: [GET], path: /stream }
       limited: { methods: [GET], path: /limited, policies: [ { rate-limit: { limit: three-per-client } } ] }
+  tills:
+    type: proxy
+    prefix: /tills
+    envelope: exchange
+    upstream: { targets: [ "${backend.url}" ] }
+    routes:
+      till: { methods: [GET], path: /prices/1, policies: [ { client-certificate: { subjects: [till-1] } } ] }
 `)
   gateway = await spawnGateway({ config: file, admin: false })
   t.teardown(() => { gateway.child.kill('SIGTERM'); return gateway.exited })
@@ -153,4 +162,15 @@ t.test('curl --http2 and --http1.1 on one port; s_client sees ALPN h2', async (t
   t.match(h1.headers, /^HTTP\/1\.1 200/)
   const alpn = await sClient(gateway.port, ['-CAfile', pki.caCert, '-alpn', 'h2,http/1.1'])
   t.match(alpn.output, /ALPN protocol: h2/)
+})
+
+t.test('mutual TLS over h2: the client-certificate policy reads the verified certificate of the session', async (t) => {
+  const cert = readFileSync(till.cert)
+  const key = readFileSync(till.key)
+  const ok = await h2Request(gateway.base, ca, '/tills/prices/1', { cert, key })
+  t.same([ok.alpn, ok.status, JSON.parse(ok.body)], ['h2', 200, { url: '/prices/1', method: 'GET' }])
+  const none = await h2Request(gateway.base, ca, '/tills/prices/1')
+  t.same([none.status, JSON.parse(none.body)], [401, { error: 'client_certificate_required', message: 'This route requires a client certificate signed by the gateway\'s client CA.' }])
+  const other = await h2Request(gateway.base, ca, '/tills/prices/1', { cert: readFileSync(otherTill.cert), key: readFileSync(otherTill.key) })
+  t.same([other.status, JSON.parse(other.body)], [403, { error: 'client_certificate_not_allowed', message: 'The client certificate is not allowed on this route.' }])
 })

@@ -67,10 +67,10 @@ export function sClient (port: number, args: string[]): Promise<SClientAnswer> {
 export interface H2Answer { status: number, headers: Record<string, string | string[] | undefined>, body: string, alpn: string | false | undefined }
 
 /** One request over HTTP/2 (node:http2) on a session of its own. */
-export function h2Request (base: string, ca: Buffer, path: string, options: { method?: string, headers?: Record<string, string>, body?: string } = {}): Promise<H2Answer> {
+export function h2Request (base: string, ca: Buffer, path: string, options: { method?: string, headers?: Record<string, string>, body?: string, cert?: Buffer, key?: Buffer } = {}): Promise<H2Answer> {
   return new Promise((resolve, reject) => {
     import('node:http2').then(({ connect }) => {
-      const session = connect(base, { ca })
+      const session = connect(base, { ca, cert: options.cert, key: options.key })
       session.on('error', reject)
       const stream = session.request({ ':method': options.method ?? 'GET', ':path': path, ...options.headers })
       let head: Record<string, string | string[] | undefined> = {}
