@@ -28,6 +28,8 @@ export interface BenchConfigOptions {
    * probe is dropped so the targets' request counts are the callers' only.
    */
   proxyTargets?: string[]
+  /** server.tls: the listener serves HTTPS with this pair (the tls scenario). */
+  tls?: { certFile: string, keyFile: string }
 }
 
 /** "Unlimited" for a rate limit: the schema needs an integer ≥ 1, and a billion never runs out in a bench. */
@@ -62,6 +64,7 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
     if (options.redisSyncIntervalMs !== undefined) doc.setIn(['rate_limit_store', 'sync_interval_ms'], options.redisSyncIntervalMs)
   }
   if (options.workers !== undefined) doc.setIn(['server', 'workers'], options.workers)
+  if (options.tls !== undefined) doc.setIn(['server', 'tls'], doc.createNode({ cert_file: options.tls.certFile, key_file: options.tls.keyFile }))
   if (options.floodPoints !== undefined) {
     doc.setIn(['rate_limits', 'content-per-client', 'points'], options.floodPoints)
     doc.setIn(['rate_limits', 'content-per-client', 'window_seconds'], 3600)

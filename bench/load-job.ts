@@ -20,6 +20,8 @@ export interface LoadJob {
   upstreamPid?: number
   /** Per-request timeout in seconds (autocannon counts a timeout as an error). */
   timeoutSeconds?: number
+  /** 1 with an https URL: a new connection (a full TLS handshake) per request (handshake-load.ts). */
+  reconnectRate?: number
 }
 
 /** What one measurement produced. Latency comes from every response's own time, not from a histogram. */

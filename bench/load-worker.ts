@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
 import autocannon from 'autocannon'
 import type { LoadJob, LoadResult, WorkerReply, WorkerRequest } from './load-job.js'
+import { runHandshakeJob } from './handshake-load.js'
 import { treeCpuMicros } from './proc-stat.js'
 import { SampleBuffer, latencySummary } from './stats.js'
 
@@ -29,6 +30,8 @@ function requestsFor (job: LoadJob): autocannon.Request[] | undefined {
 
 /** Runs one job to completion. */
 export function runJob (job: LoadJob): Promise<LoadResult> {
+  // A new TLS connection per request: measured by handshake-load.ts (autocannon's reconnectRate drops responses).
+  if (job.reconnectRate === 1 && job.url.startsWith('https:')) return runHandshakeJob(job)
   return new Promise((resolve, reject) => {
     const samples = new SampleBuffer()
     const statusCounts: Record<string, number> = {}

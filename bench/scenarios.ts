@@ -13,7 +13,7 @@ export interface PreparedVariant {
   role: VariantRole
   server: RunningServer
   upstream?: RunningServer
-  request: Pick<LoadJob, 'url' | 'method' | 'headers' | 'body'>
+  request: Pick<LoadJob, 'url' | 'method' | 'headers' | 'body' | 'reconnectRate'>
   /** Statuses the run may see; anything else (or any error) fails the bench. */
   expect: readonly number[]
 }
@@ -48,6 +48,7 @@ export const SCENARIO_TITLES: Record<ScenarioId, string> = {
   token: 'Token issuance (POST /oauth/token) on one core vs bare fastify POST',
   'flood-429': 'The 429 path under a flood (content limit: 100 per hour) vs bare fastify hello-world',
   'latency-c1': 'Added latency of a proxied request at c=1 vs the lane hit directly',
+  tls: 'The auth-get request over HTTPS keep-alive vs plain HTTP, and new TLS handshakes per second (a new connection per request), beside nginx terminating TLS',
   memory: 'RSS after many requests rotating through many distinct valid tokens',
 }
 
@@ -221,6 +222,37 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
         { name: 'fastify-hello-post', role: 'baseline', server: hello, request: { url: hello.url + '/', method: 'POST', headers: form, body: tokenForm(CONTENT_CLIENT) }, expect: OK },
         { name: 'lanegate-token', role: 'subject', server: gateway, request: { url: `${gateway.url}/oauth/token`, method: 'POST', headers: form, body: tokenForm(CONTENT_CLIENT) }, expect: OK },
       )
+      break
+    }
+    case 'tls': {
+      // Keep-alive: the subject's ratio to the plain baseline is what TLS costs a request (issue 21: ≥ 0.9).
+      // Handshakes: autocannon's reconnectRate 1 opens a new connection (a full handshake: it keeps no session)
+      // per request; its req/s are handshakes per second, to set beside nginx's (issue 21: ≥ 0.5×).
+      const plain = await servers.gateway('main')
+      const tls = await servers.gateway('tls')
+      const plainToken = await fetchToken(plain.url, CONTENT_CLIENT)
+      const tlsToken = await fetchToken(tls.url, CONTENT_CLIENT)
+      plan.variants.push(
+        { name: 'lanegate-auth-get', role: 'baseline', server: plain, request: { url: plain.url + GATEWAY_CONTENT_PATH, method: 'GET', headers: bearer(plainToken) }, expect: OK },
+        { name: 'lanegate-auth-get-https', role: 'subject', server: tls, request: { url: tls.url + GATEWAY_CONTENT_PATH, method: 'GET', headers: bearer(tlsToken) }, expect: OK },
+        { name: 'lanegate-https-handshakes', role: 'subject', server: tls, request: { url: tls.url + GATEWAY_CONTENT_PATH, method: 'GET', headers: bearer(tlsToken), reconnectRate: 1 }, expect: OK },
+      )
+      if (options.peers) {
+        const missing = peerMissing('nginx')
+        if (missing !== undefined) plan.skipped.push({ variant: 'nginx-https', reason: missing })
+        else {
+          try {
+            const nginx = await servers.nginx(true)
+            const lane = await servers.lane()
+            plan.variants.push(
+              { name: 'nginx-https', role: 'peer', server: nginx, upstream: lane, request: { url: nginx.url + LANE_PATH, method: 'GET' }, expect: OK },
+              { name: 'nginx-https-handshakes', role: 'peer', server: nginx, upstream: lane, request: { url: nginx.url + LANE_PATH, method: 'GET', reconnectRate: 1 }, expect: OK },
+            )
+          } catch (error) {
+            plan.skipped.push({ variant: 'nginx-https', reason: (error as Error).message })
+          }
+        }
+      }
       break
     }
     case 'flood-429': {

@@ -6,6 +6,7 @@ import { benchConfigText } from './bench-config.js'
 import { logTail, freePort, spawnPinned, stopChild, waitForPort } from './processes.js'
 import { harnessScript, REPO_ROOT } from './paths.js'
 import { nginxConfig, nginxBinary } from './peers.js'
+import { benchCertificate, type BenchCertificate } from './tls-certs.js'
 
 const REPO_BIN = join(REPO_ROOT, 'bin', 'lanegate.js')
 
@@ -24,9 +25,10 @@ export interface RunningServer {
  * main one with metrics off (`admin: false`) to measure what metrics cost, the limits counted in Redis (exact:
  * a round trip per request; `redis-synced`: pre-counted, synchronised every BENCH_REDIS_SYNC_INTERVAL_MS),
  * `lanegate start` with server.workers 1 or 2 (the workers scenario), or the demo's `pricing` proxy service in
- * front of two bench lanes (`proxy`, the proxy-service scenario).
+ * front of two bench lanes (`proxy`, the proxy-service scenario), or the main config served over HTTPS with a
+ * certificate made for the run (`tls`, the tls scenario).
  */
-export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'proxy'
+export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'proxy' | 'tls'
 
 /** The Redis of the auth-get-redis scenario (its keys get a prefix of their own; nothing is flushed). */
 export const BENCH_REDIS_URL = process.env.LANEGATE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -61,6 +63,7 @@ export class ServerSet {
   private readonly children: ChildProcess[] = []
   private readonly byName = new Map<string, ChildProcess>()
   private readonly started = new Map<string, Promise<RunningServer>>()
+  private benchCertificate: BenchCertificate | undefined
 
   constructor (private readonly context: ServerSetContext) {}
 
@@ -120,6 +123,7 @@ export class ServerSet {
         ...(flavour === 'redis-synced' ? { redisSyncIntervalMs: BENCH_REDIS_SYNC_INTERVAL_MS } : {}),
         workers,
         ...(flavour === 'proxy' ? { proxyTargets: [lane.url, (await this.lane('lane-b')).url] } : {}),
+        ...(flavour === 'tls' ? { tls: this.certificate() } : {}),
       }))
       if (workers !== undefined) {
         // The real `lanegate start` (a primary and its workers when workers > 1), not pinned: two workers pinned
@@ -128,8 +132,15 @@ export class ServerSet {
       }
       const profile = this.context.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', this.context.profileDir]
       const open = this.context.console === true && flavour !== 'no-metrics' ? ['--console'] : []
-      return this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file, ...open], profile)
+      const server = await this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file, ...open], profile)
+      return flavour === 'tls' ? { ...server, url: server.url.replace('http:', 'https:') } : server
     })
+  }
+
+  /** The run's self-signed certificate for 127.0.0.1 (made once, shared by lanegate's and nginx's TLS variants). */
+  private certificate (): BenchCertificate {
+    this.benchCertificate ??= benchCertificate(this.context.workDir)
+    return this.benchCertificate
   }
 
   /**
@@ -172,17 +183,18 @@ export class ServerSet {
     })
   }
 
-  /** nginx (Debian package) as a keep-alive reverse proxy in front of the lane. */
-  nginx (): Promise<RunningServer> {
-    return this.once('nginx', async () => {
+  /** nginx (Debian package) as a keep-alive reverse proxy in front of the lane; `tls`: terminating HTTPS too. */
+  nginx (tls = false): Promise<RunningServer> {
+    const name = tls ? 'nginx-tls' : 'nginx'
+    return this.once(name, async () => {
       const binary = nginxBinary()
       if (binary === undefined) throw new Error('nginx is not installed')
       const lane = await this.lane()
-      const dir = join(this.context.workDir, 'nginx')
+      const dir = join(this.context.workDir, name)
       await mkdir(join(dir, 'tmp'), { recursive: true })
       const port = await freePort()
-      await writeFile(join(dir, 'nginx.conf'), nginxConfig({ dir, port, lanePort: lane.port }))
-      const logFile = join(this.context.workDir, 'nginx.log')
+      await writeFile(join(dir, 'nginx.conf'), nginxConfig({ dir, port, lanePort: lane.port, tls: tls ? this.certificate() : undefined }))
+      const logFile = join(this.context.workDir, `${name}.log`)
       const child = spawnPinned(binary, ['-e', 'stderr', '-p', `${dir}/`, '-c', join(dir, 'nginx.conf')], { core: this.context.core, logFile })
       this.children.push(child)
       try {
@@ -190,7 +202,7 @@ export class ServerSet {
       } catch (error) {
         throw new Error(`nginx did not start: ${(error as Error).message}\n${logTail(logFile)}`)
       }
-      return { name: 'nginx', port, pid: child.pid ?? 0, url: `http://127.0.0.1:${port}` }
+      return { name, port, pid: child.pid ?? 0, url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}` }
     })
   }
 

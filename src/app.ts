@@ -17,6 +17,7 @@ import { moduleForService, serviceRoutes } from './services/service-module.js'
 import { deferredRequestLoggerFactory } from './request-logger.js'
 import type { GatewayMetrics } from './observability/metrics.js'
 import { countRefusal, MeteredLogController } from './observability/instrument-app.js'
+import { listenerTransport } from './tls/listener-tls.js'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
@@ -70,7 +71,8 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
     bodyLimit: server.body_limit_bytes,
     requestTimeout: server.request_timeout_ms,
     keepAliveTimeout: server.keep_alive_timeout_ms,
-    http: {
+    // Plain HTTP, or with `server.tls` HTTPS (and HTTP/2 by ALPN with `server.http2`): src/tls/listener-tls.ts.
+    ...listenerTransport(server, {
       maxHeaderSize: server.max_header_bytes,
       headersTimeout: server.headers_timeout_ms,
       // Node checks headersTimeout/requestTimeout only every connectionsCheckingInterval (default 30 s), so a
@@ -78,7 +80,7 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
       // (more often for sub-second settings) enforces the configured values to within ±1 s, for a timer tick
       // that walks the open connections.
       connectionsCheckingInterval: connectionsCheckingInterval(server.headers_timeout_ms, server.request_timeout_ms),
-    },
+    }),
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id']
@@ -94,7 +96,8 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
       : new MeteredLogController(metrics, { disableRequestLogging: !logger.isLevelEnabled('info') }),
     return503OnClosing: true,
     clientErrorHandler: gatewayClientErrorHandler,
-    forceCloseConnections: 'idle',
+    // HTTP/2: fastify closes the sessions with GOAWAY at close (their streams in flight finish); `idle` needs HTTP/1.
+    forceCloseConnections: server.tls !== undefined && server.http2 === true ? true : 'idle',
     routerOptions: { ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 200 },
     // The router's own 400s (malformed percent-encoding in the URL) answer in the gateway's envelope too.
     frameworkErrors: function malformedUrl (error, request, rawReply) {

@@ -9,6 +9,8 @@ import { workerConsole } from './console/worker-console.js'
 import { issuerMismatch } from './issuer-mismatch.js'
 import { writePidFile } from './pid-file.js'
 import { handleShutdownSignals } from './shutdown-signals.js'
+import { rotateListenerTls } from './tls/listener-rotation.js'
+import type { Server as TlsServer } from 'node:tls'
 
 export interface StartOptions {
   file: string
@@ -55,8 +57,19 @@ export async function startServer (options: StartOptions): Promise<Booted> {
     logger.info({ pid: process.pid, pid_file: pidFile }, `signal pid ${process.pid} (in ${pidFile}): SIGHUP reloads, SIGTERM stops; or lanegate reload / lanegate stop`)
   }
 
+  // server.tls: the certificate is rotated when its files change and on SIGHUP (src/tls/listener-rotation.ts).
+  const rotation = server.tls === undefined
+    ? undefined
+    : rotateListenerTls(app.server as unknown as TlsServer, server.tls, logger, (loaded) => {
+      booted.metrics?.certificateExpiry.set('listener', Math.floor(loaded.pair.notAfter.getTime() / 1000))
+    })
+
   let stopping = false
-  const reload = (): void => { if (!stopping) void gateway.reload() }
+  const reload = (): void => {
+    if (stopping) return
+    rotation?.reload()
+    void gateway.reload()
+  }
   // A worker of `server.workers` > 1 reloads when its primary says so; only the primary polls the file.
   const stopWatching = cluster.isWorker ? followPrimary(reload) : watchConfigFile(options.file, reload)
   // Stays registered during the drain (then ignored): without a listener, SIGHUP's default action kills the process.
@@ -69,11 +82,13 @@ export async function startServer (options: StartOptions): Promise<Booted> {
       stopping = true
       booted.readiness.markDraining()
       stopWatching()
+      rotation?.stop()
       await booted.close()
       await admin?.close()
       stopAnswering?.()
     },
-    abortConnections: () => app.server.closeAllConnections(),
+    // An HTTP/2 server has no closeAllConnections: fastify's close has already sent its sessions GOAWAY.
+    abortConnections: () => (app.server as { closeAllConnections?: () => void }).closeAllConnections?.(),
     flushLogs: booted.flushLogs,
   })
   return booted

@@ -4,6 +4,7 @@ import type { ErrorObject } from 'ajv'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { ConfigError, formatPath, type ConfigProblem } from './config-error.js'
 import { deepFreeze } from './deep-freeze.js'
+import { defaultIssuer } from './default-issuer.js'
 import { substituteEnv } from './env-substitution.js'
 import { buildIndexes, type ConfigIndexes } from './indexes.js'
 import { resolveConfigPaths } from './resolve-paths.js'
@@ -120,6 +121,7 @@ export async function parseConfigText<Catalog> (text: string, file: string, rule
     catalog: second.catalog,
   }
   options.adjust?.(loaded)
+  defaultIssuer(config)
   deepFreeze(config)
   return loaded
 }

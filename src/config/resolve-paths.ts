@@ -1,17 +1,39 @@
 import { dirname, resolve } from 'node:path'
-import type { GatewayConfig } from './types.js'
+import type { BackendTlsConfig, GatewayConfig, ServerTlsConfig } from './types.js'
 
 /**
  * Makes the config's relative paths absolute against the folder of the config file, not the working directory,
  * so `lanegate validate /abs/path/gateway.yaml` and `lanegate start --config …` mean the same from anywhere
  * (issue 15). `server.data_dir` is resolved here; the paths given relative to it (`issuer.key_dir`,
  * `user_token_issuers[].development_key_dir`, `storage.sqlite_file`) follow. A service's `source_dir` setting
- * (content) is resolved the same way. Runs right after the structural pass, before anything reads a path.
+ * (content) is resolved the same way, and so are the TLS files: `server.tls`, each lane's `tls` and a service's
+ * `upstream.tls` (proxy blocks). Runs right after the structural pass, before anything reads a path.
  */
 export function resolveConfigPaths (config: GatewayConfig, file: string): void {
   const base = resolve(dirname(file))
   config.server.data_dir = resolve(base, config.server.data_dir)
   for (const settings of Object.values(config.services)) {
     if (typeof settings.source_dir === 'string') settings.source_dir = resolve(base, settings.source_dir)
+    const upstream = settings.upstream as { tls?: unknown } | undefined
+    if (isObject(upstream) && isObject(upstream.tls)) resolveTlsFiles(upstream.tls as BackendTlsConfig, base)
   }
+  if (isObject(config.server.tls)) resolveTlsFiles(config.server.tls, base)
+  for (const organization of config.organizations) {
+    for (const store of organization.stores ?? []) {
+      if (isObject(store.lane?.tls)) resolveTlsFiles(store.lane.tls, base)
+    }
+  }
+}
+
+const TLS_FILE_KEYS = ['cert_file', 'key_file', 'ca_file', 'client_ca_file'] as const
+
+function resolveTlsFiles (tls: ServerTlsConfig | BackendTlsConfig, base: string): void {
+  const files = tls as Record<string, unknown>
+  for (const key of TLS_FILE_KEYS) {
+    if (typeof files[key] === 'string') files[key] = resolve(base, files[key])
+  }
+}
+
+function isObject (value: unknown): value is object {
+  return typeof value === 'object' && value !== null
 }

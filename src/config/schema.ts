@@ -55,12 +55,23 @@ const connectedAccount = obj('The payment processor account that receives paymen
   processor_account_id: str('The processor\'s own account id (Connect mode).', { minLength: 1 }),
 }, ['id', 'processor_account_id'])
 
+/** TLS to a backend: the same shape under a proxy block's `upstream.tls` and a store's `lane.tls` (docs/tls.md). */
+export const backendTls: Schema = obj('TLS to an https backend: a private CA, a client certificate, the name checked.', {
+  ca_file: str('PEM bundle of the CA(s) to trust, relative to the config file\'s folder; re-read on change.', { minLength: 1 }),
+  only_ca: { type: 'boolean', description: 'true: trust only ca_file; false (default): ca_file in addition to the system\'s CAs.', default: false },
+  cert_file: str('Client certificate (PEM, leaf first) presented to the backend, relative to the config file\'s folder; re-read on change.', { minLength: 1 }),
+  key_file: str('Private key of cert_file (PEM), relative to the config file\'s folder.', { minLength: 1 }),
+  servername: str('SNI sent and name the backend\'s certificate must carry (default: the target URL\'s host name).', { minLength: 1 }),
+  verify: { type: 'boolean', description: 'false: the backend\'s certificate is not verified (a warning is logged at every start and reload).', default: true },
+})
+
 const lane = obj('The lane software of a store.', {
   base_url: str('http(s) URL of the lane software; requests are relayed below it only.', { pattern: '^https?://' }),
   credential: str('Sent to the lane as its Authorization header (the caller\'s own never is).', { minLength: 1 }),
   connect_timeout_ms: int('Connection timeout to the lane.', { minimum: 1, default: 2000 }),
   response_timeout_ms: int('Time allowed for the lane to start answering.', { minimum: 1, default: 15000 }),
   max_sockets: int('Keep-alive sockets per lane, and so the lane\'s concurrency cap.', { minimum: 1, maximum: 1024, default: 32 }),
+  tls: backendTls,
 }, ['base_url'])
 
 const store = obj('A store organization of this organization.', {
@@ -164,6 +175,13 @@ export function buildConfigSchema (services: readonly ServiceSchema[]): Schema {
         anyOf: [{ type: 'integer', minimum: 1, maximum: 256 }, { type: 'string', enum: ['auto'] }],
         default: 1,
       },
+      tls: obj('HTTPS: the listener\'s certificate and key (absent: plain HTTP). Rotated without a restart when the files change or on SIGHUP.', {
+        cert_file: str('PEM certificate chain, leaf first then intermediates, relative to the config file\'s folder.', { minLength: 1 }),
+        key_file: str('PEM private key of the certificate, relative to the config file\'s folder.', { minLength: 1 }),
+        min_version: { type: 'string', enum: ['TLSv1.2', 'TLSv1.3'], description: 'Oldest TLS version accepted.', default: 'TLSv1.2' },
+        client_ca_file: str('Ask callers for a certificate signed by this CA (PEM); the client-certificate policy checks it.', { minLength: 1 }),
+      }, ['cert_file', 'key_file']),
+      http2: { type: 'boolean', description: 'ALPN h2 on the TLS listener (HTTP/1.1 still served); needs server.tls.', default: false },
     }, [], { default: {} }),
     admin: {
       description: 'The admin listener serving the operator console (/), /metrics (Prometheus), /healthz and /readyz; false turns it and metrics off.',
@@ -200,7 +218,7 @@ export function buildConfigSchema (services: readonly ServiceSchema[]): Schema {
       sync_interval_ms: int('Driver redis: 0 (default) sends every counted request to Redis (exact); 1–10000 pre-counts route limits in each instance and synchronises with Redis every this many ms (no round trip per request; over-admission bounded as docs/performance.md says).', { minimum: 0, maximum: 10_000, default: 0 }),
     }, [], { default: {} }),
     issuer: obj('The OAuth 2.0 token issuer.', {
-      issuer: str('iss of issued tokens and the RFC 8414 issuer identifier.', { pattern: '^https?://' }),
+      issuer: str('iss of issued tokens and the RFC 8414 issuer identifier; default http://localhost:<server.port>, https:// when server.tls is set.', { pattern: '^https?://' }),
       audience: str('aud of issued tokens; every bearer token must carry it.', { minLength: 1, default: 'lanegate' }),
       behind_proxy: { type: 'boolean', description: 'true: issuer.issuer is the address of a load balancer or proxy in front of this gateway (several instances share it), so the start-up warning that it names another port than the one this gateway listens on is not given.', default: false },
       algorithm: { type: 'string', enum: ['EdDSA', 'ES256', 'RS256'], description: 'Signing algorithm of generated keys.', default: 'EdDSA' },
@@ -211,7 +229,7 @@ export function buildConfigSchema (services: readonly ServiceSchema[]): Schema {
       token_rate_limit: windowLimit('Token requests per client id (counted once the client authenticated).', 60, 60),
       failed_auth_limit: windowLimit('Failed client authentications per IP before 429.', 20, 60),
       secret_max_age_days: int('Secrets older than this are warned about by `lanegate validate`.', { minimum: 1, default: 90 }),
-    }, ['issuer']),
+    }, [], { default: {} }),
     scopes: {
       type: 'object',
       description: 'Every scope the gateway knows.',
@@ -232,5 +250,5 @@ export function buildConfigSchema (services: readonly ServiceSchema[]): Schema {
       default: {},
     },
     services: obj('Services the gateway serves; a service not listed is not served. A block under another name than a fixed service\'s is a service of the type its `type` names (`type: proxy`).', serviceProperties, [], servicesExtra),
-  }, ['issuer', 'scopes'])
+  }, ['scopes'])
 }

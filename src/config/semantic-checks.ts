@@ -1,5 +1,6 @@
 import { formatPath, type ConfigProblem } from './config-error.js'
 import { buildIndexes } from './indexes.js'
+import { checkTlsSettings } from './tls-checks.js'
 import type { GatewayConfig, PolicyEntry } from './types.js'
 
 /** A non-fatal finding (`lanegate validate` prints them; the gateway logs them at load). */
@@ -112,6 +113,11 @@ export function checkReferences (config: GatewayConfig, now = Date.now()): { pro
     }
     prefixes.push([serviceName, service.prefix])
   }
+
+  // TLS files (the listener's, the backends'): read and checked as they will be used.
+  const tls = checkTlsSettings(config, now)
+  problems.push(...tls.problems)
+  warnings.push(...tls.warnings)
   return { problems, warnings }
 }
 

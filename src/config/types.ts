@@ -47,6 +47,34 @@ export interface ServerConfig {
   data_dir: string
   /** Worker processes on the port (node:cluster); `auto` is one per core; 1 (default) runs no primary. */
   workers: number | 'auto'
+  /** HTTPS instead of plain HTTP (docs/tls.md); absent: plain HTTP. */
+  tls?: ServerTlsConfig
+  /** ALPN h2 on the TLS listener, HTTP/1.1 still served (needs `tls`). Absent means false. */
+  http2?: boolean
+}
+
+/** `server.tls`: the listener's certificate, key, oldest protocol and (mutual TLS) the callers' CA. */
+export interface ServerTlsConfig {
+  /** PEM, leaf first then intermediates; absolute once loaded (relative to the config file's folder). */
+  cert_file: string
+  key_file: string
+  min_version: 'TLSv1.2' | 'TLSv1.3'
+  /** Ask callers for a certificate signed by this CA (the `client-certificate` policy then checks it). */
+  client_ca_file?: string
+}
+
+/** TLS to a backend (a `type: proxy` block's `upstream.tls`, a store lane's `lane.tls`). Paths absolute once loaded. */
+export interface BackendTlsConfig {
+  /** Trust this CA (PEM bundle), in addition to the system's (or instead of, with `only_ca`). */
+  ca_file?: string
+  only_ca?: boolean
+  /** A client certificate presented to the backend (with `key_file`). */
+  cert_file?: string
+  key_file?: string
+  /** SNI and the name the backend's certificate is checked against (default: the target URL's host name). */
+  servername?: string
+  /** false: the backend's certificate is not verified (logged as a warning at every start and reload). */
+  verify?: boolean
 }
 
 export interface AdminConfig {
@@ -144,6 +172,8 @@ export interface LaneConfig {
   connect_timeout_ms: number
   response_timeout_ms: number
   max_sockets: number
+  /** TLS to an https lane: private CA, client certificate, server name. */
+  tls?: BackendTlsConfig
 }
 
 export interface ServiceAccountSecret {

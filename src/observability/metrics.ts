@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 import { asPromMetric, CounterFamily, HistogramFamily, type CounterCell, type HistogramCell } from './series.js'
 
 /** How one call to an upstream (a lane, a proxied service) ended. */
-export type UpstreamOutcome = 'ok' | 'http_4xx' | 'http_5xx' | 'unreachable' | 'timeout'
+export type UpstreamOutcome = 'ok' | 'http_4xx' | 'http_5xx' | 'unreachable' | 'timeout' | 'tls'
 
 /** Latency buckets in seconds: a cached-token GET is well under a millisecond, a lane call up to its timeout. */
 export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
@@ -77,6 +77,8 @@ export class GatewayMetrics {
    * rendered, so a request that passes costs nothing.
    */
   readonly clientRefusals = new CounterFamily('lanegate_console_client_refusals', 'Refusals by service-account client id and status (console only).', ['client_id', 'status'])
+  /** Certificate name (`listener`) → its not-after time in seconds since the epoch. */
+  readonly certificateExpiry = new Map<string, number>()
   readonly #routes = new Map<string, Map<string, RouteSeries>>()
   readonly #upstreams = new Map<string, { outcomes: Map<UpstreamOutcome, CounterCell>, duration: HistogramCell }>()
 
@@ -118,6 +120,18 @@ export class GatewayMetrics {
           this.set({ upstream: count.upstream, state: 'available' }, count.available)
           this.set({ upstream: count.upstream, state: 'ejected' }, count.ejected)
         }
+      },
+    })
+    const expiry = this.certificateExpiry
+    new Gauge({
+      name: 'lanegate_tls_certificate_expiry_timestamp_seconds',
+      help: 'Not-after time of the TLS certificate in use (listener: the one new handshakes get), seconds since the epoch.',
+      labelNames: ['certificate'],
+      registers: [this.registry],
+      // With server.workers > 1: the soonest, so a worker that kept an old pair is not hidden.
+      aggregator: 'min',
+      collect () {
+        for (const [certificate, seconds] of expiry) this.set({ certificate }, seconds)
       },
     })
     collectDefaultMetrics({ register: this.registry })

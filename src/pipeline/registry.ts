@@ -2,6 +2,7 @@ import type { PolicyPlugin } from '../plugin/policy.js'
 import type { ServiceModule } from '../services/service-module.js'
 import { serviceModules } from '../services/registry.js'
 import auth from '../../plugins/auth/index.js'
+import clientCertificate from '../../plugins/client-certificate/index.js'
 import cors from '../../plugins/cors/index.js'
 import headers from '../../plugins/headers/index.js'
 import ipRestriction from '../../plugins/ip-restriction/index.js'
@@ -31,7 +32,7 @@ export interface PluginOrigin {
 }
 
 /** The policies bundled with lanegate (folders under `plugins/`), all on the public contract of `lanegate/plugin`. */
-export const builtInPolicies: readonly PolicyPlugin[] = [rateLimit, auth, tokenType, scope, organization, cors, ipRestriction, headers]
+export const builtInPolicies: readonly PolicyPlugin[] = [rateLimit, auth, tokenType, scope, organization, cors, ipRestriction, headers, clientCertificate]
 
 /** Every built-in policy by its YAML key (the folder name under plugins/). */
 export const policyPlugins: ReadonlyMap<string, PolicyPlugin> = new Map(builtInPolicies.map((plugin) => [plugin.name, plugin]))

@@ -5,12 +5,13 @@ import type { Principal } from './request-state.js'
 import type { Refusal } from './step.js'
 import { addHeadHook, addSentHook, RESPONSE_BODY_LIMIT } from './response-phase.js'
 import type { PolicyContext, PolicyPlugin, RefuseOptions } from './policy.js'
+import { verifiedClientCertificate, type ClientCertificate } from './client-certificate.js'
 
 /**
  * The route-level facts a context is built from: the route, and the gateway's resources as the contract's narrow
  * views (`tokens`, `limiter`), which the pipeline builds from its shared resources.
  */
-export type RouteFacts = Omit<PolicyContext, 'refuse' | 'principal' | 'setPrincipal' | 'answer' | 'onResponseHead' | 'onResponseSent'>
+export type RouteFacts = Omit<PolicyContext, 'refuse' | 'principal' | 'setPrincipal' | 'answer' | 'onResponseHead' | 'onResponseSent' | 'clientCertificate'>
 
 /**
  * The context one policy's `create` gets for one route. `refuse` turns the policy's own `errors` entries into
@@ -34,7 +35,12 @@ export function policyContext (plugin: PolicyPlugin, facts: RouteFacts): PolicyC
     answer: answerWith,
     onResponseHead: addHeadHook,
     onResponseSent: addSentHook,
+    clientCertificate: clientCertificateOf,
   }
+}
+
+function clientCertificateOf (request: FastifyRequest): ClientCertificate | undefined {
+  return verifiedClientCertificate(request.raw.socket)
 }
 
 function answerWith (status: number, headers: Record<string, string>, body?: string | Buffer): Refusal {

@@ -19,6 +19,7 @@ export type { GatewayConfig, RateLimitConfig } from '../config/types.js'
 export type { ConfigIndexes } from '../config/indexes.js'
 export type { EnvelopeName } from '../errors/envelopes.js'
 export type { ErrorCode } from '../errors/catalogue.js'
+export type { ClientCertificate } from './client-certificate.js'
 /** TypeBox, to declare options once: `Type.Object({...})` is the JSON Schema, `Static<typeof X>` its type. */
 export { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox'
 export { bearerChallenge, defaultRealm } from './bearer-challenge.js'

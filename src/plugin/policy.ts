@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { GatewayConfig } from '../config/types.js'
 import type { ConfigIndexes } from '../config/indexes.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
+import type { ClientCertificate } from './client-certificate.js'
 import type { ErrorCode } from '../errors/catalogue.js'
 import type { ErrorFields } from '../errors/gateway-error.js'
 import type { LimiterHandle } from './limiter.js'
@@ -74,6 +75,11 @@ export interface PolicyContext<Codes extends string = string> {
   onResponseHead (reply: FastifyReply, hook: ResponseHeadHook): void
   /** Response phase: `hook` runs once this request's answer is sent (or its connection closed). */
   onResponseSent (reply: FastifyReply, hook: ResponseSentHook): void
+  /**
+   * The caller's certificate, verified in the TLS handshake against `server.tls.client_ca_file` (mutual TLS), or
+   * undefined: plain HTTP, no `client_ca_file`, no certificate sent, or one that CA did not sign.
+   */
+  clientCertificate (request: FastifyRequest): ClientCertificate | undefined
 }
 
 /** The request `explain` reasons about: a caller (as `auth` would establish it) and a matched route. */

@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.js'
+import { tlsAlertOn } from './tls-alerts.js'
 
 /**
  * Why an upstream gave no usable answer, in the `upstream_failure` field and the log (docs/errors.md). The status
@@ -31,12 +32,19 @@ const BY_CODE: Readonly<Record<string, UpstreamFailureKind>> = {
   HPE_INVALID_HEADER_TOKEN: 'protocol',
   UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'protocol',
   UND_ERR_INFO: 'protocol',
+  // Certificate checks whose code names no CERT, and TLS alerts node reports as EPROTO.
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'tls',
+  HOSTNAME_MISMATCH: 'tls',
+  EPROTO: 'tls',
+  ERR_TLS_FILES: 'tls',
 }
 
 /** The kind of a network error undici reported (its code, or its cause's). */
 export function failureKindOf (error: unknown): UpstreamFailureKind {
   const code = codeOf(error) ?? codeOf((error as { cause?: unknown } | undefined)?.cause)
   if (code === undefined) return 'unreachable'
+  // `other side closed` right after a TLS alert (a backend that wants a client certificate): tls-alerts.ts.
+  if (code === 'UND_ERR_SOCKET' && tlsAlertOn((error as { socket?: { localPort?: unknown } }).socket?.localPort) !== undefined) return 'tls'
   const kind = BY_CODE[code]
   if (kind !== undefined) return kind
   if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT')) return 'tls'

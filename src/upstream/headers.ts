@@ -62,6 +62,8 @@ export function upstreamRequestHeaders (incoming: IncomingHttpHeaders, input: Up
   for (const [name, value] of Object.entries(incoming)) {
     if (value === undefined) continue
     if (HOP_BY_HOP.has(name) || REQUEST_DROP.has(name) || listed.has(name) || name.startsWith('x-forwarded-')) continue
+    // An HTTP/2 caller's pseudo-headers (`:method`, `:path`, `:authority`, `:scheme`) are not HTTP/1.1 headers.
+    if (name.charCodeAt(0) === 58) continue
     out[name] = value
   }
   out.host = input.host

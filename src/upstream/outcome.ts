@@ -6,15 +6,17 @@ import type { Upstream } from './upstream.js'
 /**
  * The `lanegate_upstream_requests_total` outcome of a call that failed, or undefined when the failure was not the
  * upstream's (the caller went away, its body was too large): a mirrored 4xx/5xx by its status; no answer
- * (`upstream_status: 0`) is `timeout` for the `timeout` kind and `unreachable` for every other kind (refused, reset,
- * dns, tls, protocol, ejected, unreachable: docs/errors.md).
+ * (`upstream_status: 0`) is `timeout` for the `timeout` kind, `tls` for the `tls` kind (a failed handshake or
+ * certificate check) and `unreachable` for every other kind (refused, reset, dns, protocol, ejected, unreachable:
+ * docs/errors.md).
  */
 export function upstreamFailureOutcome (error: unknown): UpstreamOutcome | undefined {
   if (!(error instanceof GatewayError) || error.code !== 'upstream_error') return undefined
   const status = error.fields.upstream_status
   if (typeof status !== 'number') return undefined
   if (status !== 0) return outcomeOfStatus(status)
-  return error.fields.upstream_failure === 'timeout' ? 'timeout' : 'unreachable'
+  const kind = error.fields.upstream_failure
+  return kind === 'timeout' || kind === 'tls' ? kind : 'unreachable'
 }
 
 /**

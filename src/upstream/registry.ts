@@ -158,6 +158,7 @@ export function laneUpstreamSettings (lane: LaneConfig): UpstreamSettings {
     max_sockets: lane.max_sockets,
     timeouts: { connect_ms: lane.connect_timeout_ms, response_ms: lane.response_timeout_ms, body_idle_ms: lane.response_timeout_ms },
     credential: lane.credential,
+    tls: lane.tls,
   })
 }
 

@@ -6,7 +6,7 @@ import { readUpstreamBody } from './error-body.js'
 import { failureKindOf, isTransportFailure, mirroredError, unreachableError, type UpstreamFailureKind } from './failure.js'
 import { upstreamRequestHeaders, type UpstreamTrace } from './headers.js'
 import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
-import { ByteLimit, hasBody } from './request-body.js'
+import { ByteLimit, h2StreamOf, hasBody } from './request-body.js'
 import type { Target } from './target.js'
 import type { Upstream } from './upstream.js'
 
@@ -131,7 +131,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     const { req } = this.input
     // A request that declares no body (no Content-Length above 0, no Transfer-Encoding: node's parser then reads
     // none) sends none; only a body is counted against the limit.
-    if (!hasBody(req.headers)) return null
+    if (!hasBody(req.headers, h2StreamOf(req))) return null
     const limited = new ByteLimit(this.input.maxBodyBytes)
     limited.on('error', () => {
       this.bodyTooLarge = true
@@ -290,7 +290,7 @@ class Attempt implements Dispatcher.DispatchHandler {
   private retry (error: GatewayError): boolean {
     const { retry } = this.upstream.settings
     const tried = this.tried ?? []
-    if (tried.length + 2 > retry.attempts || this.input.res.destroyed || hasBody(this.input.req.headers)) return false
+    if (tried.length + 2 > retry.attempts || this.input.res.destroyed || hasBody(this.input.req.headers, h2StreamOf(this.input.req))) return false
     if (!retry.methods.includes(this.input.req.method ?? 'GET')) return false
     tried.push(this.target)
     const next = this.upstream.pick(tried)

@@ -1,3 +1,5 @@
+import type { BackendTlsConfig } from '../config/types.js'
+
 /**
  * The settings of one upstream: the shape the `proxy` service's `upstream:` block in gateway.yaml takes (targets
  * already normalised to `{url, weight}`, defaults filled in). The lanes, fan-out and timeseries build theirs from
@@ -18,6 +20,8 @@ export interface UpstreamSettings {
   readonly credential?: string
   /** Who answered, in messages (`The lane software`, `The upstream service`); never the target's address. */
   readonly label: string
+  /** TLS to https targets: private CA, client certificate, server name, verification (backend-tls.ts). */
+  readonly tls?: BackendTlsConfig
 }
 
 export type BalanceStrategy = 'round_robin' | 'least_connections'
@@ -62,7 +66,7 @@ export const SINGLE_TARGET_DEFAULTS = {
 /** An upstream with one target and no retry or health checks (a lane, the stream materialization service). */
 export function singleTargetSettings (
   url: string,
-  options: { label: string, max_sockets: number, timeouts: UpstreamTimeouts, credential?: string },
+  options: { label: string, max_sockets: number, timeouts: UpstreamTimeouts, credential?: string, tls?: BackendTlsConfig },
 ): UpstreamSettings {
   return {
     targets: [{ url, weight: 1 }],
@@ -71,11 +75,12 @@ export function singleTargetSettings (
     timeouts: options.timeouts,
     credential: options.credential,
     label: options.label,
+    tls: options.tls,
   }
 }
 
 /** What changes a target's connection pool: a change here replaces the pools (in-flight requests finish first). */
 export function poolFingerprint (settings: UpstreamSettings): string {
   const { timeouts } = settings
-  return `${settings.max_sockets}|${timeouts.connect_ms}|${timeouts.response_ms}|${timeouts.body_idle_ms}`
+  return `${settings.max_sockets}|${timeouts.connect_ms}|${timeouts.response_ms}|${timeouts.body_idle_ms}|${JSON.stringify(settings.tls ?? null)}`
 }

@@ -1,4 +1,5 @@
 import { Pool } from 'undici'
+import { BackendTlsConnector } from './backend-tls.js'
 import type { UpstreamSettings, UpstreamTarget } from './settings.js'
 
 /**
@@ -27,18 +28,21 @@ export class Target {
   lastProbe: { at: number, ok: boolean, detail: string } | undefined
   private failures = 0
   private ejectedUntil = 0
+  /** An https target's connector (the `tls:` settings' CA and client certificate, re-read when the files change). */
+  private readonly tls: BackendTlsConnector | undefined
 
-  constructor (target: UpstreamTarget, settings: UpstreamSettings) {
+  constructor (target: UpstreamTarget, settings: UpstreamSettings, logger?: ConstructorParameters<typeof BackendTlsConnector>[2]) {
     const url = new URL(target.url)
     this.url = target.url
     this.host = url.host
     this.basePath = url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname
     this.weight = target.weight
     const { timeouts } = settings
+    this.tls = url.protocol === 'https:' ? new BackendTlsConnector(settings.tls ?? {}, timeouts.connect_ms, logger) : undefined
     this.pool = new Pool(url.origin, {
       connections: settings.max_sockets,
       pipelining: 1,
-      connect: { timeout: timeouts.connect_ms },
+      connect: this.tls?.connect ?? { timeout: timeouts.connect_ms },
       // Backstops: the relay runs its own timer from the start of an attempt to the response head (queueing for a
       // connection included); once the head arrived, a body silent for body_idle_ms is cut off.
       headersTimeout: timeouts.response_ms,
@@ -101,11 +105,13 @@ export class Target {
 
   /** Stops taking requests: those in flight finish, then the connections close (resolves then; never rejects). */
   retire (): Promise<void> {
+    this.tls?.close()
     return this.pool.close().catch(() => {})
   }
 
   /** Closes every connection now (shutdown). */
   async destroy (): Promise<void> {
+    this.tls?.close()
     await this.pool.destroy().catch(() => {})
   }
 }

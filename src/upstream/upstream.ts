@@ -6,6 +6,8 @@ import { Target } from './target.js'
 export interface UpstreamLogger {
   warn (object: Record<string, unknown>, message: string): void
   info (object: Record<string, unknown>, message: string): void
+  /** Upstream TLS files that do not load (backend-tls.ts); optional so a logger of warnings alone still fits. */
+  error? (object: Record<string, unknown>, message: string): void
 }
 
 /**
@@ -51,7 +53,7 @@ export class Upstream {
         old.delete(wanted.url)
         next.push(existing)
       } else {
-        next.push(new Target(wanted, settings))
+        next.push(new Target(wanted, settings, this.logger))
       }
     }
     for (const removed of old.values()) void removed.retire()

@@ -2,6 +2,7 @@ import t, { type Test } from 'tap'
 import { hashSecret } from '../../src/oauth/secret-hash.js'
 import { spawnGateway, startGatewayProcess } from '../helpers/spawn-gateway.js'
 import { tempConfig, type TempConfig } from '../helpers/temp-config.js'
+import { lineOf } from '../helpers/console-gateway.js'
 
 /** The shipped admin block with `auth` added under it. */
 function withAdminAuth (auth: string): (text: string) => string {
@@ -20,7 +21,8 @@ t.test('lanegate start refuses an admin listener off loopback without admin.auth
   t.teardown(() => config.remove())
   const started = startGatewayProcess({ config: config.file, env: { LANEGATE_ADMIN_HOST: '0.0.0.0' } })
   t.equal(await started.exited, 1)
-  t.match(started.errors(), /gateway\.yaml:31 admin\.host: the admin listener on 0\.0\.0\.0 \(not a loopback address\) needs admin\.auth/)
+  const line = await lineOf(config.file, 'host: ${LANEGATE_ADMIN_HOST')
+  t.match(started.errors(), new RegExp(`gateway\\.yaml:${line} admin\\.host: the admin listener on 0\\.0\\.0\\.0 \\(not a loopback address\\) needs admin\\.auth`))
   t.equal(started.output().includes('Admin listening'), false, 'nothing listened')
 })
 
@@ -89,6 +91,7 @@ t.test('a password_hash that is not a scrypt hash is a config error at its path 
   t.teardown(() => config.remove())
   const started = startGatewayProcess({ config: config.file })
   t.equal(await started.exited, 1)
-  t.match(started.errors(), /gateway\.yaml:34 admin\.auth\.basic\.password_hash: not a scrypt PHC hash/)
+  const line = await lineOf(config.file, 'password_hash: plain-text-password')
+  t.match(started.errors(), new RegExp(`gateway\\.yaml:${line} admin\\.auth\\.basic\\.password_hash: not a scrypt PHC hash`))
   t.equal(started.errors().includes('plain-text-password'), false, 'the value is not echoed')
 })

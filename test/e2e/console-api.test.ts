@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import t from 'tap'
-import { eventually, PRICING_CREDENTIAL, sendDispatches, sendTraffic, startConsoleGateway } from '../helpers/console-gateway.js'
+import { eventually, lineOf, PRICING_CREDENTIAL, sendDispatches, sendTraffic, startConsoleGateway } from '../helpers/console-gateway.js'
 
 async function view<T = Record<string, unknown>> (admin: string, name: string, query = ''): Promise<T> {
   const res = await fetch(`${admin}/api/console/${name}${query}`)
@@ -85,7 +85,8 @@ t.test('the console JSON of a real lanegate start: traffic, routes, explain, ups
       return cfg.last_reload?.outcome === 'rejected' ? cfg : undefined
     }, 15_000, 'the rejected reload')
     t.equal(rejected.version, 1)
-    t.match(rejected.last_reload?.problems, [/gateway\.yaml:162 rate_limits\.payments-per-ip\.points: /])
+    const line = await lineOf(c.config.file, 'payments-per-ip: { key: ip')
+    t.match(rejected.last_reload?.problems, [new RegExp(`gateway\\.yaml:${line} rate_limits\\.payments-per-ip\\.points: `)])
     await writeFile(c.config.file, text.replace('points: 5, window_seconds: 60', 'points: 6, window_seconds: 60'))
     const applied = await eventually(async () => {
       const cfg = await view<Config>(admin, 'config')

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path'
 import t from 'tap'
 import type { Page } from 'playwright-core'
 import { horizontalOverflow, openBrowser } from '../helpers/console-browser.js'
-import { eventually, sendDispatches, sendTraffic, startConsoleGateway } from '../helpers/console-gateway.js'
+import { eventually, lineOf, sendDispatches, sendTraffic, startConsoleGateway } from '../helpers/console-gateway.js'
 
 const VIEWS = ['overview', 'routes', 'upstreams', 'clients', 'config', 'dispatches'] as const
 
@@ -117,7 +117,8 @@ t.test('the console in a real headless Chromium against a real lanegate start', 
     const text = await readFile(c.config.file, 'utf8')
     await writeFile(c.config.file, text.replace('points: 5, window_seconds: 60', 'points: -5, window_seconds: 60'))
     await page.waitForSelector('#config-problem-list li', { timeout: 15_000 })
-    t.match(await page.locator('#config-problem-list li').allTextContents(), [/gateway\.yaml:162 rate_limits\.payments-per-ip\.points: /])
+    const line = await lineOf(c.config.file, 'payments-per-ip: { key: ip')
+    t.match(await page.locator('#config-problem-list li').allTextContents(), [new RegExp(`gateway\\.yaml:${line} rate_limits\\.payments-per-ip\\.points: `)])
     t.equal(await page.locator('#config-facts-version').textContent(), '1')
     await page.screenshot({ path: join(shots, 'config-rejected.png'), fullPage: true })
     await writeFile(c.config.file, text.replace('points: 5, window_seconds: 60', 'points: 6, window_seconds: 60'))

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import { repoPath } from './paths.js'
 import { runNode } from './run-node.js'
 import { spawnGateway, type SpawnedGateway } from './spawn-gateway.js'
@@ -71,6 +72,14 @@ export async function startConsoleGateway (t: Teardown): Promise<ConsoleGateway>
     return run.stdout
   }
   return { gw, admin: gw.admin as string, config, pricing, env, edit, cli }
+}
+
+/** The 1-based line of `file`'s text that contains `needle` (what a config problem's line should be). */
+export async function lineOf (file: string, needle: string): Promise<number> {
+  const lines = (await readFile(file, 'utf8')).split('\n')
+  const index = lines.findIndex((line) => line.includes(needle))
+  if (index < 0) throw new Error(`no line with ${needle} in ${file}`)
+  return index + 1
 }
 
 /** What `sendTraffic` sent and got. */

@@ -68,14 +68,16 @@ export async function spawnGateway (options: SpawnOptions = {}): Promise<Spawned
   }
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout?.on('data', () => {
-      const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(started.output())
+      const m = /listening at https?:\/\/127\.0\.0\.1:(\d+)/.exec(started.output())
       // The admin listener starts right after the public one: wait for its line too (unless it is off).
       if (m && (options.admin === false || /Admin listening on http/.test(started.output()))) resolve(Number(m[1]))
     })
     child.on('exit', (code) => reject(new Error(`lanegate exited ${code} before listening: ${started.output()}${started.errors()}`)))
   })
   const admin = /Admin listening on (http:\/\/[^ ]+)/.exec(started.output())?.[1]
-  return { ...started, port, base: `http://127.0.0.1:${port}`, admin }
+  // A TLS listener (server.tls) logs an https:// address: `base` then says https too.
+  const scheme = /listening at https:\/\/127\.0\.0\.1/.test(started.output()) ? 'https' : 'http'
+  return { ...started, port, base: `${scheme}://127.0.0.1:${port}`, admin }
 }
 
 /**

@@ -97,7 +97,9 @@ t.test('the Grafana dashboard queries only metrics the gateway exports', async (
 
 t.test('an upstream failure is classified by what the upstream did; the caller\'s own failures are not the upstream\'s', async (t) => {
   t.equal(upstreamFailureOutcome(unreachableError('The lane software', 'timeout')), 'timeout')
-  for (const kind of ['refused', 'reset', 'dns', 'tls', 'protocol', 'ejected', 'unreachable'] as const) {
+  // A failed handshake or certificate check has its own outcome (issue 21): an operator tells it from a down host.
+  t.equal(upstreamFailureOutcome(unreachableError('The lane software', 'tls')), 'tls')
+  for (const kind of ['refused', 'reset', 'dns', 'protocol', 'ejected', 'unreachable'] as const) {
     t.equal(upstreamFailureOutcome(unreachableError('The lane software', kind)), 'unreachable', kind)
   }
   t.equal(upstreamFailureOutcome(mirroredError('The lane software', 404, '')), 'http_4xx')

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { policyChain } from '../../config/schema.js'
-import type { ServiceConfig } from '../../config/types.js'
+import { backendTls, policyChain } from '../../config/schema.js'
+import type { BackendTlsConfig, ServiceConfig } from '../../config/types.js'
 import { settingsProperties, type SettingsOf } from '../service-settings.js'
 
 /** Methods a proxied route may serve (upper case; `lanegate validate` refuses `get`). */
@@ -53,6 +53,7 @@ const Upstream = Type.Object({
   }, { additionalProperties: false, default: {}, description: 'Health checks of the targets.' }),
   strip_prefix: Type.Boolean({ default: true, description: 'true: the service prefix is removed from the path sent upstream; false: sent as received.' }),
   credential: Type.Optional(Type.String({ minLength: 1, description: 'Sent upstream as the Authorization header (the caller\'s own never is).' })),
+  tls: Type.Optional(Type.Unsafe<BackendTlsConfig>(backendTls)),
 }, { additionalProperties: false, description: 'The upstream the service relays to.' })
 
 /** `services.<name>` settings of a `type: proxy` block beside prefix, envelope, policies and routes. */

@@ -23,6 +23,7 @@ export function proxyUpstreamSettings (upstream: ProxyUpstreamConfig): UpstreamS
       health: upstream.health,
       credential: upstream.credential,
       label: PROXY_LABEL,
+      tls: upstream.tls,
     }
     derived.set(upstream, settings)
   }
