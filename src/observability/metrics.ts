@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 import { asPromMetric, CounterFamily, HistogramFamily, type CounterCell, type HistogramCell } from './series.js'
+import { WebSocketMetrics } from './websocket-metrics.js'
 
 /** How one call to an upstream (a lane, a proxied service) ended. */
 export type UpstreamOutcome = 'ok' | 'http_4xx' | 'http_5xx' | 'unreachable' | 'timeout'
@@ -71,6 +72,8 @@ export class GatewayMetrics {
   readonly tokenErrors = new CounterFamily('lanegate_token_errors_total', 'Token endpoint refusals, by OAuth error code.', ['error'])
   readonly configReloads = new CounterFamily('lanegate_config_reloads_total', 'Config reloads by result (applied, unchanged, rejected).', ['result'])
   readonly fanoutDispatches = new CounterFamily('lanegate_fanout_dispatches_total', 'Fan-out dispatches that settled, by final status.', ['status'])
+  /** Open WebSockets, their messages and closes (websocket-metrics.ts). */
+  readonly websockets = new WebSocketMetrics(this.registry)
   readonly #routes = new Map<string, Map<string, RouteSeries>>()
   readonly #upstreams = new Map<string, { outcomes: Map<UpstreamOutcome, CounterCell>, duration: HistogramCell }>()
 

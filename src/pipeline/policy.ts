@@ -43,6 +43,11 @@ export interface PolicyContext<Codes extends string = string> {
   readonly routeId: string
   readonly envelope: EnvelopeName
   /**
+   * Whether the route may be upgraded to a WebSocket (docs/websocket.md): then a browser, which cannot set
+   * `Authorization` on a WebSocket, may send its bearer token as the `access_token` query parameter.
+   */
+  readonly websocket?: boolean
+  /**
    * A refusal for a code of the policy's own `errors` map, or a catalogued code (docs/errors.md). Return it from
    * the step; the route's envelope renders it.
    */
@@ -114,6 +119,13 @@ export interface PolicyPlugin<Options = any, Codes extends string = string> { //
    * rest of the chain would refuse it) and the step must `answer` it.
    */
   readonly answersPreflight?: boolean
+  /**
+   * Set by a policy whose step only reads the request, the caller and the config (no counter, no store): after a
+   * config reload, the gateway runs such steps again, from the new snapshot, on every WebSocket (and event stream)
+   * their route has open, and closes the connections they would now refuse with 1008 (docs/websocket.md). `auth`,
+   * `token-type`, `scope`, `organization` and `ip-restriction` set it; a limit (`rate-limit`) must not.
+   */
+  readonly recheck?: boolean
   /** One line describing what these options do (for `lanegate routes`). */
   summarize?(options: Options): string
   /**

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { policyChain } from '../../config/schema.js'
 import type { ServiceConfig } from '../../config/types.js'
+import { WebSocketLimitsSchema, websocketSwitchSchema, type WebSocketSwitch } from '../websocket-settings.js'
 
 /** Methods a proxied route may serve (upper case; `lanegate validate` refuses `get`). */
 export const PROXY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
@@ -70,6 +71,10 @@ export const ProxySettingsSchema = Type.Object({
     default: 8192,
     description: 'How many bytes of a failing upstream\'s body (4xx/5xx) are kept in upstream_body.',
   }),
+  websocket: Type.Optional(Type.Object({ ...WebSocketLimitsSchema.properties }, {
+    additionalProperties: false,
+    description: 'Limits of the block\'s WebSocket routes (those with `websocket:` set), unless a route sets its own (docs/websocket.md).',
+  })),
 })
 
 export type ProxySettings = Static<typeof ProxySettingsSchema>
@@ -84,6 +89,9 @@ export const ProxyRouteEntrySchema = Type.Object({
     description: 'Path below the prefix: static segments, `:name` parameters (seen by policies), and an optional final `*`.',
   }),
   policies: Type.Unsafe<Record<string, unknown>[]>(policyChain('The route\'s own policies, after the service\'s.')),
+  websocket: Type.Optional(Type.Unsafe<WebSocketSwitch>(websocketSwitchSchema(
+    '`true` (or limits `{ max_message_bytes, idle_timeout_seconds }`): a GET of the route may be upgraded to a WebSocket, relayed to the upstream once the route\'s chain passed (docs/websocket.md).',
+  ))),
 }, { additionalProperties: false, description: 'One proxied route.' })
 
 export type ProxyRouteEntry = Static<typeof ProxyRouteEntrySchema>
