@@ -52,6 +52,7 @@ services:
       limited: { methods: [GET], path: "/limited/*", websocket: true, policies: [ { rate-limit: { limit: two-per-client } } ] }
       small: { methods: [GET], path: "/small/*", websocket: { max_message_bytes: 1024, idle_timeout_seconds: 2 } }
       plain: { methods: [GET], path: "/plain/*" }
+      capped: { methods: [GET], path: "/capped/*", websocket: true, policies: [ { connection-limit: { key: client, max: 2 } } ] }
   gone:
     type: proxy
     prefix: /gone
@@ -226,4 +227,30 @@ t.test('a message over max_message_bytes closes with 1009; silence past idle_tim
   const closed = await closeOf(idle.ws)
   t.same([closed.code, closed.reason], [1001, 'idle timeout'])
   t.ok(closed.at - started >= 1900, `not before the idle timeout (${closed.at - started} ms)`)
+})
+
+t.test('connection-limit: the connection over max gets 429 in the envelope before any upgrade; a closed one frees its place', async (t) => {
+  const first = await openWs(`${wsBase}/events/capped/1`, { headers: bearer(rw) })
+  const second = await openWs(`${wsBase}/events/capped/2`, { headers: bearer(rw) })
+  const before = backend.handshakes.length
+  const third = await openWs(`${wsBase}/events/capped/3`, { headers: bearer(rw) })
+  t.same([first.open, second.open], [true, true])
+  t.same(third.open ? 'open' : [third.status, JSON.parse(third.body)], [429, { error: 'Too many requests', max_connections: 2 }])
+  t.equal(backend.handshakes.length, before, 'the refused upgrade never reached the backend')
+  // Another client has its own count.
+  const other = await openWs(`${wsBase}/events/capped/4`, { headers: bearer(ro) })
+  t.equal(other.open, true)
+  if (first.open) {
+    const closed = closeOf(first.ws)
+    first.ws.close()
+    await closed
+  }
+  let fourth = await openWs(`${wsBase}/events/capped/5`, { headers: bearer(rw) })
+  // The gateway sees the close a moment after the client does.
+  for (let i = 0; i < 50 && !fourth.open; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    fourth = await openWs(`${wsBase}/events/capped/5`, { headers: bearer(rw) })
+  }
+  t.equal(fourth.open, true, 'a place freed by a close is taken again')
+  for (const r of [second, other, fourth]) if (r.open) r.ws.close()
 })
