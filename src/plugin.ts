@@ -21,6 +21,11 @@ export type { ErrorCode } from './errors/catalogue.js'
 export { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox'
 export { bearerChallenge, defaultRealm } from './auth/bearer-challenge.js'
 export { clientIpKey } from './pipeline/client-ip.js'
+/**
+ * Open-connection counts for the host (a Map in one process; the primary's under `server.workers` > 1), for
+ * policies that bound connections rather than requests (`connection-limit`).
+ */
+export { connectionSlots, type ConnectionSlots } from './cluster/connection-slots.js'
 
 /**
  * Types a policy whose options are declared with TypeBox: `options` in `create`, `check` and `requires` is

@@ -1,18 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { clientIpKey, definePolicy, type StepOutcome } from '../../src/plugin.js'
+import { clientIpKey, connectionSlots, definePolicy, type StepOutcome } from '../../src/plugin.js'
 import { connectionLimitSchema } from './schema.js'
-
-/**
- * Open connections by `service/route` and key. Module-level, not per `create`: a reload builds the chain again,
- * and connections opened under the old snapshot still count (and are released) under the new one.
- */
-const open = new Map<string, number>()
 
 /**
  * `connection-limit`: bounds how many connections one client (or IP) has open on a route at once — WebSockets for
  * their whole life, and any other request (an event stream, a long download) until its response ends. The one
  * over `max` gets 429 `too_many_requests` before anything is upgraded or relayed. The count is held by this
- * process (per worker with `server.workers` > 1; docs/websocket.md).
+ * host: under `server.workers` > 1 the primary holds the counts for every worker (docs/websocket.md).
  */
 const connectionLimit = definePolicy({
   name: 'connection-limit',
@@ -27,25 +21,36 @@ const connectionLimit = definePolicy({
     const keyOf = options.key === 'ip'
       ? clientIpKey
       : (request: FastifyRequest) => context.principal(request)?.clientId ?? '(unknown)'
-    return function connectionLimitStep (request: FastifyRequest, reply: FastifyReply): StepOutcome {
-      const key = `${route}\u0000${keyOf(request)}`
-      const count = open.get(key) ?? 0
-      if (count >= options.max) {
-        return context.refuse('too_many_requests', { fields: { max_connections: options.max } })
-      }
-      open.set(key, count + 1)
+    const slots = connectionSlots()
+    const refusal = (): StepOutcome => context.refuse('too_many_requests', { fields: { max_connections: options.max } })
+    /** Gives the place back when the connection ends: an upgrade with its socket, any other request with its response. */
+    const holdUntilEnd = (request: FastifyRequest, reply: FastifyReply, key: string): void => {
       let released = false
       const release = (): void => {
         if (released) return
         released = true
-        const left = (open.get(key) ?? 1) - 1
-        if (left <= 0) open.delete(key)
-        else open.set(key, left)
+        slots.release(key)
       }
-      // An upgrade lives as long as its socket; an ordinary request until its response is done (or cut).
       if (request.headers.upgrade !== undefined) request.raw.socket.once('close', release)
       else reply.raw.once('close', release)
-      return undefined
+    }
+    return function connectionLimitStep (request: FastifyRequest, reply: FastifyReply): StepOutcome | Promise<StepOutcome> {
+      // Module-level counts (connectionSlots), keyed by route: a reload builds the chain again, and connections
+      // opened under the old snapshot still count and are released under the new one.
+      const key = `${route}\u0000${keyOf(request)}`
+      const allowed = slots.acquire(key, options.max)
+      if (allowed === true) {
+        holdUntilEnd(request, reply, key)
+        return undefined
+      }
+      if (allowed === false) return refusal()
+      return allowed.then((granted) => {
+        if (!granted) return refusal()
+        // The caller may have left while the primary answered: its place is given back at once.
+        if (request.raw.socket.destroyed) slots.release(key)
+        else holdUntilEnd(request, reply, key)
+        return undefined
+      })
     }
   },
 })
