@@ -49,6 +49,7 @@ export const SCENARIO_TITLES: Record<ScenarioId, string> = {
   'flood-429': 'The 429 path under a flood (content limit: 100 per hour) vs bare fastify hello-world',
   'latency-c1': 'Added latency of a proxied request at c=1 vs the lane hit directly',
   memory: 'RSS after many requests rotating through many distinct valid tokens',
+  websocket: 'WebSocket messages echoed per second through the live proxy vs the lane directly (and nginx), and RSS of idle connections',
 }
 
 function bearer (token: string): Record<string, string> {
