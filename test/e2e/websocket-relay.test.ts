@@ -20,7 +20,7 @@ const RW_HASH = '$scrypt$ln=15,r=8,p=1$VJNnriFV4HtjoqLcU/KggA$Oy75w3bu2mvI4sOD5u
 const RO_HASH = '$scrypt$ln=15,r=8,p=1$OkLffbHby4aOyVk43lqjbw$+vKJ3tlYmuYoe3DRP2rDXKz21gCtClj+y0AKee1E54g'
 
 const config = (backend: WsBackend, dead: number, dataDir: string): string => `
-server: { data_dir: ${dataDir} }
+server: { data_dir: ${dataDir}, request_timeout_ms: 1500, headers_timeout_ms: 1000 }
 admin: { port: 0 }
 issuer: { issuer: http://localhost:8080 }
 scopes:
@@ -253,4 +253,16 @@ t.test('connection-limit: the connection over max gets 429 in the envelope befor
   }
   t.equal(fourth.open, true, 'a place freed by a close is taken again')
   for (const r of [second, other, fourth]) if (r.open) r.ws.close()
+})
+
+t.test('an open WebSocket outlives server.request_timeout_ms (1.5 s here): the request timeout bounds the upgrade request only', async (t) => {
+  const opened = await openWs(`${wsBase}/events/stream/long`, { headers: bearer(rw) })
+  if (!opened.open) throw new Error('not upgraded')
+  let closed = false
+  opened.ws.once('close', () => { closed = true })
+  await new Promise((resolve) => setTimeout(resolve, 3500))
+  t.equal(closed, false, 'still open after twice the request timeout')
+  opened.ws.send('still there')
+  t.same(String((await nextMessage(opened.ws)).data), 'still there')
+  opened.ws.close()
 })
