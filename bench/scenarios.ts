@@ -50,6 +50,7 @@ export const SCENARIO_TITLES: Record<ScenarioId, string> = {
   'latency-c1': 'Added latency of a proxied request at c=1 vs the lane hit directly',
   tls: 'The auth-get request over HTTPS keep-alive vs plain HTTP, and new TLS handshakes per second (a new connection per request), beside nginx terminating TLS',
   memory: 'RSS after many requests rotating through many distinct valid tokens',
+  websocket: 'WebSocket messages echoed per second through the live proxy vs the lane directly (and nginx), and RSS of idle connections',
 }
 
 function bearer (token: string): Record<string, string> {

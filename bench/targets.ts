@@ -9,6 +9,10 @@ import { spread, type Spread } from './stats.js'
  * noise level (docs/performance.md).
  */
 export const TARGETS = {
+  /** Issue 22: messages/s echoed through the live proxy ÷ the lane direct, same rounds. */
+  websocketRatio: 0.5,
+  /** Issue 22: RSS of 10,000 idle WebSockets above an idle gateway. */
+  websocketIdleRssBytes: 150 * 1024 * 1024,
   /** Reported only since issue 16 (see authGetSameResponseRatio). */
   authGetRatio: 0.80,
   /** Issue 16: auth-get ÷ `fastify-same-response` (same body and headers), same rounds: a floor. */
@@ -115,6 +119,19 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
         met: last <= first * (1 + TARGETS.soakGrowth) && highest <= TARGETS.rssBytes,
       })
     }
+  }
+  const websocket = scenarios.find((s) => s.id === 'websocket')?.websocket
+  if (websocket !== undefined) {
+    const gateway = websocket.variants.find((v) => v.name === 'lanegate-live')
+    const nginx = websocket.variants.find((v) => v.name === 'nginx')
+    if (gateway !== undefined && Number.isFinite(gateway.ratio.median)) {
+      checks.push({ scenario: 'websocket', what: 'messages/s echoed through the live proxy ÷ the lane direct', goal: `≥ ${TARGETS.websocketRatio}×`, measured: `${round3(gateway.ratio.median)}× (${round3(gateway.ratio.min)}–${round3(gateway.ratio.max)})`, met: gateway.ratio.median >= TARGETS.websocketRatio })
+      if (nginx !== undefined && Number.isFinite(nginx.ratio.median)) {
+        checks.push({ scenario: 'websocket', what: 'the live proxy\'s ratio against nginx\'s ratio ÷ 2', goal: '> nginx ÷ 2', measured: `${round3(gateway.ratio.median)} vs ${round3(nginx.ratio.median / 2)}`, met: gateway.ratio.median > nginx.ratio.median / 2 })
+      }
+    }
+    const added = websocket.rssWithIdleConnections - websocket.rssIdleGateway
+    checks.push({ scenario: 'websocket', what: `RSS of ${websocket.idleConnections} idle WebSockets above an idle gateway`, goal: `≤ ${TARGETS.websocketIdleRssBytes / MB} MB at 10,000`, measured: `${(added / MB).toFixed(1)} MB`, met: added <= TARGETS.websocketIdleRssBytes * (websocket.idleConnections / 10_000) })
   }
   return checks
 }

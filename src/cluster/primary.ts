@@ -9,6 +9,7 @@ import { writePidFile } from '../pid-file.js'
 import type { ReloadCommand, ShutdownCommand } from '../runtime/ipc-messages.js'
 import { startPrimaryAdmin, type PrimaryAdmin } from './primary-admin.js'
 import { serveWorkerCounters } from './primary-counters.js'
+import { serveWorkerSlots } from './connection-slots.js'
 import { resolveWorkerCount } from './worker-count.js'
 
 /** A worker that dies sooner than this after its start counts as crash-looping: its restart is delayed. */
@@ -73,6 +74,8 @@ function runPrimary (options: PrimaryOptions): void {
   // rate-limiter-flexible's cluster limiter: the token endpoint's limiters in the workers count here.
   void new RateLimiterClusterMaster()
   const stopCounting = serveWorkerCounters()
+  // connection-limit's open-connection counts, one per key for every worker.
+  const stopSlots = serveWorkerSlots()
   let stopping = false
   let serving = false
   const startedAt = new Map<number, number>()
@@ -105,6 +108,7 @@ function runPrimary (options: PrimaryOptions): void {
       stopping = true
       logger.error({ worker_pid: worker.process.pid, code, signal }, 'a worker could not start: stopping')
       stopCounting()
+      stopSlots()
       stopWatching()
       killWorkers()
       exitAfterLogs(1)
@@ -150,6 +154,7 @@ function runPrimary (options: PrimaryOptions): void {
     waitForWorkers().then(() => {
       clearTimeout(deadline)
       stopCounting()
+      stopSlots()
       logger.info('every worker stopped')
       exitAfterLogs(0)
     }, () => {})

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 import { asPromMetric, CounterFamily, HistogramFamily, type CounterCell, type HistogramCell } from './series.js'
+import { WebSocketMetrics } from './websocket-metrics.js'
 
 /** How one call to an upstream (a lane, a proxied service) ended. */
 export type UpstreamOutcome = 'ok' | 'http_4xx' | 'http_5xx' | 'unreachable' | 'timeout' | 'tls'
@@ -73,6 +74,8 @@ export class GatewayMetrics {
   readonly fanoutDispatches = new CounterFamily('lanegate_fanout_dispatches_total', 'Fan-out dispatches that settled, by final status.', ['status'])
   /** Certificate name (`listener`) → its not-after time in seconds since the epoch. */
   readonly certificateExpiry = new Map<string, number>()
+  /** Open WebSockets, their messages and closes (websocket-metrics.ts). */
+  readonly websockets = new WebSocketMetrics(this.registry)
   readonly #routes = new Map<string, Map<string, RouteSeries>>()
   readonly #upstreams = new Map<string, { outcomes: Map<UpstreamOutcome, CounterCell>, duration: HistogramCell }>()
 

@@ -24,6 +24,7 @@ export type { ClientCertificate } from './client-certificate.js'
 export { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox'
 export { bearerChallenge, defaultRealm } from './bearer-challenge.js'
 export { clientIpKey } from './client-ip.js'
+export type { ConnectionSlots } from './connection-slots.js'
 
 /**
  * Types a policy whose options are declared with TypeBox: `options` in `create`, `check` and `requires` is

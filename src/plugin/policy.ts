@@ -3,6 +3,7 @@ import type { GatewayConfig } from '../config/types.js'
 import type { ConfigIndexes } from '../config/indexes.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
 import type { ClientCertificate } from './client-certificate.js'
+import type { ConnectionSlots } from './connection-slots.js'
 import type { ErrorCode } from '../errors/catalogue.js'
 import type { ErrorFields } from '../errors/gateway-error.js'
 import type { LimiterHandle } from './limiter.js'
@@ -50,6 +51,16 @@ export interface PolicyContext<Codes extends string = string> {
   readonly service: string
   readonly routeId: string
   readonly envelope: EnvelopeName
+  /**
+   * Whether the route may be upgraded to a WebSocket (docs/websocket.md): then a browser, which cannot set
+   * `Authorization` on a WebSocket, may send its bearer token as the `access_token` query parameter.
+   */
+  readonly websocket?: boolean
+  /**
+   * Open-connection counts held for the host (a Map in one process, the primary's under `server.workers` > 1), for
+   * policies that bound connections rather than requests (`connection-limit`).
+   */
+  readonly connectionSlots: ConnectionSlots
   /**
    * A refusal for a code of the policy's own `errors` map, or a catalogued code (docs/errors.md). Return it from
    * the step; the route's envelope renders it.
@@ -140,6 +151,13 @@ export interface PolicyPlugin<Options = any, Codes extends string = string> { //
    * rest of the chain would refuse it) and the step must `answer` it.
    */
   readonly answersPreflight?: boolean
+  /**
+   * Set by a policy whose step only reads the request, the caller and the config (no counter, no store): after a
+   * config reload, the gateway runs such steps again, from the new snapshot, on every WebSocket (and event stream)
+   * their route has open, and closes the connections they would now refuse with 1008 (docs/websocket.md). `auth`,
+   * `token-type`, `scope`, `organization` and `ip-restriction` set it; a limit (`rate-limit`) must not.
+   */
+  readonly recheck?: boolean
   /** One line describing what these options do (for `lanegate routes`). */
   summarize?(options: Options): string
   /**

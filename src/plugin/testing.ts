@@ -12,6 +12,7 @@ import type { GatewayConfig } from '../config/types.js'
 import { createErrorHandler } from '../errors/error-handler.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
 import { policyContext } from './context.js'
+import { localConnectionSlots } from './connection-slots.js'
 import type { LimiterHandle } from './limiter.js'
 import { policyOptions } from './options.js'
 import type { PolicyPlugin } from './policy.js'
@@ -78,6 +79,7 @@ export async function testPolicy<Options> (plugin: PolicyPlugin<Options>, option
     indexes,
     tokens: harness.tokens ?? refusingVerifier,
     limiter: harness.limiter ?? memoryLimiters(config),
+    connectionSlots: localConnectionSlots(),
     service: 'test',
     routeId: 'test',
     envelope,

@@ -40,7 +40,13 @@ export interface AdminQuery { channel: 'lanegate:admin', id: number, what: 'metr
 /** Worker → primary: the answer to one AdminQuery (`value` is undefined when the worker could not produce it). */
 export interface AdminAnswer { channel: 'lanegate:admin', id: number, value: unknown }
 
-export type PrimaryMessage = CountReply | ReloadCommand | ShutdownCommand | AdminQuery
+/** Worker → primary: take a place for an open connection of `key` (at most `max`), or give one back. */
+export interface SlotRequest { channel: 'lanegate:slots', op: 'acquire' | 'release', id: number, key: string, max: number }
+
+/** Primary → worker: whether the `acquire` with this `id` got its place. */
+export interface SlotReply { channel: 'lanegate:slots', id: number, allowed: boolean }
+
+export type PrimaryMessage = CountReply | ReloadCommand | ShutdownCommand | AdminQuery | SlotReply
 
 export function isMessage<T extends { channel: string }> (value: unknown, channel: T['channel']): value is T {
   return typeof value === 'object' && value !== null && (value as { channel?: unknown }).channel === channel

@@ -52,6 +52,22 @@ t.test('a tiny auth-get run writes a result file and a report, with only 2xx ans
   t.match(markdown, '| lanegate-auth-get | subject |')
 })
 
+t.test('a tiny websocket run echoes through the gateway and the lane directly, and measures idle connections', async (t) => {
+  const out = await mkdtemp(join(tmpdir(), 'lanegate-bench-smoke-ws-'))
+  t.teardown(() => rm(out, { recursive: true, force: true }))
+  const res = await runHarness(['--scenario', 'websocket', '--quick', '--duration', '0.5', '--warmup', '0.5', '--rounds', '1', '--no-peers', '--out', out])
+  t.equal(res.code, 0, res.stderr)
+  const json = (await readdir(out)).find((f) => f.endsWith('.json')) as string
+  const result = JSON.parse(await readFile(join(out, json), 'utf8')) as BenchResult
+  t.same(result.failures, [])
+  const measured = result.scenarios[0]?.websocket
+  t.same(measured?.variants.map((v) => v.name), ['lane-direct', 'lanegate-live'])
+  for (const v of measured?.variants ?? []) t.ok(v.messagesPerSecond.median > 0, `${v.name} echoed messages`)
+  t.ok((measured?.idleConnections ?? 0) > 0, `${measured?.idleConnections} idle connections held`)
+  t.ok((measured?.rssWithIdleConnections ?? 0) > 0, 'RSS read')
+  t.match(res.stdout, '| lanegate-live |')
+})
+
 t.test('a bad option exits 2 with the usage', async (t) => {
   const res = await runHarness(['--scenario', 'nope'])
   t.equal(res.code, 2)
