@@ -91,6 +91,15 @@ const serviceAccount = obj('A service account that obtains tokens with the clien
       created: str('Issue date, YYYY-MM-DD; `lanegate validate` warns when older than issuer.secret_max_age_days.', { pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
     }, ['hash', 'created']),
   },
+  api_keys: {
+    type: 'array',
+    description: 'Hashed API keys (the `api-key` policy): a key gives the same principal as this account\'s token. Several during rotation.',
+    default: [],
+    items: obj('One hashed API key.', {
+      hash: str('PHC string printed by `lanegate hash-secret` (the key itself is never written here).'),
+      created: str('Issue date, YYYY-MM-DD; `lanegate validate` warns when older than issuer.secret_max_age_days.', { pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+    }, ['hash', 'created']),
+  },
   scopes: { type: 'array', description: 'Scopes this account may be granted.', items: { type: 'string', description: 'A scope name.' }, uniqueItems: true },
   organization: str('Organization the account acts for (token claim organization_id).', { pattern: ORG_ID }),
   token_type: { type: 'string', enum: ['service'], description: 'Type of token issued (service accounts issue service tokens).', default: 'service' },

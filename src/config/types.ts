@@ -147,6 +147,8 @@ export interface ServiceAccountConfig {
   name: string
   /** More than one during rotation; remove the old one to reject it. */
   secrets: ServiceAccountSecret[]
+  /** Hashed API keys accepted by the `api-key` policy for this account (same shape as a secret). */
+  api_keys: ServiceAccountSecret[]
   scopes: string[]
   organization: string
   token_type: 'service'

@@ -49,11 +49,13 @@ function serviceSchema (module: ServiceModule): ServiceSchema {
 
 function checkSecretHashes (config: GatewayConfig, report: Report): void {
   config.service_accounts.forEach((account, i) => {
-    account.secrets.forEach((secret, j) => {
-      if (parseSecretHash(secret.hash) === undefined) {
-        report(['service_accounts', i, 'secrets', j, 'hash'], 'not a scrypt PHC hash; create one with `lanegate hash-secret` (never paste a plain secret)')
-      }
-    })
+    for (const [list, what] of [['secrets', 'secret'], ['api_keys', 'key']] as const) {
+      account[list].forEach((secret, j) => {
+        if (parseSecretHash(secret.hash) === undefined) {
+          report(['service_accounts', i, list, j, 'hash'], `not a scrypt PHC hash; create one with \`lanegate hash-secret\` (never paste a plain ${what})`)
+        }
+      })
+    }
   })
 }
 
@@ -78,8 +80,8 @@ function checkServices (config: GatewayConfig, catalog: Catalog, indexes: Config
       }
       const atChain = Array.isArray(routeEntry) ? ['services', serviceName, 'routes', routeId] : ['services', serviceName, 'routes', routeId, 'policies']
       const own = routePolicies(routeEntry).map((entry, i): Placed => ({ entry, at: [...atChain, i] }))
-      checkChain(own, before, config, catalog, indexes, report)
-      if (!servicePolicies.some(({ entry }) => policyName(entry) === 'auth') && !own.some(({ entry }) => policyName(entry) === 'auth')) {
+      const ran = checkChain(own, before, config, catalog, indexes, report)
+      if (!ran.has('auth')) {
         warnings.push({ path: formatPath(['services', serviceName, 'routes', routeId]), message: 'route has no auth policy: anyone can call it' })
       }
     }
@@ -121,6 +123,7 @@ function checkChain (chain: Placed[], ranBefore: ReadonlySet<string>, config: Ga
       report([...at, name, ...splitPointer(problem.path)], problem.message)
     }
     before.add(name)
+    for (const stoodFor of plugin.provides ?? []) before.add(stoodFor)
   }
   return before
 }

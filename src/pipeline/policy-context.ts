@@ -6,7 +6,7 @@ import type { Refusal } from '../runtime/step.js'
 import type { PolicyContext, PolicyPlugin, RefuseOptions } from './policy.js'
 
 /** The route-level facts a context is built from (everything but `refuse` and `principal`). */
-export type RouteFacts = Omit<PolicyContext, 'refuse' | 'principal' | 'answer'>
+export type RouteFacts = Omit<PolicyContext, 'refuse' | 'principal' | 'setPrincipal' | 'answer'>
 
 /**
  * The context one policy's `create` gets for one route. `refuse` turns the policy's own `errors` entries into
@@ -26,6 +26,7 @@ export function policyContext (plugin: PolicyPlugin, facts: RouteFacts): PolicyC
         return entry === undefined ? new GatewayError(code as ErrorCode, options) : declaredError(code, entry, options)
       },
     principal: principalOf,
+    setPrincipal,
     answer: answerWith,
   }
 }
@@ -36,6 +37,10 @@ function answerWith (status: number, headers: Record<string, string>): Refusal {
 
 function principalOf (request: FastifyRequest): Principal | undefined {
   return request.gw.principal
+}
+
+function setPrincipal (request: FastifyRequest, principal: Principal): void {
+  request.gw.principal = principal
 }
 
 const entriesByPlugin = new WeakMap<PolicyPlugin, Record<string, CatalogueEntry>>()

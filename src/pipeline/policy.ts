@@ -50,6 +50,11 @@ export interface PolicyContext<Codes extends string = string> {
   /** The authenticated caller, or undefined when no `auth` step ran before this one. */
   principal (request: FastifyRequest): Principal | undefined
   /**
+   * Records the caller this step authenticated (what `auth` does with a token, `api-key` with a key): later steps
+   * read it with `principal`. A policy that calls it declares `provides: ['auth']`.
+   */
+  setPrincipal (request: FastifyRequest, principal: Principal): void
+  /**
    * A complete answer without a body (status and headers), returned by the step like a refusal; it ends the
    * chain. For policies that answer a request themselves, e.g. `cors` answering a preflight with 204.
    */
@@ -106,6 +111,11 @@ export interface PolicyPlugin<Options = any, Codes extends string = string> { //
   readonly errors?: Readonly<Record<Codes, DeclaredError>>
   /** Policies that must appear earlier in the same chain, given these options. */
   requires?(options: Options, config?: GatewayConfig): string[]
+  /**
+   * Policies this one stands in for in other policies' `requires`: `api-key` provides `auth` (it sets the same
+   * principal with `context.setPrincipal`), so `scope` or `organization` may follow it.
+   */
+  readonly provides?: readonly string[]
   /** Checks that need the whole config (e.g. that named scopes exist). */
   check?(options: Options, config: GatewayConfig, indexes: ConfigIndexes): PolicyOptionProblem[]
   /**

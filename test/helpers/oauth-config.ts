@@ -30,6 +30,7 @@ async function account (clientId: string, scopes: string[], secrets: string[], s
     client_id: clientId,
     name: `${clientId} (test)`,
     secrets: await Promise.all(secrets.map(async (s) => ({ hash: await hashSecret(s, LOG_N), created: '2026-01-15' }))),
+    api_keys: [],
     scopes,
     organization: 'org_acme',
     token_type: 'service',

@@ -15,7 +15,7 @@ const lane: LaneConfig = { base_url: 'http://127.0.0.1:9', connect_timeout_ms: 1
  */
 export function testConfig (userJwks: { keys: JWK[] }, extraIssuers: UserTokenIssuerConfig[] = []): GatewayConfig {
   const account = (client_id: string, organization: string, scopes: string[], status: 'active' | 'revoked' = 'active') =>
-    ({ client_id, name: client_id, secrets: [], scopes, organization, token_type: 'service' as const, status })
+    ({ client_id, name: client_id, secrets: [], api_keys: [], scopes, organization, token_type: 'service' as const, status })
   return {
     plugins: [],
     server: {
