@@ -57,9 +57,16 @@ module.exports = {
     {
       name: 'plugins-use-the-public-contract',
       severity: 'error',
-      comment: 'Built-in policies import only lanegate/plugin (src/plugin.ts) and each other\'s helpers: no back doors an outside plugin lacks.',
+      comment: 'Built-in policies import only lanegate/plugin (src/plugin/index.ts) and their own files (and the shared helpers beside them under plugins/): no back doors an outside plugin lacks.',
       from: { path: '^plugins/' },
-      to: { path: '^src/', pathNot: '^src/plugin\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/plugin/index\\.ts$' },
+    },
+    {
+      name: 'plugin-contract-stands-alone',
+      severity: 'error',
+      comment: 'src/plugin/ (the contract: types, context, response phase, test harness) imports nothing of the gateway but the lowest layers, config/ and errors/: the pipeline, services and runtime implement its interfaces, not the reverse.',
+      from: { path: '^src/plugin/' },
+      to: { path: '^(src|plugins)/', pathNot: '^src/(plugin|config|errors)/' },
     },
   ],
   options: {

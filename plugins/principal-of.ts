@@ -1,4 +1,4 @@
-import type { PolicyContext, Refusal } from '../src/plugin.js'
+import type { PolicyContext, Refusal } from '../src/plugin/index.js'
 
 /**
  * The refusal for a step that needs the caller when `context.principal(request)` has none. Policies that need it

@@ -1,4 +1,4 @@
-import { Type, type TUnsafe } from '../src/plugin.js'
+import { Type, type TUnsafe } from '../src/plugin/index.js'
 
 /**
  * A string enum as plain JSON Schema `{type: 'string', enum}` (TypeBox's own `Union` of literals becomes `anyOf`,

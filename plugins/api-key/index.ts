@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import {
   bearerChallenge, defaultRealm, definePolicy, isRefusal, type PolicyContext, type Principal, type Refusal, type RefuseOptions, type StepOutcome, type TokenSlot,
-} from '../../src/plugin.js'
+} from '../../src/plugin/index.js'
 import { removeQueryParameter } from './strip-query.js'
 import { apiKeySchema } from './schema.js'
 
@@ -36,8 +36,6 @@ const apiKey = definePolicy({
   },
   create (options, context) {
     const [header, query] = sources(options)
-    const keys = context.shared.apiKeys
-    const tokens = context.shared.tokens
     const keyChallenge = `ApiKey realm="${defaultRealm}"`
     const challenge = options.bearer ? `${keyChallenge}, ${bearerChallenge(defaultRealm)}` : keyChallenge
     const missing: RefuseOptions = { headers: { 'WWW-Authenticate': challenge } }
@@ -60,11 +58,10 @@ const apiKey = definePolicy({
       const authorization = options.bearer ? request.headers.authorization : undefined
       if (presented === undefined) {
         if (authorization === undefined) return context.refuse('unauthenticated', missing)
-        return verifyBearer(request, authorization, context, tokens, missing)
+        return verifyBearer(request, authorization, context, missing)
       }
       if (authorization !== undefined) return context.refuse('bad_request', both)
-      const snapshot = request.gw.snapshot
-      const outcome = keys.verify(presented, snapshot.config, snapshot.indexes)
+      const outcome = context.apiKeys.verify(presented)
       if (!(outcome instanceof Promise)) return settle(request, outcome)
       return outcome.then(function keyChecked (checked) { return settle(request, checked) })
     }
@@ -124,14 +121,13 @@ function slotOf (request: FastifyRequest): TokenSlot {
 }
 
 /** With `bearer: true` and no key: the bearer token verified as `auth` verifies it (default realm). */
-function verifyBearer (request: FastifyRequest, authorization: string, context: PolicyContext, tokens: PolicyContext['shared']['tokens'], missing: RefuseOptions): StepOutcome | Promise<StepOutcome> {
+function verifyBearer (request: FastifyRequest, authorization: string, context: PolicyContext, missing: RefuseOptions): StepOutcome | Promise<StepOutcome> {
   const match = credentialsHeader.exec(authorization)
   const token = match?.[2]?.trim() ?? ''
   if (match === null || match[1]?.toLowerCase() !== 'bearer' || token === '') return context.refuse('unauthenticated', missing)
-  const snapshot = request.gw.snapshot
   let verified: Principal | Promise<Principal>
   try {
-    verified = tokens.verifyFast(token, snapshot.config, snapshot.indexes, slotOf(request))
+    verified = context.tokens.verify(token, slotOf(request))
   } catch (error) {
     return refusal(error)
   }

@@ -1,14 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import {
   bearerChallenge, defaultRealm, definePolicy, isRefusal, type ErrorCode, type PolicyContext, type Principal, type Refusal, type StepOutcome, type TokenSlot,
-} from '../../src/plugin.js'
+} from '../../src/plugin/index.js'
 import { authSchema } from './schema.js'
 
 /** `<scheme> <credentials>`; the scheme is compared case-insensitively (RFC 9110 §11.1). */
 const credentialsHeader = /^([^ \t]+)(?:[ \t]+(.*))?$/
 
 /**
- * `auth`: verifies the bearer token of the `Authorization` header and sets `request.gw.principal`.
+ * `auth`: verifies the bearer token of the `Authorization` header and sets the request's caller (`context.setPrincipal`).
  * Only the header is read: a token in the query string or body is ignored (RFC 6750 §2.3 is not offered), and a
  * header token together with a query token is a 400 because a client must use one method only (B13).
  */
@@ -29,7 +29,7 @@ const auth = definePolicy({
   },
   create (options, context) {
     const realm = options.realm
-    const verifier = context.shared.tokens
+    const verifier = context.tokens
     // No header, `Basic …`, another scheme or a bare `Bearer`: no credentials this API accepts, so the challenge
     // carries no `error` parameter (RFC 6750 §3.1).
     const missingCredentials = { headers: { 'WWW-Authenticate': bearerChallenge(realm) } }
@@ -40,20 +40,19 @@ const auth = definePolicy({
         return context.refuse('bad_request', { message: 'Send the access token in the Authorization header only.' })
       }
       // The verifier checks the RFC 6750 b64token syntax before it first verifies a token (not on a cache hit).
-      const snapshot = request.gw.snapshot
       let verified: Principal | Promise<Principal>
       try {
-        verified = verifier.verifyFast(token, snapshot.config, snapshot.indexes, slotOf(request))
+        verified = verifier.verify(token, slotOf(request))
       } catch (error) {
         return refusal(withRealm(error, realm, context))
       }
       // A cached token answers synchronously: the chain goes on without a promise.
       if (!(verified instanceof Promise)) {
-        request.gw.principal = verified
+        context.setPrincipal(request, verified)
         return
       }
       return verified.then(
-        function verifiedToken (principal) { request.gw.principal = principal },
+        function verifiedToken (principal) { context.setPrincipal(request, principal) },
         function rejectedToken (error) { return refusal(withRealm(error, realm, context)) },
       )
     }

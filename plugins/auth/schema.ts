@@ -1,4 +1,4 @@
-import { Type, defaultRealm, type Static } from '../../src/plugin.js'
+import { Type, defaultRealm, type Static } from '../../src/plugin/index.js'
 
 export const authSchema = Type.Object({
   realm: Type.String({

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { definePolicy, type StepOutcome } from '../../src/plugin.js'
+import { definePolicy, type StepOutcome } from '../../src/plugin/index.js'
 import { corsSchema } from './schema.js'
 
 /**

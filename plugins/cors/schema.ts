@@ -1,4 +1,4 @@
-import { Type, type Static } from '../../src/plugin.js'
+import { Type, type Static } from '../../src/plugin/index.js'
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 

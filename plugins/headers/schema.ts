@@ -1,4 +1,4 @@
-import { Type, type Static } from '../../src/plugin.js'
+import { Type, type Static } from '../../src/plugin/index.js'
 
 const NAME = '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+$'
 const changes = (what: string) => Type.Object({

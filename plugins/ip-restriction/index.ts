@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import ipaddr from 'ipaddr.js'
-import { definePolicy, type PolicyOptionProblem, type StepOutcome } from '../../src/plugin.js'
+import { definePolicy, type PolicyOptionProblem, type StepOutcome } from '../../src/plugin/index.js'
 import { ipRestrictionSchema } from './schema.js'
 
 type Block = [ipaddr.IPv4 | ipaddr.IPv6, number]

@@ -1,4 +1,4 @@
-import { Type, type Static } from '../../src/plugin.js'
+import { Type, type Static } from '../../src/plugin/index.js'
 
 const cidrList = (description: string) => Type.Array(Type.String({ minLength: 2, description: 'An IPv4 or IPv6 address or CIDR block (10.0.0.0/8, 2001:db8::/32).' }), {
   minItems: 1,

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { definePolicy, type PolicyContext, type Refusal, type StepOutcome } from '../../src/plugin.js'
+import { definePolicy, type PolicyContext, type Refusal, type StepOutcome } from '../../src/plugin/index.js'
 import { noPrincipal } from '../principal-of.js'
 import { organizationSchema, type OrganizationOptions } from './schema.js'
 
@@ -49,7 +49,7 @@ const organization = definePolicy({
       const target = targetOf(request, options, context)
       if (target === undefined) return
       if (typeof target !== 'string') return target
-      const { indexes } = request.gw.snapshot
+      const indexes = context.indexes
       const reachable = indexes.reachable(principal.organizationId).has(target)
       if (notFound) {
         const store = indexes.stores.get(target)

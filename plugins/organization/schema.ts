@@ -1,4 +1,4 @@
-import { Type, type Static } from '../../src/plugin.js'
+import { Type, type Static } from '../../src/plugin/index.js'
 
 export const organizationSchema = Type.Object({
   param: Type.Optional(Type.String({ minLength: 1, description: 'Name of the path parameter (e.g. store_org_id) holding the target id.' })),

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { clientIpKey, definePolicy, type CountOutcome, type GatewayConfig, type PolicyContext, type Principal, type StepOutcome } from '../../src/plugin.js'
+import { clientIpKey, definePolicy, type CountOutcome, type GatewayConfig, type PolicyContext, type Principal, type StepOutcome } from '../../src/plugin/index.js'
 import { rateLimitSchema, type RateLimitOptions } from './schema.js'
 
 /**
@@ -36,8 +36,8 @@ const rateLimit = definePolicy({
   create (options, context) {
     const limit = context.config.rate_limits[options.limit]
     if (limit === undefined) throw new Error(`unknown rate limit "${options.limit}"`)
-    const counter = context.shared.limiters.counter(options.limit, limit)
-    const failOpen = context.shared.limiters.onStoreError === 'open'
+    const counter = context.limiter(options.limit)
+    const failOpen = counter.onStoreError === 'open'
     const points = String(limit.points)
     const keyOf = limit.key === 'ip'
       ? clientIpKey

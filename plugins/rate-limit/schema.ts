@@ -1,4 +1,4 @@
-import { Type, type Static } from '../../src/plugin.js'
+import { Type, type Static } from '../../src/plugin/index.js'
 
 export const rateLimitSchema = Type.Object({
   limit: Type.String({ minLength: 1, description: 'Name of a limit under rate_limits. Routes naming the same limit share its counters.' }),

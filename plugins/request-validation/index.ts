@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ValidateFunction } from 'ajv'
-import { definePolicy, type PolicyContext, type PolicyOptionProblem, type StepOutcome } from '../../src/plugin.js'
+import { definePolicy, type PolicyContext, type PolicyOptionProblem, type StepOutcome } from '../../src/plugin/index.js'
 import { readBodyAndKeepIt } from './read-body.js'
 import { requestValidationSchema } from './schema.js'
 import { compilePart, failureOf, schemaProblems, type Failure, type Part } from './validators.js'

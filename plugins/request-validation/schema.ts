@@ -1,4 +1,4 @@
-import { Type, type Static } from '../../src/plugin.js'
+import { Type, type Static } from '../../src/plugin/index.js'
 
 /** A JSON Schema given in gateway.yaml; checked as a schema (and compiled) by the policy's `check`. */
 const jsonSchema = (description: string) => Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object', description }))

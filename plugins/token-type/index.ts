@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { bearerChallenge, defaultRealm, definePolicy, type StepOutcome } from '../../src/plugin.js'
+import { bearerChallenge, defaultRealm, definePolicy, type StepOutcome } from '../../src/plugin/index.js'
 import { noPrincipal } from '../principal-of.js'
 import { tokenTypeSchema } from './schema.js'
 

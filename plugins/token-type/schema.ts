@@ -1,4 +1,4 @@
-import { Type, type Static } from '../../src/plugin.js'
+import { Type, type Static } from '../../src/plugin/index.js'
 import { StringEnum } from '../string-enum.js'
 
 export const tokenTypeSchema = Type.Object({

@@ -1,7 +1,7 @@
 import FindMyWay from 'find-my-way'
 import { buildIndexes, type ConfigIndexes } from '../config/indexes.js'
 import type { GatewayConfig } from '../config/types.js'
-import type { Explanation } from '../pipeline/policy.js'
+import type { Explanation } from '../plugin/policy.js'
 import type { Catalog } from '../pipeline/registry.js'
 import type { Principal } from '../runtime/request-context.js'
 import { declaredRoutes, moduleForService } from '../services/service-module.js'

@@ -3,7 +3,7 @@ import { policyName } from '../config/semantic-checks.js'
 import { routePolicies } from '../config/types.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
 import { JWKS_PATH, METADATA_PATH, TOKEN_PATH } from '../oauth/metadata.js'
-import type { PolicyPlugin } from '../pipeline/policy.js'
+import type { PolicyPlugin } from '../plugin/policy.js'
 import type { Catalog } from '../pipeline/registry.js'
 import { declaredRoutes, moduleForService, type RouteDeclaration } from '../services/service-module.js'
 

@@ -53,7 +53,7 @@ export function createErrorHandler (fallback: EnvelopeName = 'plain', observe?: 
     if (error instanceof PolicyAnswer) {
       reply.code(error.status)
       for (const [name, value] of Object.entries(error.headers)) reply.header(name, value)
-      reply.send()
+      reply.send(error.body)
       return
     }
     const gwError = toGatewayError(error)

@@ -78,12 +78,12 @@ export function declaredError (code: DeclaredCode, entry: CatalogueEntry, option
 }
 
 /**
- * Not an error: a policy's complete answer to a request, with no body (a CORS preflight's 204 and its
- * `Access-Control-*` headers). A step returns it like a refusal, so it costs passing steps nothing; the error
+ * Not an error: a policy's complete answer to a request (a CORS preflight's 204 and its `Access-Control-*`
+ * headers; a small body when the policy gives one, at most the response phase's limit). A step returns it like a refusal, so it costs passing steps nothing; the error
  * handler sends it as it is, unlogged, in no envelope.
  */
 export class PolicyAnswer extends GatewayError {
-  constructor (status: number, headers: Record<string, string>) {
+  constructor (status: number, headers: Record<string, string>, readonly body?: string | Buffer) {
     super('bad_request', { headers }, { status, message: 'answered by a policy', shape: 'code' })
     this.name = 'PolicyAnswer'
   }

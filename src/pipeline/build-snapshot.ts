@@ -3,8 +3,9 @@ import { policyName } from '../config/semantic-checks.js'
 import { routePolicies, type GatewayConfig } from '../config/types.js'
 import type { SharedResources } from '../runtime/shared-resources.js'
 import { chainKey, type Snapshot } from '../runtime/snapshot.js'
-import type { PolicyStep } from '../runtime/step.js'
-import { policyContext } from './policy-context.js'
+import type { PolicyStep } from '../plugin/step.js'
+import { policyContext } from '../plugin/context.js'
+import { policyViews } from './policy-views.js'
 import type { Catalog } from './registry.js'
 
 /**
@@ -16,6 +17,7 @@ export function buildSnapshot (config: GatewayConfig, version: number, catalog: 
   const indexes = buildIndexes(config)
   const chains = new Map<string, readonly PolicyStep[]>()
   const preflights = new Map<string, readonly PolicyStep[]>()
+  const views = policyViews(shared, config, indexes)
   for (const [service, settings] of Object.entries(config.services)) {
     for (const [routeId, routeEntry] of Object.entries(settings.routes)) {
       const preflight: PolicyStep[] = []
@@ -23,7 +25,7 @@ export function buildSnapshot (config: GatewayConfig, version: number, catalog: 
         const name = policyName(entry)
         const plugin = catalog.plugins.get(name)
         if (plugin === undefined) throw new Error(`unknown policy "${name}"`)
-        const step = plugin.create(entry[name] ?? {}, policyContext(plugin, { config, indexes, shared, service, routeId, envelope: settings.envelope }))
+        const step = plugin.create(entry[name] ?? {}, policyContext(plugin, { config, indexes, ...views, service, routeId, envelope: settings.envelope }))
         if (plugin.answersPreflight === true) preflight.push(step)
         return step
       })

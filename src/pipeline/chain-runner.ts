@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import type { PolicyStep, StepOutcome } from '../runtime/step.js'
+import { runSteps } from '../plugin/run-steps.js'
 import { GatewayError } from '../errors/gateway-error.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
 import { chainKey } from '../runtime/snapshot.js'
@@ -45,40 +45,4 @@ export function createPreflightRunner (current: () => Snapshot, service: string,
     }
     runSteps(steps, 0, request, reply, done)
   }
-}
-
-/**
- * Runs `chain` from step `from`: synchronous steps in a loop, a promise resumes the loop when it settles. A step
- * refuses the request by returning (or resolving to) a GatewayError, or by throwing; both end the chain with
- * that error. Exported so that tests run their policy chains exactly the way routes do.
- */
-export function runSteps (chain: readonly PolicyStep[], from: number, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  for (let i = from; i < chain.length; i++) {
-    let outcome: StepOutcome | Promise<StepOutcome>
-    try {
-      outcome = (chain[i] as PolicyStep)(request, reply)
-    } catch (error) {
-      done(asError(error))
-      return
-    }
-    if (outcome === undefined) continue
-    if (outcome instanceof GatewayError) {
-      done(outcome)
-      return
-    }
-    outcome.then(
-      function stepSettled (settled) {
-        if (settled instanceof GatewayError) done(settled)
-        else runSteps(chain, i + 1, request, reply, done)
-      },
-      function stepFailed (error: unknown) { done(asError(error)) },
-    )
-    return
-  }
-  done()
-}
-
-/** `done(undefined)` would let the request through: a step that throws nothing still fails the request. */
-function asError (thrown: unknown): Error {
-  return thrown instanceof Error ? thrown : new Error(`a policy step failed with ${String(thrown)}`)
 }

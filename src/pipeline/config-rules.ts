@@ -8,7 +8,7 @@ import { routePolicies, type GatewayConfig, type PolicyEntry } from '../config/t
 import { parseSecretHash } from '../oauth/secret-hash.js'
 import { declaredRoutes, moduleForService, type ServiceModule } from '../services/service-module.js'
 import { loadOutsidePlugins, type Report } from './load-plugins.js'
-import { checkPolicyOptions } from './policy-options.js'
+import { checkPolicyOptions } from '../plugin/options.js'
 import type { Catalog } from './registry.js'
 
 /**

@@ -3,7 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Ajv } from 'ajv'
 import { isErrorCode } from '../errors/catalogue.js'
-import type { PolicyPlugin } from './policy.js'
+import type { PolicyPlugin } from '../plugin/policy.js'
 import type { Catalog } from './registry.js'
 
 /** Reports a problem at a YAML path (segments below the file's root). */
@@ -18,7 +18,9 @@ export type Report = (segments: (string | number)[], message: string) => void
 export async function loadOutsidePlugins (base: Catalog, references: readonly string[], baseDir: string, report: Report): Promise<Catalog> {
   const plugins = new Map(base.plugins)
   const outside = new Map<string, string>()
+  // The built-in policies' own codes are taken too: an outside `ip_not_allowed` would make one code name two answers.
   const codes = new Map<string, string>()
+  for (const plugin of base.plugins.values()) for (const code of Object.keys(plugin.errors ?? {})) codes.set(code, `built-in policy "${plugin.name}"`)
   for (const [index, reference] of references.entries()) {
     const at = ['plugins', index]
     let exported: unknown

@@ -1,4 +1,4 @@
-import type { PolicyPlugin } from './policy.js'
+import type { PolicyPlugin } from '../plugin/policy.js'
 import type { ServiceModule } from '../services/service-module.js'
 import { serviceModules } from '../services/registry.js'
 import auth from '../../plugins/auth/index.js'

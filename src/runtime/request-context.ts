@@ -1,37 +1,17 @@
-import type { EnvelopeName } from '../errors/envelopes.js'
+import type { Principal, RequestState } from '../plugin/request-state.js'
 import type { Snapshot } from './snapshot.js'
 
-/** Who is calling, as the auth policy established it from a verified bearer token. */
-export interface Principal {
-  tokenType: 'service' | 'user'
-  /** `sub` claim. */
-  subject: string
-  /** `client_id` claim (service accounts: the account's client id). */
-  clientId: string
-  /** `organization_id` claim: the organization whose tree the caller may reach. */
-  organizationId: string
-  scopes: ReadonlySet<string>
-  /** `jti` claim. */
-  tokenId: string
-  /** `exp` claim, seconds since epoch. */
-  expiresAt: number
-  issuer: string
-}
+export type { Principal }
 
 /**
- * What one request carries through its policy chain and handler. The snapshot is taken once when the request
- * starts, so a hot reload never changes the rules half-way through a request.
+ * What one request carries through its policy chain and handler: the contract's `RequestState` (route, caller,
+ * response hooks) and, inside the gateway, the config snapshot taken once when the request starts, so a hot reload
+ * never changes the rules half-way through a request.
  */
-export interface RequestContext {
-  readonly snapshot: Snapshot
-  readonly service: string
-  readonly routeId: string
-  readonly envelope: EnvelopeName
-  principal?: Principal
-}
+export type RequestContext = RequestState
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    gw: RequestContext
+declare module '../plugin/request-state.js' {
+  interface RequestState {
+    readonly snapshot: Snapshot
   }
 }

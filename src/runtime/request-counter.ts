@@ -1,14 +1,9 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 
-/** One request counted against a limit. */
-export interface CountOutcome {
-  /** False once the window's points are used up (this request is the one refused). */
-  readonly allowed: boolean
-  /** Points left in the window after this request (0 when refused). */
-  readonly remaining: number
-  /** Milliseconds until the window resets. */
-  readonly msBeforeReset: number
-}
+import type { CountOutcome } from '../plugin/limiter.js'
+
+/** One request counted against a limit (declared by the contract: `context.limiter` hands it to policies). */
+export type { CountOutcome }
 
 /**
  * Counts requests against one named limit. The memory counter answers synchronously, so a route whose limits are

@@ -4,6 +4,7 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { GatewayConfig, RateLimitConfig } from '../config/types.js'
 import type { ConfigIndexes } from '../config/indexes.js'
 import type { Principal } from './request-context.js'
+import type { TokenSlot } from '../plugin/tokens.js'
 import type { RequestCounter } from './request-counter.js'
 import type { Store } from '../store/store.js'
 import type { SharedUpstreams } from '../upstream/registry.js'
@@ -33,18 +34,11 @@ export interface TokenVerifier {
   verifyFast (token: string, config: GatewayConfig, indexes: ConfigIndexes, slot?: TokenSlot): Principal | Promise<Principal>
 }
 
-/**
- * What the verifier remembers of one connection: the last token by its exact text and its cache entry, so the
- * next request with the same token skips the cache key's digest. Opaque to the caller, who keeps one per socket;
- * it holds at most one token, and a hit is still checked for expiry, issuer rules and account status.
- */
-export interface TokenSlot {
-  token?: string
-  entry?: unknown
-}
+/** What the verifier remembers of one connection (declared by the contract: `context.tokens`). */
+export type { TokenSlot }
 
-/** Why an API key was not accepted: unknown or wrong, its account revoked, or too many first-seen keys at once. */
-export type ApiKeyFailure = 'invalid' | 'revoked' | 'busy'
+import type { ApiKeyFailure } from '../plugin/api-keys.js'
+export type { ApiKeyFailure }
 
 /** Verifies API keys (`service_accounts[].api_keys`), with a bounded cache of verified and of wrong keys. */
 export interface ApiKeyVerifier {

@@ -1,6 +1,6 @@
 import type { GatewayConfig } from '../config/types.js'
 import type { ConfigIndexes } from '../config/indexes.js'
-import type { PolicyStep } from './step.js'
+import type { PolicyStep } from '../plugin/step.js'
 
 /**
  * One validated, immutable configuration with everything derived from it. A reload builds a whole new snapshot

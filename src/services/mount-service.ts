@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, onRequ
 import type { Snapshot } from '../runtime/snapshot.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
 import { GatewayError } from '../errors/gateway-error.js'
+import { runInProcessHeadHooks } from '../plugin/response-phase.js'
 import type { RouteDefinition } from './service-module.js'
 
 export interface MountOptions {
@@ -39,6 +40,8 @@ export function mountServiceRoutes (app: FastifyInstance, options: MountOptions)
       bodyLimit: route.bodyLimit,
       config: { service, routeId: route.id },
       onRequest: options.contextHook(route),
+      // The response phase's head hooks over in-process answers (a request whose chain registered none passes on).
+      onSend: runInProcessHeadHooks,
       handler: route.handler,
     })
   }

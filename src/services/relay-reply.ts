@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { OutgoingHttpHeaders } from 'node:http'
 import { GatewayError } from '../errors/gateway-error.js'
 import { traceOf } from '../observability/trace-context.js'
+import { responseHooksOf, runRelayedHeadHooks } from '../plugin/response-phase.js'
 import { relayedResponseHeaders } from '../upstream/headers.js'
 import { relayUpstream, type UpstreamHeaders } from '../upstream/relay.js'
 import type { Upstream } from '../upstream/upstream.js'
@@ -30,8 +31,8 @@ export async function relayCallerRequest (request: FastifyRequest, reply: Fastif
     trace: traceOf(request.raw),
     maxBodyBytes: limits.max_body_bytes,
     maxErrorBodyBytes: limits.max_upstream_error_body_bytes,
-    takeOver: function takeOverReply (upstreamHeaders) {
-      return takeOverReplyHeaders(request, reply, upstreamHeaders)
+    takeOver: function takeOverReply (upstreamHeaders, status) {
+      return takeOverReplyHeaders(request, reply, upstreamHeaders, status)
     },
   })
   return reply
@@ -41,14 +42,17 @@ export async function relayCallerRequest (request: FastifyRequest, reply: Fastif
  * The caller's headers for a relayed 1xx-3xx answer (the live proxy's and the proxy service's `takeOver`), taken
  * over from fastify (`reply.hijack()`: no serializer, no onSend hook): what the chain set (rate limits,
  * `x-request-id`, `cache-control: no-store`), overridden by the upstream's filtered headers (its own cache-control
- * included), and the request id again. `undefined` when the caller is already gone.
+ * included), and the request id again; then the response phase's head hooks the chain registered (`headers`)
+ * change them. `undefined` when the caller is already gone.
  */
-export function takeOverReplyHeaders (request: FastifyRequest, reply: FastifyReply, upstreamHeaders: UpstreamHeaders): OutgoingHttpHeaders | undefined {
+export function takeOverReplyHeaders (request: FastifyRequest, reply: FastifyReply, upstreamHeaders: UpstreamHeaders, status: number): OutgoingHttpHeaders | undefined {
   // getHeaders() is a fresh object (fastify copies its own and the raw response's), so it is filled in place.
   const headers = reply.getHeaders() as OutgoingHttpHeaders
   for (const name in headers) if (headers[name] === undefined) delete headers[name]
   Object.assign(headers, relayedResponseHeaders(upstreamHeaders))
   headers['x-request-id'] = String(request.id)
+  const hooks = responseHooksOf(request)
+  if (hooks !== undefined) runRelayedHeadHooks(hooks, request, status, headers)
   reply.hijack()
   return reply.raw.destroyed ? undefined : headers
 }

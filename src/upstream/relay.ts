@@ -36,7 +36,7 @@ export interface RelayInput {
    * caller's headers for the upstream's (filter them with `relayedResponseHeaders`). Returning `undefined` means
    * the caller is gone: the upstream request is dropped.
    */
-  takeOver: (upstreamHeaders: UpstreamHeaders) => OutgoingHttpHeaders | undefined
+  takeOver: (upstreamHeaders: UpstreamHeaders, status: number) => OutgoingHttpHeaders | undefined
 }
 
 /**
@@ -231,7 +231,7 @@ class Attempt implements Dispatcher.DispatchHandler {
 
   /** Writes the caller's status and headers; false when the caller is gone (the upstream request is then dropped). */
   private startCaller (): boolean {
-    const headers = this.input.takeOver(this.upstreamHeaders)
+    const headers = this.input.takeOver(this.upstreamHeaders, this.status)
     if (headers === undefined || this.input.res.destroyed) {
       this.settled = true
       this.controller?.abort(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))

@@ -32,6 +32,8 @@ export interface SpawnOptions {
   cwd?: string
   /** `false` for a config without an admin listener: then its `Admin listening on` line is not waited for. */
   admin?: false
+  /** The CLI to run (default this checkout's `bin/lanegate.js`; e.g. one installed from the packed tarball). */
+  bin?: string
 }
 
 /** A TCP port that was free a moment ago (listen on 0, read it, close). */
@@ -89,7 +91,7 @@ export async function spawnGateway (options: SpawnOptions = {}): Promise<Spawned
 export function startGatewayProcess (options: SpawnOptions = {}): Omit<SpawnedGateway, 'port' | 'base' | 'admin'> {
   const portArg = options.port === undefined ? '0' : String(options.port)
   const args = options.args ?? ['--port', portArg, '--host', '127.0.0.1']
-  const child = spawn(process.execPath, [repoPath('bin/lanegate.js'), 'start', '--config', options.config ?? repoPath('gateway.yaml'), ...args], {
+  const child = spawn(process.execPath, [options.bin ?? repoPath('bin/lanegate.js'), 'start', '--config', options.config ?? repoPath('gateway.yaml'), ...args], {
     // The admin listener on a free port too: tests spawn gateways in parallel, and 9464 would collide.
     env: { ...process.env, LANEGATE_LOG_LEVEL: 'info', LANEGATE_ADMIN_PORT: '0', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

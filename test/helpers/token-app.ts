@@ -5,10 +5,11 @@ import type { Snapshot } from '../../src/runtime/snapshot.js'
 import type { GatewayConfig, UserTokenIssuerConfig } from '../../src/config/types.js'
 import type { EnvelopeName } from '../../src/errors/envelopes.js'
 import { createErrorHandler } from '../../src/errors/error-handler.js'
-import { policyContext } from '../../src/pipeline/policy-context.js'
-import { policyOptions } from '../../src/pipeline/policy-options.js'
-import type { PolicyPlugin, PolicyStep } from '../../src/pipeline/policy.js'
-import { runSteps } from '../../src/pipeline/chain-runner.js'
+import { policyContext } from '../../src/plugin/context.js'
+import { policyOptions } from '../../src/plugin/options.js'
+import type { PolicyPlugin, PolicyStep } from '../../src/plugin/policy.js'
+import { runSteps } from '../../src/plugin/run-steps.js'
+import { policyViews } from '../../src/pipeline/policy-views.js'
 import type { LimiterRegistry, SharedResources } from '../../src/runtime/shared-resources.js'
 import { createSharedUpstreams } from '../../src/upstream/registry.js'
 import type { Store } from '../../src/store/store.js'
@@ -91,22 +92,24 @@ export function buildPolicyApp (options: PolicyAppOptions): PolicyApp {
   const app = Fastify({ logger: false, trustProxy: options.trustProxy ?? false })
   app.decorateRequest('gw', null as unknown as FastifyRequest['gw'])
   app.setErrorHandler(createErrorHandler())
+  // As the gateway does, each snapshot has its own steps (built by `create` with that snapshot's config and views).
+  const stepsOf = (route: PolicyRoute): PolicyStep[] => route.chain.map(([plugin, pluginOptions]) => plugin.create(policyOptions(plugin, pluginOptions), policyContext(plugin, {
+    config: snapshot.config,
+    indexes: snapshot.indexes,
+    ...policyViews(options.env.shared, snapshot.config, snapshot.indexes),
+    service: 'test',
+    routeId: route.url,
+    envelope,
+  })))
+  const chains = new Map<PolicyRoute, PolicyStep[]>(options.routes.map((route) => [route, stepsOf(route)]))
   for (const route of options.routes) {
     const routeId = route.url
-    const steps: PolicyStep[] = route.chain.map(([plugin, pluginOptions]) => plugin.create(policyOptions(plugin, pluginOptions), policyContext(plugin, {
-      config: snapshot.config,
-      indexes: snapshot.indexes,
-      shared: options.env.shared,
-      service: 'test',
-      routeId,
-      envelope,
-    })))
     app.route({
       method: route.method ?? 'GET',
       url: route.url,
       onRequest: function runChain (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
         request.gw = { snapshot, service: 'test', routeId, envelope }
-        runSteps(steps, 0, request, reply, done)
+        runSteps(chains.get(route) ?? [], 0, request, reply, done)
       },
       handler: async function answer (request: FastifyRequest) {
         const principal = request.gw.principal
@@ -114,5 +117,11 @@ export function buildPolicyApp (options: PolicyAppOptions): PolicyApp {
       },
     })
   }
-  return { app, setSnapshot: (next) => { snapshot = next } }
+  return {
+    app,
+    setSnapshot: (next) => {
+      snapshot = next
+      for (const route of options.routes) chains.set(route, stepsOf(route))
+    },
+  }
 }

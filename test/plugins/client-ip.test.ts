@@ -1,6 +1,6 @@
 import t from 'tap'
 import rateLimit from '../../plugins/rate-limit/index.js'
-import { addressKey } from '../../src/pipeline/client-ip.js'
+import { addressKey } from '../../src/plugin/client-ip.js'
 import { buildPolicyApp, tokenEnv } from '../helpers/token-app.js'
 
 t.test('IPv4 addresses are their own key', async (tt) => {

@@ -2,8 +2,8 @@ import t from 'tap'
 import Fastify, { type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify'
 import { createErrorHandler } from '../../src/errors/error-handler.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'
-import { runSteps } from '../../src/pipeline/chain-runner.js'
-import type { PolicyStep } from '../../src/pipeline/policy.js'
+import { runSteps } from '../../src/plugin/run-steps.js'
+import type { PolicyStep } from '../../src/plugin/policy.js'
 
 /** A bare app whose one route runs `steps` with the gateway's runner; `ran` records the steps that ran, in order. */
 async function call (steps: Record<string, PolicyStep>) {

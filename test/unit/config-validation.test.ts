@@ -2,7 +2,7 @@ import t from 'tap'
 import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
 import type { Catalog } from '../../src/pipeline/registry.js'
 import { ConfigError } from '../../src/config/config-error.js'
-import type { PolicyPlugin } from '../../src/pipeline/policy.js'
+import type { PolicyPlugin } from '../../src/plugin/policy.js'
 import type { ServiceModule } from '../../src/services/service-module.js'
 
 // A small catalog of stand-in policies and one service, so these tests pin the loader's behaviour alone.

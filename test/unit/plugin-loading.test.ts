@@ -22,6 +22,7 @@ await writeFile(join(dir, 'good.mjs'), plugin('good-policy', "errors: { good_ref
 await writeFile(join(dir, 'twin.mjs'), plugin('twin', "errors: { good_refused: { status: 409, message: 'Also no.' } },"))
 await writeFile(join(dir, 'clash-name.mjs'), plugin('auth'))
 await writeFile(join(dir, 'clash-code.mjs'), plugin('clash-code', "errors: { forbidden: { status: 403, message: 'Mine.' } },"))
+await writeFile(join(dir, 'clash-built-in-code.mjs'), plugin('my-ip-filter', "errors: { ip_not_allowed: { status: 403, message: 'Mine.' } },"))
 await writeFile(join(dir, 'not-a-policy.mjs'), 'export default { name: "x" }\n')
 await writeFile(join(dir, 'throws.mjs'), 'throw new Error("boom at import")\n')
 
@@ -78,6 +79,12 @@ t.test('an error code that clashes with the catalogue or with another plugin is 
   t.same(await problems(config(['./good.mjs', './twin.mjs', './clash-code.mjs'])), [
     { path: 'plugins[1]', line: 3, message: 'error code "good_refused" of policy "twin" is already declared by policy "good-policy"' },
     { path: 'plugins[2]', line: 4, message: 'error code "forbidden" of policy "clash-code" is already declared by the error catalogue' },
+  ])
+})
+
+t.test('an error code a built-in policy declares (ip-restriction\'s ip_not_allowed) is taken too', async (t) => {
+  t.same(await problems(config(['./good.mjs', './clash-built-in-code.mjs'])), [
+    { path: 'plugins[1]', line: 3, message: 'error code "ip_not_allowed" of policy "my-ip-filter" is already declared by built-in policy "ip-restriction"' },
   ])
 })
 

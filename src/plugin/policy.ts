@@ -1,17 +1,20 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { GatewayConfig } from '../config/types.js'
 import type { ConfigIndexes } from '../config/indexes.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
 import type { ErrorCode } from '../errors/catalogue.js'
 import type { ErrorFields } from '../errors/gateway-error.js'
-import type { SharedResources } from '../runtime/shared-resources.js'
-import type { Principal } from '../runtime/request-context.js'
-import type { PolicyStep, Refusal, StepOutcome } from '../runtime/step.js'
+import type { LimiterHandle } from './limiter.js'
+import type { Principal } from './request-state.js'
+import type { ResponseHeadHook, ResponseSentHook } from './response-phase.js'
+import type { PolicyStep, Refusal, StepOutcome } from './step.js'
+import type { TokenVerifierView } from './tokens.js'
+import type { ApiKeyVerifierView } from './api-keys.js'
 
 export type { PolicyStep, Refusal, StepOutcome }
 
 /**
- * This file is the policy contract (`lanegate/plugin` re-exports it). Its names are kept across releases: a
+ * The policy contract (`lanegate/plugin` re-exports it). Its names are kept across releases: a
  * plugin written against one release still loads after the next.
  */
 
@@ -37,8 +40,15 @@ export interface RefuseOptions {
 export interface PolicyContext<Codes extends string = string> {
   readonly config: GatewayConfig
   readonly indexes: ConfigIndexes
-  /** Long-lived objects that survive reloads (limiters, token verifier, key sets). Gateway internals: may change. */
-  readonly shared: SharedResources
+  /** The gateway's bearer-token verifier for this route's config (how `auth` verifies; an auth-like policy may too). */
+  readonly tokens: TokenVerifierView
+  /** The gateway's API key verifier for this route's config (how `api-key` verifies keys). */
+  readonly apiKeys: ApiKeyVerifierView
+  /**
+   * The counter of the named limit of gateway.yaml's `rate_limits` (throws for an unknown name: `check` it). The same
+   * name and settings give the same counter across reloads, so counts survive a reload.
+   */
+  limiter (name: string): LimiterHandle
   readonly service: string
   readonly routeId: string
   readonly envelope: EnvelopeName
@@ -47,18 +57,26 @@ export interface PolicyContext<Codes extends string = string> {
    * the step; the route's envelope renders it.
    */
   refuse (code: Codes | ErrorCode, options?: RefuseOptions): Refusal
-  /** The authenticated caller, or undefined when no `auth` step ran before this one. */
+  /** The authenticated caller, or undefined when no `auth` step (or other auth-like policy) ran before this one. */
   principal (request: FastifyRequest): Principal | undefined
   /**
-   * Records the caller this step authenticated (what `auth` does with a token, `api-key` with a key): later steps
-   * read it with `principal`. A policy that calls it declares `provides: ['auth']`.
+   * Sets the authenticated caller of `request`, for an auth-like policy: later steps (`scope`, `organization`,
+   * `rate-limit` by client) and the services see it as they see a bearer token's.
    */
   setPrincipal (request: FastifyRequest, principal: Principal): void
   /**
-   * A complete answer without a body (status and headers), returned by the step like a refusal; it ends the
-   * chain. For policies that answer a request themselves, e.g. `cors` answering a preflight with 204.
+   * A complete answer (status, headers and an optional body of at most `RESPONSE_BODY_LIMIT` bytes), returned by the
+   * step like a refusal; it ends the chain. For policies that answer a request themselves, e.g. `cors` answering a
+   * preflight with 204.
    */
-  answer (status: number, headers: Record<string, string>): Refusal
+  answer (status: number, headers: Record<string, string>, body?: string | Buffer): Refusal
+  /**
+   * Response phase: `hook` runs for this request's answer just before its status and headers are written (an
+   * in-process answer, a refusal, or a relayed answer's head). Register it from the step; build `hook` in `create`.
+   */
+  onResponseHead (reply: FastifyReply, hook: ResponseHeadHook): void
+  /** Response phase: `hook` runs once this request's answer is sent (or its connection closed). */
+  onResponseSent (reply: FastifyReply, hook: ResponseSentHook): void
 }
 
 /** The request `explain` reasons about: a caller (as `auth` would establish it) and a matched route. */

@@ -1,12 +1,16 @@
 import type { FastifyRequest } from 'fastify'
 import type { CatalogueEntry, ErrorCode } from '../errors/catalogue.js'
 import { declaredError, GatewayError, PolicyAnswer } from '../errors/gateway-error.js'
-import type { Principal } from '../runtime/request-context.js'
-import type { Refusal } from '../runtime/step.js'
+import type { Principal } from './request-state.js'
+import type { Refusal } from './step.js'
+import { addHeadHook, addSentHook, RESPONSE_BODY_LIMIT } from './response-phase.js'
 import type { PolicyContext, PolicyPlugin, RefuseOptions } from './policy.js'
 
-/** The route-level facts a context is built from (everything but `refuse` and `principal`). */
-export type RouteFacts = Omit<PolicyContext, 'refuse' | 'principal' | 'setPrincipal' | 'answer'>
+/**
+ * The route-level facts a context is built from: the route, and the gateway's resources as the contract's narrow
+ * views (`tokens`, `limiter`), which the pipeline builds from its shared resources.
+ */
+export type RouteFacts = Omit<PolicyContext, 'refuse' | 'principal' | 'setPrincipal' | 'answer' | 'onResponseHead' | 'onResponseSent'>
 
 /**
  * The context one policy's `create` gets for one route. `refuse` turns the policy's own `errors` entries into
@@ -28,11 +32,17 @@ export function policyContext (plugin: PolicyPlugin, facts: RouteFacts): PolicyC
     principal: principalOf,
     setPrincipal,
     answer: answerWith,
+    onResponseHead: addHeadHook,
+    onResponseSent: addSentHook,
   }
 }
 
-function answerWith (status: number, headers: Record<string, string>): Refusal {
-  return new PolicyAnswer(status, headers)
+function answerWith (status: number, headers: Record<string, string>, body?: string | Buffer): Refusal {
+  if (body !== undefined) {
+    const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length
+    if (size > RESPONSE_BODY_LIMIT) throw new RangeError(`a policy's answer is at most ${RESPONSE_BODY_LIMIT} bytes (given ${size})`)
+  }
+  return new PolicyAnswer(status, headers, body)
 }
 
 function principalOf (request: FastifyRequest): Principal | undefined {

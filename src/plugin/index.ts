@@ -1,26 +1,29 @@
 /**
  * `lanegate/plugin`: everything a policy plugin is written against. The names exported here are the contract and
  * are kept across releases (docs/plugins.md). Built-in policies under `plugins/` import only this module, so they
- * have no way in that an outside plugin lacks.
+ * have no way in that an outside plugin lacks. Nothing under `src/plugin/` imports the pipeline, the services or
+ * the runtime: the gateway implements these interfaces, not the reverse.
  */
 import type { TSchema, Static } from '@sinclair/typebox'
-import { GatewayError } from './errors/gateway-error.js'
-import type { PolicyPlugin } from './pipeline/policy.js'
+import { GatewayError } from '../errors/gateway-error.js'
+import type { PolicyPlugin } from './policy.js'
 
 export type {
   DeclaredError, ExplainRequest, Explanation, PolicyContext, PolicyOptionProblem, PolicyPlugin, PolicyStep, Refusal, RefuseOptions, StepOutcome,
-} from './pipeline/policy.js'
-export type { Principal, RequestContext } from './runtime/request-context.js'
-export type { SharedResources, TokenSlot } from './runtime/shared-resources.js'
-export type { CountOutcome } from './runtime/request-counter.js'
-export type { GatewayConfig, RateLimitConfig } from './config/types.js'
-export type { ConfigIndexes } from './config/indexes.js'
-export type { EnvelopeName } from './errors/envelopes.js'
-export type { ErrorCode } from './errors/catalogue.js'
+} from './policy.js'
+export type { Principal, RequestState } from './request-state.js'
+export type { CountOutcome, LimiterHandle } from './limiter.js'
+export type { TokenSlot, TokenVerifierView } from './tokens.js'
+export type { ApiKeyFailure, ApiKeyVerifierView } from './api-keys.js'
+export { RESPONSE_BODY_LIMIT, type ResponseHead, type ResponseHeadHook, type ResponseSentHook, type SentResponse } from './response-phase.js'
+export type { GatewayConfig, RateLimitConfig } from '../config/types.js'
+export type { ConfigIndexes } from '../config/indexes.js'
+export type { EnvelopeName } from '../errors/envelopes.js'
+export type { ErrorCode } from '../errors/catalogue.js'
 /** TypeBox, to declare options once: `Type.Object({...})` is the JSON Schema, `Static<typeof X>` its type. */
 export { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox'
-export { bearerChallenge, defaultRealm } from './auth/bearer-challenge.js'
-export { clientIpKey } from './pipeline/client-ip.js'
+export { bearerChallenge, defaultRealm } from './bearer-challenge.js'
+export { clientIpKey } from './client-ip.js'
 
 /**
  * Types a policy whose options are declared with TypeBox: `options` in `create`, `check` and `requires` is

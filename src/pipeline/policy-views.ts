@@ -1,0 +1,29 @@
+import type { ConfigIndexes } from '../config/indexes.js'
+import type { GatewayConfig } from '../config/types.js'
+import type { LimiterHandle } from '../plugin/limiter.js'
+import type { TokenVerifierView } from '../plugin/tokens.js'
+import type { ApiKeyVerifierView } from '../plugin/api-keys.js'
+import type { SharedResources } from '../runtime/shared-resources.js'
+
+/**
+ * The narrow views of the gateway's shared resources a policy's context offers (`context.tokens`,
+ * `context.apiKeys`, `context.limiter`): a policy sees what it may use, never the resources themselves.
+ */
+export function policyViews (shared: SharedResources, config: GatewayConfig, indexes: ConfigIndexes): { tokens: TokenVerifierView, apiKeys: ApiKeyVerifierView, limiter: (name: string) => LimiterHandle } {
+  const verifier = shared.tokens
+  const keys = shared.apiKeys
+  return {
+    apiKeys: {
+      verify: function verifyApiKey (key) { return keys.verify(key, config, indexes) },
+    },
+    tokens: {
+      verify: function verifyToken (token, slot) { return verifier.verifyFast(token, config, indexes, slot) },
+    },
+    limiter: function limiterOf (name: string): LimiterHandle {
+      const limit = config.rate_limits[name]
+      if (limit === undefined) throw new Error(`unknown rate limit "${name}": define it under rate_limits`)
+      const counter = shared.limiters.counter(name, limit)
+      return { count: counter.count.bind(counter), onStoreError: shared.limiters.onStoreError }
+    },
+  }
+}
