@@ -195,6 +195,9 @@ export function buildConfigSchema (services: readonly ServiceSchema[]): Schema {
       on_store_error: { type: 'string', enum: ['open', 'closed'], description: 'When the counter store fails: open lets requests through without limit headers, closed answers 503.', default: 'open' },
       sync_interval_ms: int('Driver redis: 0 (default) sends every counted request to Redis (exact); 1–10000 pre-counts route limits in each instance and synchronises with Redis every this many ms (no round trip per request; over-admission bounded as docs/performance.md says).', { minimum: 0, maximum: 10_000, default: 0 }),
     }, [], { default: {} }),
+    cache_store: obj('Memory of the `cache` policy, shared by every route that uses it; emptied by every reload.', {
+      max_bytes: int('Most bytes of cached answers (bodies, headers and keys) kept in memory; the least recently used go first.', { minimum: 1024, maximum: 4_294_967_296, default: 67_108_864 }),
+    }, [], { default: {} }),
     issuer: obj('The OAuth 2.0 token issuer.', {
       issuer: str('iss of issued tokens and the RFC 8414 issuer identifier.', { pattern: '^https?://' }),
       audience: str('aud of issued tokens; every bearer token must carry it.', { minLength: 1, default: 'lanegate' }),

@@ -71,12 +71,13 @@ export class GatewayMetrics {
   readonly tokenErrors = new CounterFamily('lanegate_token_errors_total', 'Token endpoint refusals, by OAuth error code.', ['error'])
   readonly configReloads = new CounterFamily('lanegate_config_reloads_total', 'Config reloads by result (applied, unchanged, rejected).', ['result'])
   readonly fanoutDispatches = new CounterFamily('lanegate_fanout_dispatches_total', 'Fan-out dispatches that settled, by final status.', ['status'])
+  readonly cacheLookups = new CounterFamily('lanegate_cache_lookups_total', 'GET/HEAD answers of routes with the cache policy, by service, route id and result (hit, miss).', ['service', 'route', 'result'])
   readonly #routes = new Map<string, Map<string, RouteSeries>>()
   readonly #upstreams = new Map<string, { outcomes: Map<UpstreamOutcome, CounterCell>, duration: HistogramCell }>()
 
   constructor (sources: MetricSources) {
     for (const family of [this.requests, this.durations, this.upstreamRequests, this.upstreamDurations, this.rateLimited,
-      this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches]) {
+      this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches, this.cacheLookups]) {
       this.registry.registerMetric(asPromMetric(family))
     }
     new Gauge({

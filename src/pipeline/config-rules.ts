@@ -59,6 +59,17 @@ function checkSecretHashes (config: GatewayConfig, report: Report): void {
   })
 }
 
+/**
+ * `cache` answers from memory in place of everything after it, so it must end the chain: then every step that may
+ * refuse (auth, scope, organization, rate-limit…) has run before a cached answer is served.
+ */
+function checkCacheIsLast (chain: readonly Placed[], report: Report): void {
+  const at = chain.findIndex(({ entry }) => policyName(entry) === 'cache')
+  if (at !== -1 && at !== chain.length - 1) {
+    report([...(chain[at] as Placed).at, 'cache'], 'policy "cache" must be the last of the chain (service policies, then the route\'s): a cached answer skips every step after it')
+  }
+}
+
 /** A chain entry and where it sits in the file. */
 interface Placed { entry: PolicyEntry, at: (string | number)[] }
 
@@ -81,6 +92,7 @@ function checkServices (config: GatewayConfig, catalog: Catalog, indexes: Config
       const atChain = Array.isArray(routeEntry) ? ['services', serviceName, 'routes', routeId] : ['services', serviceName, 'routes', routeId, 'policies']
       const own = routePolicies(routeEntry).map((entry, i): Placed => ({ entry, at: [...atChain, i] }))
       const ran = checkChain(own, before, config, catalog, indexes, report)
+      checkCacheIsLast([...servicePolicies, ...own], report)
       if (!ran.has('auth')) {
         warnings.push({ path: formatPath(['services', serviceName, 'routes', routeId]), message: 'route has no auth policy: anyone can call it' })
       }

@@ -53,6 +53,11 @@ export interface SentResponse {
   readonly completed: boolean
   /** Milliseconds from the request's arrival to the answer's end (or the connection's close). */
   readonly elapsedMs: number
+  /**
+   * The body as it was sent, when a step asked for it with `context.keepResponseBody` and it was complete and
+   * within the bytes asked for; undefined otherwise.
+   */
+  readonly body: Buffer | undefined
 }
 
 /** A head hook: runs before the head is written. Built once in `create`, so a request costs no closure. */
@@ -66,6 +71,8 @@ export interface ResponseHooks {
   sent: ResponseSentHook[] | undefined
   /** The headers a relayed answer was written with (set when the relay took the reply over). */
   relayed: OutgoingHttpHeaders | undefined
+  /** The body being kept for the sent hooks (`keepResponseBody`): chunks so far, or undefined once too large. */
+  body?: { readonly max: number, chunks: Buffer[] | undefined, size: number }
 }
 
 /** The request-scoped state the response phase keeps (`request.gw`). */
@@ -99,6 +106,36 @@ export function addSentHook (reply: FastifyReply, hook: ResponseSentHook): void 
   reply.raw.once('close', function responseClosed () { runSentHooks(reply, hooks) })
 }
 
+/**
+ * Keeps up to `maxBytes` of the body of `reply`'s answer as it is written (in-process or relayed alike), for the
+ * sent hooks (`SentResponse.body`), e.g. a cache storing it. The bytes are seen on their way to the socket; a body
+ * over `maxBytes` is dropped (and no longer copied). Request-scoped and opt-in: other answers are not touched.
+ */
+export function keepResponseBody (reply: FastifyReply, maxBytes: number): void {
+  const hooks = hooksOf(reply)
+  if (hooks.body !== undefined) return
+  const kept: NonNullable<ResponseHooks['body']> = { max: maxBytes, chunks: [], size: 0 }
+  hooks.body = kept
+  const res = reply.raw
+  const write = res.write
+  const end = res.end
+  function keep (chunk: unknown, encoding: unknown): void {
+    if (kept.chunks === undefined || chunk === undefined || chunk === null || typeof chunk === 'function') return
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? encoding as BufferEncoding : 'utf8') : Buffer.from(chunk as Uint8Array)
+    kept.size += bytes.length
+    if (kept.size > kept.max) kept.chunks = undefined
+    else kept.chunks.push(bytes)
+  }
+  res.write = function writeKept (this: typeof res, chunk: unknown, ...rest: unknown[]) {
+    keep(chunk, rest[0])
+    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest)
+  } as typeof res.write
+  res.end = function endKept (this: typeof res, chunk?: unknown, ...rest: unknown[]) {
+    keep(chunk, rest[0])
+    return (end as (...a: unknown[]) => typeof res).call(this, chunk, ...rest)
+  } as typeof res.end
+}
+
 function runSentHooks (reply: FastifyReply, hooks: ResponseHooks): void {
   const res = reply.raw
   const sent: SentResponse = {
@@ -108,6 +145,7 @@ function runSentHooks (reply: FastifyReply, hooks: ResponseHooks): void {
     relayed: hooks.relayed !== undefined,
     completed: res.writableFinished,
     elapsedMs: reply.elapsedTime,
+    body: hooks.body?.chunks === undefined || !res.writableFinished ? undefined : Buffer.concat(hooks.body.chunks, hooks.body.size),
   }
   for (const hook of hooks.sent ?? []) {
     try {

@@ -77,6 +77,7 @@ export async function buildOauthConfig (options: OauthConfigOptions = {}): Promi
     },
     storage: { driver: 'sqlite', sqlite_file: 'lanegate.sqlite' },
     rate_limit_store: { driver: 'memory', key_prefix: 'test:', on_store_error: 'open' },
+    cache_store: { max_bytes: 67108864 },
     issuer: {
       issuer: options.issuer ?? 'https://auth.lanegate.test',
       audience: 'lanegate',
