@@ -54,8 +54,8 @@ export interface SentResponse {
   /** Milliseconds from the request's arrival to the answer's end (or the connection's close). */
   readonly elapsedMs: number
   /**
-   * The body as it was sent, when a step asked for it with `context.keepResponseBody` and it was complete and
-   * within the bytes asked for; undefined otherwise.
+   * The body as it was sent, when a step asked for it with `context.keepResponseBody`, the answer was ended (not
+   * cut off) and it was within the bytes asked for; undefined otherwise.
    */
   readonly body: Buffer | undefined
 }
@@ -126,13 +126,20 @@ export function keepResponseBody (reply: FastifyReply, maxBytes: number): void {
     if (kept.size > kept.max) kept.chunks = undefined
     else kept.chunks.push(bytes)
   }
+  // An `end(chunk)` that writes its chunk through `this.write` (light-my-request's does) must not count it twice.
+  let ending = false
   res.write = function writeKept (this: typeof res, chunk: unknown, ...rest: unknown[]) {
-    keep(chunk, rest[0])
+    if (!ending) keep(chunk, rest[0])
     return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest)
   } as typeof res.write
   res.end = function endKept (this: typeof res, chunk?: unknown, ...rest: unknown[]) {
     keep(chunk, rest[0])
-    return (end as (...a: unknown[]) => typeof res).call(this, chunk, ...rest)
+    ending = true
+    try {
+      return (end as (...a: unknown[]) => typeof res).call(this, chunk, ...rest)
+    } finally {
+      ending = false
+    }
   } as typeof res.end
 }
 
@@ -145,7 +152,8 @@ function runSentHooks (reply: FastifyReply, hooks: ResponseHooks): void {
     relayed: hooks.relayed !== undefined,
     completed: res.writableFinished,
     elapsedMs: reply.elapsedTime,
-    body: hooks.body?.chunks === undefined || !res.writableFinished ? undefined : Buffer.concat(hooks.body.chunks, hooks.body.size),
+    // `end` was called: every byte of the answer went through the tap (an aborted relay never ends the response).
+    body: hooks.body?.chunks === undefined || !res.writableEnded ? undefined : Buffer.concat(hooks.body.chunks, hooks.body.size),
   }
   for (const hook of hooks.sent ?? []) {
     try {
