@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { definePolicy, type SentResponse, type StepOutcome } from '../../src/plugin/index.js'
+import { definePolicy, type ResponseHead, type SentResponse, type StepOutcome } from '../../src/plugin/index.js'
 import { freshnessMs, parseCacheControl } from './cache-control.js'
 import { cacheStoreOf, storedHeaders, type CachedAnswer } from './store.js'
 import { cacheSchema } from './schema.js'
@@ -37,8 +37,13 @@ const cache = definePolicy({
       return partition === undefined ? undefined : `${route}\0${partition}\0${request.raw.url ?? ''}`
     }
 
+    /** A 200 about to be sent: ask for a copy of its body (at most 64 KiB) for `storeAnswer`. */
+    function captureBody (head: ResponseHead): void {
+      if (head.status === 200) head.captureBody()
+    }
+
     function storeAnswer (sent: SentResponse, request: FastifyRequest): void {
-      if (sent.status !== 200 || sent.body === undefined) return
+      if (sent.status !== 200 || sent.body === undefined || sent.body.length > maxEntryBytes) return
       const headers = sent.headers
       if (headers['set-cookie'] !== undefined) return
       const ttlMs = freshnessMs(parseCacheControl(headers['cache-control']), ttlSeconds)
@@ -67,7 +72,7 @@ const cache = definePolicy({
       }
       reply.header('x-cache', 'MISS')
       if (request.method === 'GET') {
-        context.keepResponseBody(reply, maxEntryBytes)
+        context.onResponseHead(reply, captureBody)
         context.onResponseSent(reply, storeAnswer)
       }
     }

@@ -3,14 +3,14 @@ import type { CatalogueEntry, ErrorCode } from '../errors/catalogue.js'
 import { declaredError, GatewayError, PolicyAnswer } from '../errors/gateway-error.js'
 import type { Principal } from './request-state.js'
 import type { Refusal } from './step.js'
-import { addHeadHook, addSentHook, keepResponseBody, RESPONSE_BODY_LIMIT } from './response-phase.js'
+import { addHeadHook, addSentHook, RESPONSE_BODY_LIMIT } from './response-phase.js'
 import type { PolicyContext, PolicyPlugin, RefuseOptions } from './policy.js'
 
 /**
  * The route-level facts a context is built from: the route, and the gateway's resources as the contract's narrow
  * views (`tokens`, `limiter`), which the pipeline builds from its shared resources.
  */
-export type RouteFacts = Omit<PolicyContext, 'refuse' | 'principal' | 'setPrincipal' | 'answer' | 'onResponseHead' | 'onResponseSent' | 'keepResponseBody'>
+export type RouteFacts = Omit<PolicyContext, 'refuse' | 'principal' | 'setPrincipal' | 'answer' | 'onResponseHead' | 'onResponseSent'>
 
 /**
  * The context one policy's `create` gets for one route. `refuse` turns the policy's own `errors` entries into
@@ -34,7 +34,6 @@ export function policyContext (plugin: PolicyPlugin, facts: RouteFacts): PolicyC
     answer: answerWith,
     onResponseHead: addHeadHook,
     onResponseSent: addSentHook,
-    keepResponseBody,
   }
 }
 

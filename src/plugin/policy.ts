@@ -77,11 +77,6 @@ export interface PolicyContext<Codes extends string = string> {
   onResponseHead (reply: FastifyReply, hook: ResponseHeadHook): void
   /** Response phase: `hook` runs once this request's answer is sent (or its connection closed). */
   onResponseSent (reply: FastifyReply, hook: ResponseSentHook): void
-  /**
-   * Response phase: keep up to `maxBytes` of this request's answer body as it is sent (in-process or relayed), for
-   * the sent hooks (`sent.body`; undefined when larger or not completed). What a cache stores.
-   */
-  keepResponseBody (reply: FastifyReply, maxBytes: number): void
 }
 
 /** The request `explain` reasons about: a caller (as `auth` would establish it) and a matched route. */

@@ -41,6 +41,12 @@ export interface ResponseHead {
    * (`content-length` is recomputed). Later head hooks see the replacement.
    */
   replace (status: number, body: string | Buffer, headers?: Record<string, string>): void
+  /**
+   * Asks for a copy of the body as it is sent, for the sent hooks (`sent.body`): a buffered answer's body, or a
+   * relayed body copied chunk by chunk as it streams. Kept only up to `RESPONSE_BODY_LIMIT` bytes: a larger body
+   * (or a streamed answer of the gateway itself, e.g. a file) gives `sent.body` undefined. For a cache.
+   */
+  captureBody (): void
 }
 
 /** What a sent hook sees: the answer as it went out. */
@@ -54,8 +60,8 @@ export interface SentResponse {
   /** Milliseconds from the request's arrival to the answer's end (or the connection's close). */
   readonly elapsedMs: number
   /**
-   * The body as it was sent, when a step asked for it with `context.keepResponseBody`, the answer was ended (not
-   * cut off) and it was within the bytes asked for; undefined otherwise.
+   * The whole body as sent, when a head hook asked for it (`head.captureBody()`) and it was at most
+   * `RESPONSE_BODY_LIMIT` bytes and sent completely; else undefined.
    */
   readonly body: Buffer | undefined
 }
@@ -71,8 +77,9 @@ export interface ResponseHooks {
   sent: ResponseSentHook[] | undefined
   /** The headers a relayed answer was written with (set when the relay took the reply over). */
   relayed: OutgoingHttpHeaders | undefined
-  /** The body being kept for the sent hooks (`keepResponseBody`): chunks so far, or undefined once too large. */
-  body?: { readonly max: number, chunks: Buffer[] | undefined, size: number }
+  /** The body copy a head hook asked for (`captureBody`): chunks so far, `false` once it went over the limit. */
+  captured: Buffer[] | false | undefined
+  capturedBytes: number
 }
 
 /** The request-scoped state the response phase keeps (`request.gw`). */
@@ -82,7 +89,7 @@ function hooksOf (reply: FastifyReply): ResponseHooks {
   const gw = reply.request.gw as WithHooks
   let hooks = gw.response
   if (hooks === undefined) {
-    hooks = { head: undefined, sent: undefined, relayed: undefined }
+    hooks = { head: undefined, sent: undefined, relayed: undefined, captured: undefined, capturedBytes: 0 }
     gw.response = hooks
   }
   return hooks
@@ -106,43 +113,6 @@ export function addSentHook (reply: FastifyReply, hook: ResponseSentHook): void 
   reply.raw.once('close', function responseClosed () { runSentHooks(reply, hooks) })
 }
 
-/**
- * Keeps up to `maxBytes` of the body of `reply`'s answer as it is written (in-process or relayed alike), for the
- * sent hooks (`SentResponse.body`), e.g. a cache storing it. The bytes are seen on their way to the socket; a body
- * over `maxBytes` is dropped (and no longer copied). Request-scoped and opt-in: other answers are not touched.
- */
-export function keepResponseBody (reply: FastifyReply, maxBytes: number): void {
-  const hooks = hooksOf(reply)
-  if (hooks.body !== undefined) return
-  const kept: NonNullable<ResponseHooks['body']> = { max: maxBytes, chunks: [], size: 0 }
-  hooks.body = kept
-  const res = reply.raw
-  const write = res.write
-  const end = res.end
-  function keep (chunk: unknown, encoding: unknown): void {
-    if (kept.chunks === undefined || chunk === undefined || chunk === null || typeof chunk === 'function') return
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? encoding as BufferEncoding : 'utf8') : Buffer.from(chunk as Uint8Array)
-    kept.size += bytes.length
-    if (kept.size > kept.max) kept.chunks = undefined
-    else kept.chunks.push(bytes)
-  }
-  // An `end(chunk)` that writes its chunk through `this.write` (light-my-request's does) must not count it twice.
-  let ending = false
-  res.write = function writeKept (this: typeof res, chunk: unknown, ...rest: unknown[]) {
-    if (!ending) keep(chunk, rest[0])
-    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest)
-  } as typeof res.write
-  res.end = function endKept (this: typeof res, chunk?: unknown, ...rest: unknown[]) {
-    keep(chunk, rest[0])
-    ending = true
-    try {
-      return (end as (...a: unknown[]) => typeof res).call(this, chunk, ...rest)
-    } finally {
-      ending = false
-    }
-  } as typeof res.end
-}
-
 function runSentHooks (reply: FastifyReply, hooks: ResponseHooks): void {
   const res = reply.raw
   const sent: SentResponse = {
@@ -152,8 +122,9 @@ function runSentHooks (reply: FastifyReply, hooks: ResponseHooks): void {
     relayed: hooks.relayed !== undefined,
     completed: res.writableFinished,
     elapsedMs: reply.elapsedTime,
-    // `end` was called: every byte of the answer went through the tap (an aborted relay never ends the response).
-    body: hooks.body?.chunks === undefined || !res.writableEnded ? undefined : Buffer.concat(hooks.body.chunks, hooks.body.size),
+    // `end` was called: the whole body went through (a relay cut off destroys the response instead). Not
+    // `writableFinished`: an injected request's response (light-my-request) never reports it.
+    body: hooks.captured === undefined || hooks.captured === false || !res.writableEnded ? undefined : Buffer.concat(hooks.captured),
   }
   for (const hook of hooks.sent ?? []) {
     try {
@@ -174,9 +145,26 @@ export function runInProcessHeadHooks (request: FastifyRequest, reply: FastifyRe
     done(null, payload)
     return
   }
-  const answer = new InProcessHead(reply, payload)
+  const hooks = request.gw.response as ResponseHooks
+  const answer = new InProcessHead(reply, payload, hooks)
   runHeadHooks(head, answer, request)
+  if (hooks.captured !== undefined) {
+    const body = answer.body
+    hooks.captured = body === undefined ? false : [body]
+  }
   done(null, answer.payload)
+}
+
+/**
+ * The relay's copy of a relayed body chunk, for a head hook that asked for the body (`captureBody`); nothing for a
+ * request that did not. Called for each chunk written to the caller.
+ */
+export function captureRelayedChunk (hooks: ResponseHooks, chunk: Buffer): void {
+  const captured = hooks.captured
+  if (captured === undefined || captured === false) return
+  hooks.capturedBytes += chunk.length
+  if (hooks.capturedBytes > RESPONSE_BODY_LIMIT) hooks.captured = false
+  else captured.push(Buffer.from(chunk))
 }
 
 /** The hooks `request`'s chain registered, if any (the relay asks before it writes a relayed head). */
@@ -190,7 +178,7 @@ export function responseHooksOf (request: FastifyRequest): ResponseHooks | undef
  */
 export function runRelayedHeadHooks (hooks: ResponseHooks, request: FastifyRequest, status: number, headers: OutgoingHttpHeaders): void {
   hooks.relayed = headers
-  if (hooks.head !== undefined) runHeadHooks(hooks.head, new RelayedHead(status, headers), request)
+  if (hooks.head !== undefined) runHeadHooks(hooks.head, new RelayedHead(status, headers, hooks), request)
 }
 
 function runHeadHooks (hooks: readonly ResponseHeadHook[], head: ResponseHead, request: FastifyRequest): void {
@@ -206,7 +194,11 @@ function runHeadHooks (hooks: readonly ResponseHeadHook[], head: ResponseHead, r
 
 class InProcessHead implements ResponseHead {
   readonly relayed = false
-  constructor (private readonly reply: FastifyReply, public payload: unknown) {}
+  constructor (private readonly reply: FastifyReply, public payload: unknown, private readonly hooks: ResponseHooks) {}
+
+  captureBody (): void {
+    this.hooks.captured ??= []
+  }
 
   get status (): number { return this.reply.statusCode }
 
@@ -248,7 +240,11 @@ class InProcessHead implements ResponseHead {
 class RelayedHead implements ResponseHead {
   readonly relayed = true
   readonly body = undefined
-  constructor (readonly status: number, private readonly headers: OutgoingHttpHeaders) {}
+  constructor (readonly status: number, private readonly headers: OutgoingHttpHeaders, private readonly hooks: ResponseHooks) {}
+
+  captureBody (): void {
+    this.hooks.captured ??= []
+  }
 
   header (name: string): string | number | string[] | undefined {
     return this.headers[name.toLowerCase()]

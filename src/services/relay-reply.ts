@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { OutgoingHttpHeaders } from 'node:http'
 import { GatewayError } from '../errors/gateway-error.js'
 import { traceOf } from '../observability/trace-context.js'
-import { responseHooksOf, runRelayedHeadHooks } from '../plugin/response-phase.js'
+import { captureRelayedChunk, responseHooksOf, runRelayedHeadHooks } from '../plugin/response-phase.js'
 import { relayedResponseHeaders } from '../upstream/headers.js'
 import { relayUpstream, type UpstreamHeaders } from '../upstream/relay.js'
 import type { Upstream } from '../upstream/upstream.js'
@@ -22,6 +22,8 @@ export interface RelayLimits {
 export async function relayCallerRequest (request: FastifyRequest, reply: FastifyReply, upstream: Upstream, path: string, limits: RelayLimits): Promise<FastifyReply> {
   const declared = Number(request.headers['content-length'] ?? 0)
   if (declared > limits.max_body_bytes) throw new GatewayError('payload_too_large')
+  // The chain has run: a request with response hooks may have its relayed body copied for them (`captureBody`).
+  const hooks = responseHooksOf(request)
   await relayUpstream(upstream, {
     req: request.raw,
     res: reply.raw,
@@ -34,6 +36,7 @@ export async function relayCallerRequest (request: FastifyRequest, reply: Fastif
     takeOver: function takeOverReply (upstreamHeaders, status) {
       return takeOverReplyHeaders(request, reply, upstreamHeaders, status)
     },
+    observeChunk: hooks === undefined ? undefined : function copyChunk (chunk) { captureRelayedChunk(hooks, chunk) },
   })
   return reply
 }

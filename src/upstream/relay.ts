@@ -37,6 +37,8 @@ export interface RelayInput {
    * the caller is gone: the upstream request is dropped.
    */
   takeOver: (upstreamHeaders: UpstreamHeaders, status: number) => OutgoingHttpHeaders | undefined
+  /** Sees each body chunk relayed to the caller (a response hook's copy of the body); usually absent. */
+  observeChunk?: (chunk: Buffer) => void
 }
 
 /**
@@ -173,6 +175,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     }
     if (this.settled && !this.streaming) return
     if (!this.streaming && !this.startCaller()) return
+    this.input.observeChunk?.(chunk)
     if (!this.input.res.write(chunk) && !this.waitingForDrain) {
       // The caller reads slower than the upstream sends: stop reading the upstream until the caller drained (chunks
       // the parser already holds may still arrive meanwhile; they are buffered, not waited for twice).

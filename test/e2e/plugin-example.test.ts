@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -12,9 +12,10 @@ import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
  */
 let gateway: SpawnedGateway
 let token: string
+let dataDir: string
 
 t.before(async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'lanegate-plugin-e2e-'))
+  dataDir = await mkdtemp(join(tmpdir(), 'lanegate-plugin-e2e-'))
   gateway = await spawnGateway({
     config: repoPath('examples/gateway.plugins.yaml'),
     env: { LANEGATE_DATA_DIR: dataDir, LANEGATE_CONTENT_DIR: repoPath('content') },
@@ -59,4 +60,20 @@ t.test('the plugin runs after the policies before it in the YAML: no token is a 
 t.test('a route without the plugin in its chain is not affected', async (t) => {
   const res = await fetch(`${gateway.base}/public/v1/circulars`, { headers: { authorization: `Bearer ${token}` } })
   t.equal(res.status, 200)
+})
+
+t.test('audit-log (the response phase) stamps X-Audit-Id and appends the answer\'s line to its file once sent', async (t) => {
+  const res = await fetch(`${gateway.base}/public/v1/content`, { headers: { authorization: `Bearer ${token}`, 'x-store-channel': 'web' } })
+  t.equal(res.status, 403)
+  const id = res.headers.get('x-request-id')
+  t.equal(res.headers.get('x-audit-id'), id)
+  const deadline = Date.now() + 10_000
+  let line: Record<string, unknown> | undefined
+  while (line === undefined && Date.now() < deadline) {
+    const text = await readFile(join(dataDir, 'audit.log'), 'utf8').catch(() => '')
+    line = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.request_id === id)
+    if (line === undefined) await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  const { time: _time, ms: _ms, ...rest } = line ?? {}
+  t.same(rest, { request_id: id, method: 'GET', url: '/public/v1/content', service: 'content', route: 'content_list', client: 'demo-content', status: 403, completed: true })
 })

@@ -16,9 +16,28 @@ import { startBackend, type Backend } from '../helpers/upstream-servers.js'
  */
 const HASH = '$scrypt$ln=15,r=8,p=1$OkLffbHby4aOyVk43lqjbw$+vKJ3tlYmuYoe3DRP2rDXKz21gCtClj+y0AKee1E54g'
 
+/** An outside plugin asking for a copy of each answer's body (`captureBody`) and writing it, base64, to a file. */
+const BODY_COPY = `
+import { appendFileSync } from 'node:fs'
+export default {
+  name: 'body-copy',
+  description: 'Writes a copy of each answer body to a file.',
+  schema: { type: 'object', required: ['file'], properties: { file: { type: 'string' } }, additionalProperties: false },
+  create (options, context) {
+    const capture = (head) => { head.captureBody() }
+    const write = (sent, request) => { appendFileSync(options.file, JSON.stringify({ id: String(request.id), body: sent.body === undefined ? null : sent.body.toString('base64') }) + '\\n') }
+    return function bodyCopyStep (_request, reply) {
+      context.onResponseHead(reply, capture)
+      context.onResponseSent(reply, write)
+    }
+  },
+}
+`
+
 const config = (dir: string, backend: Backend): string => `
 plugins:
   - ${repoPath('examples/plugins/audit-log.js')}
+  - ./body-copy.mjs
 server: { data_dir: ${join(dir, 'data')} }
 issuer: { issuer: http://localhost:8080 }
 scopes:
@@ -46,6 +65,7 @@ services:
     upstream: { targets: [ "${backend.url}" ] }
     policies:
       - audit-log: { file: ${join(dir, 'audit.log')}, header: X-Pricing-Audit }
+      - body-copy: { file: ${join(dir, 'bodies.log')} }
       - headers: { response: { set: { X-Frame-Options: DENY }, remove: [x-powered-by] } }
       - auth: {}
     routes:
@@ -60,11 +80,17 @@ t.before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'lanegate-response-phase-'))
   const backend = await startBackend(t, 'pricing')
   backend.handle((req: IncomingMessage, res: ServerResponse) => {
+    if (req.url === '/big') {
+      res.writeHead(200, { 'content-type': 'text/plain' })
+      res.end('x'.repeat(100 * 1024))
+      return
+    }
     res.writeHead(200, { 'content-type': 'application/json', 'x-powered-by': 'legacy/1.0', 'x-price-source': 'db' })
     res.end(JSON.stringify({ url: req.url }))
   })
   const file = join(dir, 'gateway.yaml')
   await writeFile(file, config(dir, backend))
+  await writeFile(join(dir, 'body-copy.mjs'), BODY_COPY)
   gateway = await spawnGateway({ config: file })
   t.teardown(async () => {
     gateway.child.kill('SIGTERM')
@@ -121,6 +147,38 @@ t.test('a relayed answer: the upstream\'s head is changed before it is written, 
     source: res.headers.get('x-price-source'),
   }, { frame: 'DENY', audit: id, powered: null, source: 'db' })
   t.same(await auditLineOf(t, id), { method: 'GET', url: '/legacy/pricing/prices/7', service: 'pricing', route: 'read', client: 'demo-content', status: 200, completed: true })
+})
+
+/** The body copy of `requestId` (base64 decoded; null when none was kept), waited for. */
+async function bodyCopyOf (requestId: string): Promise<string | null> {
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    const text = await readFile(join(dir, 'bodies.log'), 'utf8').catch(() => '')
+    const line = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string, body: string | null }).find((l) => l.id === requestId)
+    if (line !== undefined) return line.body === null ? null : Buffer.from(line.body, 'base64').toString()
+    if (Date.now() > deadline) throw new Error(`no body copy for ${requestId} in ${text}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+t.test('captureBody: a relayed body is copied as it streams, for the sent hook', async (t) => {
+  const res = await fetch(`${gateway.base}/legacy/pricing/prices/9`, { headers: { authorization: `Bearer ${token}` } })
+  const body = await res.text()
+  t.same({ status: res.status, body }, { status: 200, body: '{"url":"/prices/9"}' })
+  t.equal(await bodyCopyOf(res.headers.get('x-request-id') ?? ''), body)
+})
+
+t.test('captureBody: a refusal (in-process) is copied too', async (t) => {
+  const res = await fetch(`${gateway.base}/legacy/pricing/prices/9`)
+  const body = await res.text()
+  t.same({ status: res.status, body: JSON.parse(body) }, { status: 401, body: { error: 'Unauthenticated.' } })
+  t.equal(await bodyCopyOf(res.headers.get('x-request-id') ?? ''), body)
+})
+
+t.test('captureBody: a relayed body over 64 KiB is streamed whole but not kept', async (t) => {
+  const res = await fetch(`${gateway.base}/legacy/pricing/big`, { headers: { authorization: `Bearer ${token}` } })
+  t.same({ status: res.status, length: (await res.text()).length }, { status: 200, length: 100 * 1024 })
+  t.equal(await bodyCopyOf(res.headers.get('x-request-id') ?? ''), null)
 })
 
 t.test('no plugin under plugins/ patches writeHead (the response phase replaced it)', async (t) => {
