@@ -7,7 +7,7 @@ import { RESULTS_DIR } from './paths.js'
  * run takes them.
  * `auth-get-redis` needs a Redis (LANEGATE_BENCH_REDIS_URL, default redis://127.0.0.1:6379).
  */
-export const SCENARIO_IDS = ['auth-get', 'auth-get-redis', 'workers', 'live-proxy', 'proxy-service', 'token', 'flood-429', 'latency-c1', 'tls', 'memory', 'websocket'] as const
+export const SCENARIO_IDS = ['auth-get', 'auth-get-redis', 'workers', 'live-proxy', 'proxy-service', 'cache', 'token', 'flood-429', 'latency-c1', 'tls', 'memory', 'websocket'] as const
 export type ScenarioId = typeof SCENARIO_IDS[number]
 
 /** Everything a run is told on the command line. */

@@ -3,6 +3,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { benchConfigText } from './bench-config.js'
+import { hashSecret } from '../src/oauth/secret-hash.js'
+import { BENCH_API_KEY } from './tokens.js'
 import { logTail, freePort, spawnPinned, stopChild, waitForPort } from './processes.js'
 import { harnessScript, REPO_ROOT } from './paths.js'
 import { nginxConfig, nginxBinary } from './peers.js'
@@ -28,7 +30,7 @@ export interface RunningServer {
  * front of two bench lanes (`proxy`, the proxy-service scenario), or the main config served over HTTPS with a
  * certificate made for the run (`tls`, the tls scenario).
  */
-export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'proxy' | 'tls'
+export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'proxy' | 'tls' | 'proxy-cache' | 'api-key'
 
 /** The Redis of the auth-get-redis scenario (its keys get a prefix of their own; nothing is flushed). */
 export const BENCH_REDIS_URL = process.env.LANEGATE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -122,6 +124,8 @@ export class ServerSet {
         workers,
         ...(flavour === 'proxy' ? { proxyTargets: [lane.url, (await this.lane('lane-b')).url] } : {}),
         ...(flavour === 'tls' ? { tls: this.certificate() } : {}),
+        ...(flavour === 'proxy-cache' ? { proxyTargets: [lane.url], cache: true } : {}),
+        ...(flavour === 'api-key' ? { apiKeyHash: await hashSecret(BENCH_API_KEY) } : {}),
       }))
       if (workers !== undefined) {
         // The real `lanegate start` (a primary and its workers when workers > 1), not pinned: two workers pinned

@@ -32,6 +32,10 @@ export const TARGETS = {
   addedP99Ms: 0.3,
   /** Issue 16: the live proxy's added p99 at c=1 at most nginx's added p99 of the same round plus this. */
   addedP99OverNginxMs: 0.2,
+  /** Issue 25: a cached GET through the proxy service ÷ bare fastify hello-world (a hit does no upstream work). */
+  cacheHitRatio: 0.6,
+  /** Issue 25: the api-key GET's server CPU per request at most this much above auth-get's (same rounds). */
+  apiKeyCpuOverAuthGet: 0.10,
   rssBytes: 200 * 1024 * 1024,
   /** "Flat across a soak": the last sample at most this much above the first. */
   soakGrowth: 0.10,
@@ -50,6 +54,15 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   const sameResponse = perRound(scenarios, 'auth-get', 'lanegate-auth-get', 'fastify-same-response', (gw, peer) => gw.rps / peer.rps)
   if (sameResponse !== undefined) {
     checks.push({ scenario: 'auth-get', what: 'authenticated in-process GET ÷ bare fastify sending the same answer', goal: `≥ ${TARGETS.authGetSameResponseRatio}×`, measured: `${round3(sameResponse.median)}× (${round3(sameResponse.min)}–${round3(sameResponse.max)})`, met: sameResponse.median >= TARGETS.authGetSameResponseRatio })
+  }
+  const apiKey = subject('auth-get', 'lanegate-api-key-get')
+  if (apiKey !== undefined && auth !== undefined) {
+    const over = apiKey.serverCpuUsPerRequest.median / auth.serverCpuUsPerRequest.median - 1
+    checks.push({ scenario: 'auth-get', what: 'api-key GET server CPU per request over auth-get\'s', goal: `≤ +${TARGETS.apiKeyCpuOverAuthGet * 100} %`, measured: `${(over * 100).toFixed(1)} % (${apiKey.serverCpuUsPerRequest.median} vs ${auth.serverCpuUsPerRequest.median} µs)`, met: over <= TARGETS.apiKeyCpuOverAuthGet })
+  }
+  const cached = subject('cache', 'lanegate-proxy-cache-hit')
+  if (cached !== undefined) {
+    checks.push({ scenario: 'cache', what: 'cached GET through the proxy service ÷ bare fastify', goal: `≥ ${TARGETS.cacheHitRatio}×`, measured: `${cached.ratio.median}× (${cached.ratio.min}–${cached.ratio.max})`, met: cached.ratio.median >= TARGETS.cacheHitRatio })
   }
   const synced = subject('auth-get-redis', 'lanegate-auth-get-redis-synced')
   if (synced !== undefined) {

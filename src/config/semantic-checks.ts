@@ -75,17 +75,19 @@ export function checkReferences (config: GatewayConfig, now = Date.now()): { pro
     account.scopes.forEach((scope, j) => {
       if (!knownScope(scope)) report(['service_accounts', i, 'scopes', j], `unknown scope "${scope}" (declare it under scopes)`)
     })
-    account.secrets.forEach((secret, j) => {
-      const created = Date.parse(`${secret.created}T00:00:00Z`)
-      if (Number.isNaN(created)) {
-        report(['service_accounts', i, 'secrets', j, 'created'], 'not a valid date')
-      } else if (account.status === 'active' && now - created > config.issuer.secret_max_age_days * DAY_MS) {
-        warnings.push({
-          path: formatPath(['service_accounts', i, 'secrets', j, 'created']),
-          message: `secret of "${account.client_id}" is older than ${config.issuer.secret_max_age_days} days: rotate it`,
-        })
-      }
-    })
+    for (const [list, what] of [['secrets', 'secret'], ['api_keys', 'API key']] as const) {
+      account[list].forEach((secret, j) => {
+        const created = Date.parse(`${secret.created}T00:00:00Z`)
+        if (Number.isNaN(created)) {
+          report(['service_accounts', i, list, j, 'created'], 'not a valid date')
+        } else if (account.status === 'active' && now - created > config.issuer.secret_max_age_days * DAY_MS) {
+          warnings.push({
+            path: formatPath(['service_accounts', i, list, j, 'created']),
+            message: `${what} of "${account.client_id}" is older than ${config.issuer.secret_max_age_days} days: rotate it`,
+          })
+        }
+      })
+    }
   })
 
   // Trusted user-token issuers: exactly one key source each, never the gateway's own issuer.

@@ -76,12 +76,13 @@ export class GatewayMetrics {
   readonly certificateExpiry = new Map<string, number>()
   /** Open WebSockets, their messages and closes (websocket-metrics.ts). */
   readonly websockets = new WebSocketMetrics(this.registry)
+  readonly cacheLookups = new CounterFamily('lanegate_cache_lookups_total', 'GET/HEAD answers of routes with the cache policy, by service, route id and result (hit, miss).', ['service', 'route', 'result'])
   readonly #routes = new Map<string, Map<string, RouteSeries>>()
   readonly #upstreams = new Map<string, { outcomes: Map<UpstreamOutcome, CounterCell>, duration: HistogramCell }>()
 
   constructor (sources: MetricSources) {
     for (const family of [this.requests, this.durations, this.upstreamRequests, this.upstreamDurations, this.rateLimited,
-      this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches]) {
+      this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches, this.cacheLookups]) {
       this.registry.registerMetric(asPromMetric(family))
     }
     new Gauge({

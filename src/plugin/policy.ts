@@ -11,6 +11,7 @@ import type { Principal } from './request-state.js'
 import type { ResponseHeadHook, ResponseSentHook } from './response-phase.js'
 import type { PolicyStep, Refusal, StepOutcome } from './step.js'
 import type { TokenVerifierView } from './tokens.js'
+import type { ApiKeyVerifierView } from './api-keys.js'
 
 export type { PolicyStep, Refusal, StepOutcome }
 
@@ -43,6 +44,8 @@ export interface PolicyContext<Codes extends string = string> {
   readonly indexes: ConfigIndexes
   /** The gateway's bearer-token verifier for this route's config (how `auth` verifies; an auth-like policy may too). */
   readonly tokens: TokenVerifierView
+  /** The gateway's API key verifier for this route's config (how `api-key` verifies keys). */
+  readonly apiKeys: ApiKeyVerifierView
   /**
    * The counter of the named limit of gateway.yaml's `rate_limits` (throws for an unknown name: `check` it). The same
    * name and settings give the same counter across reloads, so counts survive a reload.
@@ -143,6 +146,11 @@ export interface PolicyPlugin<Options = any, Codes extends string = string> { //
   readonly errors?: Readonly<Record<Codes, DeclaredError>>
   /** Policies that must appear earlier in the same chain, given these options. */
   requires?(options: Options, config?: GatewayConfig): string[]
+  /**
+   * Policies this one stands in for in other policies' `requires`: `api-key` provides `auth` (it sets the same
+   * principal with `context.setPrincipal`), so `scope` or `organization` may follow it.
+   */
+  readonly provides?: readonly string[]
   /** Checks that need the whole config (e.g. that named scopes exist). */
   check?(options: Options, config: GatewayConfig, indexes: ConfigIndexes): PolicyOptionProblem[]
   /**

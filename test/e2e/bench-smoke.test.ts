@@ -34,9 +34,9 @@ t.test('a tiny auth-get run writes a result file and a report, with only 2xx ans
   t.equal(scenario.baseline, 'fastify-hello')
   t.same(scenario.variants.map((v) => [v.name, v.role]), [
     ['fastify-hello', 'baseline'], ['lanegate-auth-get', 'subject'], ['fastify-same-response', 'peer'],
-    ['lanegate-auth-get-metrics-off', 'peer'],
+    ['lanegate-auth-get-metrics-off', 'peer'], ['lanegate-api-key-get', 'peer'],
   ])
-  t.same(scenario.runs.map((r) => r.round), [1, 1, 1, 1, 2, 2, 2, 2])
+  t.same(scenario.runs.map((r) => r.round), [1, 1, 1, 1, 1, 2, 2, 2, 2, 2])
   for (const variant of scenario.variants) {
     t.ok(variant.requests > 0, `${variant.name} got answers`)
     t.same(Object.keys(variant.statusCounts), ['200'], `${variant.name} answered only 200`)
@@ -45,8 +45,8 @@ t.test('a tiny auth-get run writes a result file and a report, with only 2xx ans
       t.same(Object.keys(variant[key]).sort(), ['max', 'median', 'min'], `${variant.name}.${key} is a spread`)
     }
   }
-  // The hello-world ratio (reported) and the floor against bare fastify sending the same answer.
-  t.same(result.targets.map((target) => target.scenario), ['auth-get', 'auth-get'])
+  // The hello-world ratio (reported), the floor against bare fastify sending the same answer, api-key's CPU.
+  t.same(result.targets.map((target) => target.scenario), ['auth-get', 'auth-get', 'auth-get'])
   t.match(res.stdout, '### auth-get:')
   const markdown = await readFile(join(out, files[1]), 'utf8')
   t.match(markdown, '| lanegate-auth-get | subject |')

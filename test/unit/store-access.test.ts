@@ -91,7 +91,7 @@ t.test('storeAccessOf reads the organization policy\'s recorded answer for the s
 t.test('the organization policy records the rule\'s answer on the request; a refusal records nothing', async (t) => {
   const snapshot: Snapshot = { version: 1, config, indexes, chains: new Map() }
   const context = policyContext(organization, {
-    config, indexes, tokens: {} as TokenVerifierView, limiter: () => ({}) as LimiterHandle, connectionSlots: localConnectionSlots(), service: 'live', routeId: 'read', envelope: 'exchange',
+    config, indexes, tokens: {} as TokenVerifierView, apiKeys: {} as never, limiter: () => ({}) as LimiterHandle, connectionSlots: localConnectionSlots(), service: 'live', routeId: 'read', envelope: 'exchange',
   })
   const step = organization.create({ param: 'store_org_id', not_found: true }, context)
   const requestFor = (storeId: string) => ({
