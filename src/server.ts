@@ -1,4 +1,3 @@
-import cluster from 'node:cluster'
 import type { AddressInfo } from 'node:net'
 import { bootGateway, type Booted } from './boot.js'
 import { followPrimary } from './cluster/worker.js'
@@ -6,6 +5,7 @@ import { answerPrimaryAdmin } from './cluster/worker-admin.js'
 import { watchConfigFile } from './config/watch-config.js'
 import { startAdminListener } from './observability/admin-listener.js'
 import { issuerMismatch } from './issuer-mismatch.js'
+import { isLanegateWorker } from './runtime/worker-marker.js'
 import { writePidFile } from './pid-file.js'
 import { handleShutdownSignals } from './shutdown-signals.js'
 
@@ -34,14 +34,16 @@ export async function startServer (options: StartOptions): Promise<Booted> {
   })
   const { app, gateway, logger } = booted
   const { server, issuer } = gateway.current().config
+  // A worker of lanegate's own primary (not merely a node:cluster worker: pm2's cluster mode forks those too).
+  const lanegateWorker = isLanegateWorker()
   let admin: Awaited<ReturnType<typeof startAdminListener>>
   // A worker of `server.workers` > 1 opens no admin listener: the primary serves it and asks the workers over IPC
   // (answering before the worker listens, so the primary never asks a worker that cannot answer yet).
-  const stopAnswering = cluster.isWorker ? answerPrimaryAdmin(booted) : undefined
+  const stopAnswering = lanegateWorker ? answerPrimaryAdmin(booted) : undefined
   try {
     await app.listen({ port: server.port, host: server.host })
     // The admin port is taken (another gateway on this host?): do not run half-observable.
-    admin = cluster.isWorker ? undefined : await startAdminListener(booted)
+    admin = lanegateWorker ? undefined : await startAdminListener(booted)
   } catch (error) {
     await booted.close()
     throw error
@@ -49,7 +51,7 @@ export async function startServer (options: StartOptions): Promise<Booted> {
   const listening = app.server.address() as AddressInfo
   const mismatch = issuer.behind_proxy === true ? undefined : issuerMismatch(issuer.issuer, server.host, listening.port)
   if (mismatch !== undefined) logger.warn({ issuer: issuer.issuer, listening_port: listening.port }, mismatch)
-  if (!cluster.isWorker) {
+  if (!lanegateWorker) {
     const pidFile = writePidFile(server.data_dir)
     logger.info({ pid: process.pid, pid_file: pidFile }, `signal pid ${process.pid} (in ${pidFile}): SIGHUP reloads, SIGTERM stops; or lanegate reload / lanegate stop`)
   }
@@ -57,7 +59,7 @@ export async function startServer (options: StartOptions): Promise<Booted> {
   let stopping = false
   const reload = (): void => { if (!stopping) void gateway.reload() }
   // A worker of `server.workers` > 1 reloads when its primary says so; only the primary polls the file.
-  const stopWatching = cluster.isWorker ? followPrimary(reload) : watchConfigFile(options.file, reload)
+  const stopWatching = lanegateWorker ? followPrimary(reload) : watchConfigFile(options.file, reload)
   // Stays registered during the drain (then ignored): without a listener, SIGHUP's default action kills the process.
   process.on('SIGHUP', reload)
 

@@ -25,6 +25,26 @@ export interface CountReply {
   outcomes: CountOutcomeItem[]
 }
 
+/**
+ * What a worker's pre-count (`sync_interval_ms` > 0, memory driver) admitted for one key since its last sync:
+ * `[limit, points, windowSeconds, key, admitted]`.
+ */
+export type WindowAddItem = [limit: string, points: number, windowSeconds: number, key: string, admitted: number]
+
+/** Worker → primary: one sync of a pre-counting limit (or one key's first request, `admitted` 1). */
+export interface WindowAddRequest {
+  channel: 'lanegate:window-add'
+  id: number
+  adds: WindowAddItem[]
+}
+
+/** Primary → worker: each key's window count after the adds, and the milliseconds left in it, in the adds' order. */
+export interface WindowAddReply {
+  channel: 'lanegate:window-add'
+  id: number
+  results: [consumed: number, msLeft: number][]
+}
+
 /** Primary → worker: re-read the config file now (SIGHUP to the primary, or the primary saw the file change). */
 export interface ReloadCommand { channel: 'lanegate:reload' }
 
@@ -40,7 +60,7 @@ export interface AdminQuery { channel: 'lanegate:admin', id: number, what: 'metr
 /** Worker → primary: the answer to one AdminQuery (`value` is undefined when the worker could not produce it). */
 export interface AdminAnswer { channel: 'lanegate:admin', id: number, value: unknown }
 
-export type PrimaryMessage = CountReply | ReloadCommand | ShutdownCommand | AdminQuery
+export type PrimaryMessage = CountReply | WindowAddReply | ReloadCommand | ShutdownCommand | AdminQuery
 
 export function isMessage<T extends { channel: string }> (value: unknown, channel: T['channel']): value is T {
   return typeof value === 'object' && value !== null && (value as { channel?: unknown }).channel === channel

@@ -6,6 +6,7 @@ import { watchConfigFile } from '../config/watch-config.js'
 import { createAsyncLogDestination, type AsyncLogDestination } from '../log-destination.js'
 import { createLogger } from '../logging.js'
 import { writePidFile } from '../pid-file.js'
+import { isLanegateWorker, WORKER_MARKER } from '../runtime/worker-marker.js'
 import type { ReloadCommand, ShutdownCommand } from './messages.js'
 import { startPrimaryAdmin, type PrimaryAdmin } from './primary-admin.js'
 import { serveWorkerCounters } from './primary-counters.js'
@@ -29,11 +30,16 @@ export interface ClusterStartOptions {
  * worker, or when one process is configured, it returns false and the caller serves as usual.
  */
 export async function startCluster (options: ClusterStartOptions): Promise<boolean> {
-  if (!cluster.isPrimary) return false
+  if (isLanegateWorker()) return false
   // The loader resolves relative paths against the file's folder, as in the workers (config/resolve-paths.ts).
   const { config } = await loadGatewayConfig(options.file)
   const workers = resolveWorkerCount(config.server.workers)
   if (workers <= 1) return false
+  if (!cluster.isPrimary) {
+    // Another cluster manager (pm2's cluster mode) forked this process: it runs one gateway, as that manager asks.
+    console.error(`server.workers (${config.server.workers}) is ignored: this process was forked by another cluster manager (pm2?), which decides how many run`)
+    return false
+  }
   // Asynchronous like the workers' logs: a stdout pipe nobody reads must not block the primary's signal handling.
   const destination = createAsyncLogDestination(1)
   const logger = createLogger(config.server.log_level, destination)
@@ -88,7 +94,8 @@ function runPrimary (options: PrimaryOptions): void {
   cluster.on('listening', function onWorkerListening () { serving = true })
 
   function fork (): void {
-    const worker = cluster.fork()
+    // The marker tells a worker of ours from any node:cluster worker (runtime/worker-marker.ts).
+    const worker = cluster.fork({ [WORKER_MARKER]: '1' })
     startedAt.set(worker.id, Date.now())
   }
 
