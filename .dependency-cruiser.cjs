@@ -22,9 +22,9 @@ module.exports = {
     {
       name: 'runtime-below-pipeline',
       severity: 'error',
-      comment: 'src/runtime/ (snapshot, request context, shared resources) never imports the pipeline, services or the app.',
+      comment: 'src/runtime/ (snapshot, request context, shared resources, counters, the workers\' IPC counter) sits low: it imports config/, errors/ and the interfaces of what it holds (store/store.ts, upstream/), never the pipeline, services, oauth, auth, cluster processes or the app. Start-up wiring that builds shared resources lives beside boot.ts.',
       from: { path: '^src/runtime/' },
-      to: { path: '^(src/(pipeline|services|app|boot|gateway|server|cli)|plugins/)' },
+      to: { path: '^(src|plugins)/', pathNot: '^src/(runtime|config|errors|upstream)/|^src/store/store\\.ts$' },
     },
     {
       name: 'upstream-engine-is-a-leaf',
@@ -36,21 +36,14 @@ module.exports = {
     {
       name: 'observability-recorders-are-low',
       severity: 'error',
-      comment: 'The metrics, recorders and trace context of src/observability/ are recorded into from the oauth, upstream and service code: they import only config/ types and errors/. Only the admin listener (which serves a booted gateway) sits above.',
-      from: { path: '^src/observability/', pathNot: '^src/observability/admin-listener\\.ts$' },
+      comment: 'The metrics, recorders and trace context of src/observability/ are recorded into from the oauth, upstream and service code: they import only config/ types and errors/. The admin listener, which serves a booted gateway, sits above them beside boot.ts (src/admin-listener.ts).',
+      from: { path: '^src/observability/' },
       to: { path: '^(src|plugins)/', pathNot: '^src/(observability|config|errors)/' },
-    },
-    {
-      name: 'runtime-uses-only-cluster-counting',
-      severity: 'error',
-      comment: 'src/runtime/ may use the workers\' IPC counters (src/cluster/ipc-counter.ts and its messages), never the primary or worker process code.',
-      from: { path: '^src/runtime/' },
-      to: { path: '^src/cluster/', pathNot: '^src/cluster/(ipc-counter|messages)\\.ts$' },
     },
     {
       name: 'cluster-below-the-app',
       severity: 'error',
-      comment: 'src/cluster/ (server.workers: primary, workers, IPC counters, the primary\'s admin listener) loads the config through the pipeline and counts with runtime/ counters; it never imports services, the app or the gateway (the worker runs the usual lanegate start).',
+      comment: 'src/cluster/ (server.workers: primary, workers, the primary\'s counters and admin listener) loads the config through the pipeline, counts with runtime/ counters and speaks runtime/ipc-messages.ts; it never imports services, the app or the gateway (the worker runs the usual lanegate start).',
       from: { path: '^src/cluster/' },
       to: { path: '^(src/(services|app|boot|gateway|server|cli|oauth|auth|store)|plugins/)' },
     },

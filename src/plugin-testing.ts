@@ -60,6 +60,7 @@ export async function testPolicy<Options> (plugin: PolicyPlugin<Options>, option
 
   const app = Fastify({ logger: false, trustProxy: config.server.trusted_proxies.length > 0 ? config.server.trusted_proxies : false })
   const limiters = createLimiterRegistry(config.rate_limit_store)
+  // Cast: a single policy in a bare app needs only the logger and limiters; the rest of SharedResources is the gateway's.
   const shared = { logger: app.log, limiters } as unknown as SharedResources
   const envelope = harness.envelope ?? 'plain'
   const snapshot: Snapshot = { version: 1, config, indexes, chains: new Map() }

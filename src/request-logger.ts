@@ -66,5 +66,7 @@ function withTraceId (bindings: Bindings, req: IncomingMessage | undefined): Bin
  */
 export function deferredRequestLoggerFactory (logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions, req?: IncomingMessage): FastifyBaseLogger {
   if (options.level !== undefined) return logger.child(withTraceId(bindings, req), options)
+  // Cast: fastify's logger type is pino's Logger under another name, and DeferredRequestLogger implements the part of
+  // it fastify calls (pino's full type has overloads a deferring wrapper cannot spell).
   return new DeferredRequestLogger(logger as unknown as Logger, bindings, req) as unknown as FastifyBaseLogger
 }

@@ -6,7 +6,8 @@ import { organizationSchema, type OrganizationOptions } from './schema.js'
 /**
  * `organization`: the organization or store named by a path or query parameter must be reachable from the
  * caller's `organization_id` (itself, its stores, its descendants). The answer never tells a store outside the
- * tree from one that does not exist: same status, same body (E1).
+ * tree from one that does not exist: same status, same body (E1). The answer (with the lane serving the store) is
+ * recorded on the request as `request.gw.reached`, so the service does not decide again.
  */
 const organization = definePolicy({
   name: 'organization',
@@ -28,16 +29,15 @@ const organization = definePolicy({
       return { outcome: 'depends', status: options.not_found ? 404 : 403, code: options.not_found ? 'store_not_found' : 'forbidden', note: `?${options.query ?? ''}, when sent, must be in ${caller.organizationId}'s tree` }
     }
     const target = request.params[options.param] ?? ''
-    const reachable = request.indexes.reachable(caller.organizationId).has(target)
+    const access = request.indexes.access(caller.organizationId, target)
     if (options.not_found) {
-      const store = request.indexes.stores.get(target)
-      if (!reachable || store === undefined || !store.installActive || store.lane === undefined) {
-        const why = !reachable ? `is not in ${caller.organizationId}'s tree` : 'is not a store with an active install and a lane'
+      if (access?.lane === undefined) {
+        const why = access === undefined ? `is not in ${caller.organizationId}'s tree` : 'is not a store with an active install and a lane'
         return { outcome: 'refuse', status: 404, code: 'store_not_found', note: `${target || `(no :${options.param})`} ${why}` }
       }
       return { outcome: 'pass', note: `store ${target} is in ${caller.organizationId}'s tree` }
     }
-    return reachable
+    return access !== undefined
       ? { outcome: 'pass', note: `${target} is in ${caller.organizationId}'s tree` }
       : { outcome: 'refuse', status: 403, code: 'forbidden', note: `${target || `(no :${options.param})`} is not in ${caller.organizationId}'s tree` }
   },
@@ -49,16 +49,14 @@ const organization = definePolicy({
       const target = targetOf(request, options, context)
       if (target === undefined) return
       if (typeof target !== 'string') return target
-      const { indexes } = request.gw.snapshot
-      const reachable = indexes.reachable(principal.organizationId).has(target)
-      if (notFound) {
-        const store = indexes.stores.get(target)
-        if (!reachable || store === undefined || !store.installActive || store.lane === undefined) {
-          return context.refuse('store_not_found', { fields: { store_org_id: target }, message: 'Store not found or not accessible.' })
-        }
-      } else if (!reachable) {
-        return context.refuse('forbidden', { message: 'This organization is outside your access.' })
+      // The one store-access rule (ConfigIndexes.access); its answer rides on the request for the service.
+      const access = request.gw.snapshot.indexes.access(principal.organizationId, target)
+      if (notFound ? access?.lane === undefined : access === undefined) {
+        return notFound
+          ? context.refuse('store_not_found', { fields: { store_org_id: target }, message: 'Store not found or not accessible.' })
+          : context.refuse('forbidden', { message: 'This organization is outside your access.' })
       }
+      request.gw.reached = access
     }
   },
 })

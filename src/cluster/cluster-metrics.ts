@@ -96,6 +96,7 @@ export class ClusterMetrics {
 
 /** Merges sets family by family (prom-client's aggregation), synchronously: the result's metrics carry their values. */
 function aggregate (sets: MetricSet[]): MetricSet {
+  // Cast: prom-client types getMetricsAsArray as Metric[] though after aggregate() they carry their values (MetricSet).
   return AggregatorRegistry.aggregate(sets.map(withOverrides)).getMetricsAsArray() as unknown as MetricSet
 }
 

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster'
 import { MemoryWindowCounter } from '../runtime/request-counter.js'
-import { isMessage, type CountOutcomeItem, type CountReply, type CountRequest, type WindowAddReply, type WindowAddRequest } from './messages.js'
+import { isMessage, type CountOutcomeItem, type CountReply, type CountRequest, type WindowAddReply, type WindowAddRequest } from '../runtime/ipc-messages.js'
 
 /**
  * The primary's side of IpcCounter and of the workers' pre-counts (runtime/ipc-window-store.ts): one

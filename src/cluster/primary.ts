@@ -7,7 +7,7 @@ import { createAsyncLogDestination, type AsyncLogDestination } from '../log-dest
 import { createLogger } from '../logging.js'
 import { writePidFile } from '../pid-file.js'
 import { isLanegateWorker, WORKER_MARKER } from '../runtime/worker-marker.js'
-import type { ReloadCommand, ShutdownCommand } from './messages.js'
+import type { ReloadCommand, ShutdownCommand } from '../runtime/ipc-messages.js'
 import { startPrimaryAdmin, type PrimaryAdmin } from './primary-admin.js'
 import { serveWorkerCounters } from './primary-counters.js'
 import { resolveWorkerCount } from './worker-count.js'

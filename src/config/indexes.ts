@@ -1,3 +1,4 @@
+import { activeLane } from './active-lane.js'
 import type {
   ConnectedAccountConfig, GatewayConfig, LaneConfig, OrganizationConfig, ServiceAccountConfig,
 } from './types.js'
@@ -18,6 +19,19 @@ export interface ResolvedConnectedAccount extends ConnectedAccountConfig {
 }
 
 /**
+ * The store-access rule's answer for one organization or store id a caller may reach (docs/architecture.md,
+ * "One rule per question"). Built once per id per config, so asking costs two map lookups and no allocation.
+ */
+export interface StoreAccess {
+  /** The organization or store id asked about. */
+  readonly id: string
+  /** The store, when the id names one (undefined for an organization). */
+  readonly store: ResolvedStore | undefined
+  /** The lane that serves it: the store's lane while its install is active (config/active-lane.ts), else none. */
+  readonly lane: LaneConfig | undefined
+}
+
+/**
  * Lookup tables derived once from a validated config. Everything a request needs about organizations, stores
  * and accounts is one map lookup away.
  */
@@ -28,11 +42,35 @@ export interface ConfigIndexes {
   connectedAccounts: ReadonlyMap<string, ResolvedConnectedAccount>
   /** Organization or store id → every id the caller of that organization may reach (itself included). */
   reachable (organizationId: string): ReadonlySet<string>
+  /**
+   * The one store-access rule: may the caller of `organizationId` reach the organization or store `id` (itself,
+   * its stores, its descendants'), and which lane serves it. Undefined when `id` is outside that tree or unknown:
+   * callers answer both the same way, so a foreign store is never told from a missing one. The organization
+   * policy records its answer on the request (`request.gw.reached`); services read it there
+   * (runtime/store-access.ts).
+   */
+  access (organizationId: string, id: string): StoreAccess | undefined
+  /** The lane serving store `id` for any caller (a fan-out delivery, checked at preview): the rule's `lane`. */
+  laneOf (id: string): LaneConfig | undefined
 }
 
 const empty: ReadonlySet<string> = new Set()
 
+// A validated config is deep-frozen and never changes: its indexes are built once, whoever asks (validation, the
+// snapshot, fan-out's deliveries). An unfrozen config (a test's literal) may still be edited, so it is not kept.
+const indexesByConfig = new WeakMap<GatewayConfig, ConfigIndexes>()
+
+/** The lookup tables of `config`; built once per frozen (validated) config. */
 export function buildIndexes (config: GatewayConfig): ConfigIndexes {
+  let indexes = indexesByConfig.get(config)
+  if (indexes === undefined) {
+    indexes = indexConfig(config)
+    if (Object.isFrozen(config)) indexesByConfig.set(config, indexes)
+  }
+  return indexes
+}
+
+function indexConfig (config: GatewayConfig): ConfigIndexes {
   const organizations = new Map(config.organizations.map((o) => [o.id, o]))
   const stores = new Map<string, ResolvedStore>()
   const connectedAccounts = new Map<string, ResolvedConnectedAccount>()
@@ -70,11 +108,20 @@ export function buildIndexes (config: GatewayConfig): ConfigIndexes {
   }
   for (const store of stores.values()) reachableById.set(store.id, new Set([store.id]))
 
+  const accessById = new Map<string, StoreAccess>()
+  for (const org of config.organizations) {
+    accessById.set(org.id, { id: org.id, store: undefined, lane: undefined })
+    for (const store of org.stores) accessById.set(store.id, { id: store.id, store: stores.get(store.id), lane: activeLane(store) })
+  }
+  const reachable = (organizationId: string): ReadonlySet<string> => reachableById.get(organizationId) ?? empty
+
   return {
     organizations,
     stores,
     accounts: new Map(config.service_accounts.map((a) => [a.client_id, a])),
     connectedAccounts,
-    reachable: (organizationId) => reachableById.get(organizationId) ?? empty,
+    reachable,
+    access: (organizationId, id) => reachable(organizationId).has(id) ? accessById.get(id) : undefined,
+    laneOf: (id) => accessById.get(id)?.lane,
   }
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
-import { Ajv, type ErrorObject } from 'ajv'
+import type { ErrorObject } from 'ajv'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { ConfigError, formatPath, type ConfigProblem } from './config-error.js'
 import { deepFreeze } from './deep-freeze.js'
@@ -10,6 +10,7 @@ import { resolveConfigPaths } from './resolve-paths.js'
 import { buildConfigSchema, type ServiceSchema } from './schema.js'
 import { checkReferences, type ConfigWarning, type LocatedProblem } from './semantic-checks.js'
 import type { GatewayConfig } from './types.js'
+import { compileSchemaByContent } from './validators.js'
 
 /** What the second pass found beyond config/'s own reference checks, and what it built on the way. */
 export interface SecondPass<Catalog> {
@@ -89,8 +90,7 @@ export async function parseConfigText<Catalog> (text: string, file: string, rule
   if (problems.length > 0) throw new ConfigError(file, problems.map((p) => locate(p, parsePath(p.path))))
 
   // Pass 1: structure.
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, allowUnionTypes: true })
-  const validate = ajv.compile(buildConfigSchema(rules.services))
+  const validate = compileSchemaByContent(buildConfigSchema(rules.services), 'lanegate')
   const structural = untypedServices(validate(substituted) ? [] : validate.errors ?? [])
   const first = dedupe(structural.map((e) => {
     const segments = errorPath(e)

@@ -23,6 +23,7 @@ const keyObjects = new WeakMap<CryptoKey, KeyObject>()
 function keyObjectOf (key: CryptoKey): KeyObject {
   let keyObject = keyObjects.get(key)
   if (keyObject === undefined) {
+    // Cast: jose's CryptoKey is the DOM type, node:crypto's KeyObject.from takes webcrypto's; the same object at run time.
     keyObject = KeyObject.from(key as unknown as Parameters<typeof KeyObject.from>[0])
     keyObjects.set(key, keyObject)
   }

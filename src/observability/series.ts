@@ -64,6 +64,8 @@ abstract class Family<C> {
 
 /** A counter family (`_total` names are given in full). */
 export class CounterFamily extends Family<CounterCell> {
+  // Cast: prom-client's .d.ts declares MetricType a numeric enum (absent at run time) while its code compares the
+  // strings 'counter', 'histogram'.
   readonly type: MetricType = 'counter' as unknown as MetricType
 
   protected make (): CounterCell { return { value: 0 } }
@@ -86,6 +88,7 @@ export class CounterFamily extends Family<CounterCell> {
 
 /** A histogram family with fixed upper bounds in seconds. */
 export class HistogramFamily extends Family<HistogramCell> {
+  // Cast: as in CounterFamily.
   readonly type: MetricType = 'histogram' as unknown as MetricType
 
   constructor (name: string, help: string, labelNames: readonly string[], readonly upperBounds: readonly number[]) {
@@ -125,5 +128,6 @@ export class HistogramFamily extends Family<HistogramCell> {
 
 /** The families as prom-client sees them (its Registry only calls what `Family` implements). */
 export function asPromMetric (family: CounterFamily | HistogramFamily): Metric {
+  // Cast: a Family implements only what prom-client's Registry calls, not the whole Metric class.
   return family as unknown as Metric
 }

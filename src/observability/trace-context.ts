@@ -50,7 +50,7 @@ export function parseTraceparent (value: string | undefined): { traceId: string,
   if (value === undefined || value.length < 55) return undefined
   const m = TRACEPARENT.exec(value.trim())
   if (m === null) return undefined
-  const [, version, traceId, spanId, flags, rest] = m as unknown as [string, string, string, string, string, string | undefined]
+  const [, version, traceId, spanId, flags, rest] = m as RegExpExecArray & [string, string, string, string, string, string | undefined]
   if (version === 'ff' || (version === '00' && rest !== undefined)) return undefined
   if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return undefined
   return { traceId, flags }

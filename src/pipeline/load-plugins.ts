@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { Ajv } from 'ajv'
+import { compileSchema } from '../config/validators.js'
 import { isErrorCode } from '../errors/catalogue.js'
 import type { PolicyPlugin } from './policy.js'
 import type { Catalog, PluginOrigin } from './registry.js'
@@ -93,8 +93,6 @@ function specifierOf (reference: string, baseDir: string): string {
   }
 }
 
-const ajv = new Ajv({ strict: false })
-
 /** Why `value` does not meet the contract of `PolicyPlugin`, or undefined when it does. */
 function contractProblem (value: unknown): string | undefined {
   if (value === null || typeof value !== 'object') return 'its default export must be an object'
@@ -103,7 +101,7 @@ function contractProblem (value: unknown): string | undefined {
   if (typeof plugin.description !== 'string' || plugin.description === '') return '`description` must be a non-empty string'
   if (plugin.schema === null || typeof plugin.schema !== 'object') return '`schema` must be a JSON Schema object'
   try {
-    ajv.compile(plugin.schema as object)
+    compileSchema(plugin.schema as object, 'policy')
   } catch (error) {
     return `\`schema\` does not compile: ${(error as Error).message}`
   }

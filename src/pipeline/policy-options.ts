@@ -1,10 +1,6 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import addFormats from 'ajv-formats'
+import type { ErrorObject } from 'ajv'
+import { compileSchema } from '../config/validators.js'
 import type { PolicyPlugin } from './policy.js'
-
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false })
-addFormats.default(ajv)
-const compiled = new WeakMap<object, ValidateFunction>()
 
 /**
  * Checks a policy's options against its schema and fills its defaults in place (ajv `useDefaults`): the one way
@@ -12,11 +8,7 @@ const compiled = new WeakMap<object, ValidateFunction>()
  * alike. Returns ajv's errors, empty when the options are valid.
  */
 export function checkPolicyOptions (plugin: PolicyPlugin, options: unknown): ErrorObject[] {
-  let validate = compiled.get(plugin.schema)
-  if (validate === undefined) {
-    validate = ajv.compile(plugin.schema)
-    compiled.set(plugin.schema, validate)
-  }
+  const validate = compileSchema(plugin.schema, 'policy')
   return validate(options) ? [] : [...(validate.errors ?? [])]
 }
 

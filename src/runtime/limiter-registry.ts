@@ -5,7 +5,7 @@ import { SyncedWindowCounter } from './synced-window-counter.js'
 import { ipcWindowStore } from './ipc-window-store.js'
 import { isLanegateWorker } from './worker-marker.js'
 import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible'
-import { IpcCounter } from '../cluster/ipc-counter.js'
+import { IpcCounter } from './ipc-counter.js'
 import type { RateLimitConfig, RateLimitStoreConfig } from '../config/types.js'
 import type { LimiterRegistry } from './shared-resources.js'
 

@@ -1,3 +1,4 @@
+import type { StoreAccess } from '../config/indexes.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
 import type { Snapshot } from './snapshot.js'
 
@@ -28,6 +29,11 @@ export interface RequestContext {
   readonly routeId: string
   readonly envelope: EnvelopeName
   principal?: Principal
+  /**
+   * The organization or store the `organization` policy let this caller through to, with the lane serving it (the
+   * store-access rule's answer, `ConfigIndexes.access`): services read it instead of deciding again.
+   */
+  reached?: StoreAccess
 }
 
 declare module 'fastify' {

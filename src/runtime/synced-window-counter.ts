@@ -63,9 +63,10 @@ export function redisWindowStore (client: Redis, keyPrefix: string, windowSecond
   const redisKey = (key: string): string => `${keyPrefix}:${key}`
   return {
     get ready () { return client.status === 'ready' },
+    // Cast: the defineCommand'd script is a method ioredis does not type.
     add: (key, points) => (client as unknown as Record<typeof COMMAND, WindowIncr>)[COMMAND](redisKey(key), points, windowSeconds),
     async addMany (entries) {
-      // ioredis types a pipeline without the commands defineCommand adds: the one cast, here.
+      // Cast: ioredis types a command added by defineCommand nowhere; the pipeline has it at run time.
       const pipeline = client.pipeline() as unknown as WindowIncrPipeline
       for (const [key, points] of entries) pipeline[COMMAND](redisKey(key), points, windowSeconds)
       const replies = await pipeline.exec()

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { fanoutFixture, laneRequestCount, validPayload, type FanoutFixture } from '../helpers/fanout-fixture.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
@@ -193,13 +193,11 @@ t.test('202 committing when a lane is still stalled at commit_wait_ms; GET shows
   t.equal(body.status, 'committing')
   t.same(body.stores.map((s: { delivery: { status: string } }) => s.delivery.status), ['applied', 'pending'], 'the healthy lane is not held up')
   f.lanes.get('org_s2')?.setMode({ apply: 'ok' })
-  let final: { status: string, stores: { delivery: { status: string } }[] } | undefined
-  for (let i = 0; i < 200; i++) {
-    final = (await f.get(id)).json()
-    if (final?.status !== 'committing') break
-    await sleep(20)
-  }
-  t.equal(final?.status, 'committed')
+  const final = await waitFor(async () => {
+    const answer: { status: string } = (await f.get(id)).json()
+    return answer.status === 'committing' ? undefined : answer
+  }, { what: 'the dispatch to leave committing' })
+  t.equal(final.status, 'committed')
   t.equal(applies(f, 'org_s1').length, 1)
   t.same([...(f.lanes.get('org_s2')?.applied.values() ?? [])], [1], 'applied exactly once after the stall')
 })
@@ -216,11 +214,10 @@ t.test('a reload that removes a store while its delivery retries: the delivery f
   t.ok(f.upstreams.lanes.keys().includes('org_s1'), 'the lane\'s upstream was built by its first use')
   await f.removeStores(['org_s1'])
   t.notOk(f.upstreams.lanes.keys().includes('org_s1'), 'the removed store\'s upstream is retired at once')
-  let body = (await f.get(id)).json()
-  for (let i = 0; i < 100 && body.status === 'committing'; i++) {
-    await sleep(20)
-    body = (await f.get(id)).json()
-  }
+  const body = await waitFor(async () => {
+    const answer = (await f.get(id)).json()
+    return answer.status === 'committing' ? undefined : answer
+  }, { what: 'the dispatch to leave committing' })
   t.equal(body.status, 'partially_failed')
   t.same(body.stores[0].delivery, {
     status: 'failed',

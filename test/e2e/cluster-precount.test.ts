@@ -1,11 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
+import { Redis } from 'ioredis'
 import t from 'tap'
-import { clusterEnv, dropSchema, runName, servicesUnavailable, writeClusterConfig } from '../helpers/cluster-config.js'
+import { clusterEnv, dropSchema, runName, servicesUnavailable, TEST_REDIS_URL, writeClusterConfig } from '../helpers/cluster-config.js'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { letTimePass, waitFor } from '../helpers/wait-for.js'
 
 /**
  * Issue 16's Redis pre-count (`rate_limit_store.sync_interval_ms`) on two real `lanegate start` processes
@@ -60,10 +61,20 @@ async function precountTests (): Promise<void> {
       }
       return seen
     }
+    // The counts in Redis under this run's prefix (read-only: the largest is the payments limit's key).
+    const redis = new Redis(TEST_REDIS_URL)
+    t.teardown(() => redis.disconnect())
+    const largestCount = async (): Promise<number> => {
+      const keys = await redis.keys(`${prefix}*`)
+      const values = keys.length === 0 ? [] : await redis.mget(...keys)
+      return Math.max(0, ...values.map(Number).filter(Number.isFinite))
+    }
     t.same(await statuses(a, 60), { 200: 60 }, 'instance A admits its 60')
-    await sleep(300) // several syncs: A's 60 are in Redis
+    await waitFor(async () => await largestCount() >= 60, { what: 'A\'s 60 to reach Redis at a sync' })
     t.same(await statuses(b, 60), { 200: 40, 429: 20 }, 'instance B admits only the 40 left of the shared 100')
-    await sleep(300)
+    await waitFor(async () => await largestCount() >= 100, { what: 'B\'s counts to reach Redis at a sync' })
+    // A's refresh of its read from Redis happens at its own syncs and says nothing: twenty of its 50 ms intervals.
+    await letTimePass(20 * 50)
     const late = await get(a)
     t.equal(late.status, 429, 'A refuses too once its count is refreshed from Redis')
     t.ok(Number(late.retryAfter) >= 1 && Number(late.retryAfter) <= 60, `Retry-After within the window (${late.retryAfter ?? 'missing'})`)

@@ -1,13 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { clusterEnv, dropSchema, runName, servicesUnavailable, writeClusterConfig } from '../helpers/cluster-config.js'
 import { validPayload } from '../helpers/fanout-fixture.js'
 import { startStubLane, type StubLane } from '../helpers/fanout-lane.js'
 import { ownRedis } from '../helpers/own-redis.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { waitFor } from '../helpers/wait-for.js'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 
 /**
@@ -166,17 +166,15 @@ async function clusterTests (): Promise<void> {
     s2.setMode({ apply: 'stall' })
     const commit = await call(a, `/v1/fanout/dispatches/${id}/commit`, { method: 'POST', ip: '203.0.113.5', token: exchange.a })
     t.same([commit.status, commit.body.status], [202, 'committing'], 'still committing when the commit answers')
-    for (let i = 0; i < 200 && s2.applyCalls() === callsBefore[1]; i++) await sleep(10)
+    await waitFor(() => s2.applyCalls() !== callsBefore[1], { what: 'org_store_002\'s apply' })
     t.equal(s2.applyCalls(), (callsBefore[1] ?? 0) + 1, 'org_store_002 got its apply before the kill')
     await stopGateway(a, 'SIGKILL')
     s1.setMode({ apply: 'ok' })
     s2.setMode({ apply: 'ok' })
-    let final: Record<string, unknown> = {}
-    for (let i = 0; i < 100; i++) {
-      final = (await call(b, `/v1/fanout/dispatches/${id}`, { ip: '203.0.113.5', token: exchange.b })).body
-      if (final.status !== 'committing') break
-      await sleep(100)
-    }
+    const final = await waitFor(async () => {
+      const body = (await call(b, `/v1/fanout/dispatches/${id}`, { ip: '203.0.113.5', token: exchange.b })).body
+      return body.status === 'committing' ? undefined : body
+    }, { what: 'instance B\'s recovery sweep to finish the dispatch', intervalMs: 100 })
     t.equal(final.status, 'committed', 'instance B finished the dispatch A started')
     const stores = final.stores as Array<{ store_org_id: string, delivery: { status: string } }>
     t.same(stores.map((s) => [s.store_org_id, s.delivery.status]), [['org_store_001', 'applied'], ['org_store_002', 'applied']])
@@ -202,13 +200,11 @@ async function clusterTests (): Promise<void> {
     t.same(during, Array.from({ length: 120 }, () => [200, null]), '120 requests (over the limit of 100) all served, without headers')
     t.match(gateway.output(), /rate-limit store/i, 'the store failure is logged')
     await redis.start()
-    let after: Answer | undefined
-    for (let i = 0; i < 100; i++) {
-      after = await read()
-      if (after.headers.get('x-ratelimit-limit') !== null) break
-      await sleep(100)
-    }
-    t.same([after?.status, after?.headers.get('x-ratelimit-limit'), after?.headers.get('x-ratelimit-remaining')], [200, '100', '99'],
+    const after = await waitFor(async () => {
+      const res = await read()
+      return res.headers.get('x-ratelimit-limit') === null ? undefined : res
+    }, { what: 'a request counted again on the restarted Redis', intervalMs: 100 })
+    t.same([after.status, after.headers.get('x-ratelimit-limit'), after.headers.get('x-ratelimit-remaining')], [200, '100', '99'],
       'counting resumes on the restarted (empty) Redis')
   })
 }

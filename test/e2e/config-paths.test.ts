@@ -7,6 +7,7 @@ import { repoPath } from '../helpers/paths.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
 import { setKey, tempConfig } from '../helpers/temp-config.js'
 import { runNode, type NodeRun } from '../helpers/run-node.js'
+import { waitForText } from '../helpers/wait-for.js'
 
 function run (args: string[], cwd: string): Promise<NodeRun> {
   return runNode(repoPath('bin/lanegate.js'), args, { cwd })
@@ -59,7 +60,7 @@ t.test('a user token from another development key directory: 401, and an info li
   const own = await mint(served.file)
   const accepted = await fetch(url, { headers: { authorization: `Bearer ${own}` } })
   t.not(accepted.status, 401)
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  await waitForText(gw.output, 'no key of its issuer matches its kid', { what: 'the info line on the refused token' })
   const line = gw.output().split('\n').find((l) => l.includes('no key of its issuer matches its kid'))
   t.ok(line, 'an info line explains the refusal')
   t.match(JSON.parse(line ?? '{}'), { level: 30, issuer: 'http://localhost:8080/dev-users' })

@@ -3,11 +3,11 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { TEST_ORG_HEADER } from '../helpers/fanout-app.js'
 import { priceChange, validPayload } from '../helpers/fanout-fixture.js'
 import { startStubLane, type StubLane } from '../helpers/fanout-lane.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 /**
  * RELIABILITY H3: the gateway is killed with SIGKILL in the middle of a fan-out and restarted over the same
@@ -87,19 +87,18 @@ t.test('SIGKILL mid fan-out, restart: every store ends applied exactly once', as
   t.equal(commit.status, 202, 'still committing when commit answers')
   const during = await commit.json() as { status: string, stores: { delivery: { status: string } }[] }
   t.same([during.status, during.stores.map((s) => s.delivery.status)], ['committing', ['applied', 'pending', 'pending']])
-  for (let i = 0; i < 200 && (lanes.get('org_s3')?.applyCalls() ?? 0) === 0; i++) await sleep(10)
+  await waitFor(() => (lanes.get('org_s3')?.applyCalls() ?? 0) > 0, { what: 'org_s3\'s apply' })
   t.equal(lanes.get('org_s3')?.applyCalls(), 1, 'org_s3 received its apply before the kill')
 
   await kill(gateway.child)
   for (const lane of lanes.values()) lane.setMode({ apply: 'ok' })
 
   gateway = await startGateway(configFile)
-  let final: { status: string, stores: { store_org_id: string, delivery: { status: string } }[] } | undefined
-  for (let i = 0; i < 300; i++) {
-    final = await (await fetch(`${gateway.base}/dispatches/${id}`, { headers: { [TEST_ORG_HEADER]: 'org_hq' } })).json() as typeof final
-    if (final?.status !== 'committing') break
-    await sleep(20)
-  }
+  type Dispatch = { status: string, stores: { store_org_id: string, delivery: { status: string } }[] }
+  const final = await waitFor(async () => {
+    const body = await (await fetch(`${gateway.base}/dispatches/${id}`, { headers: { [TEST_ORG_HEADER]: 'org_hq' } })).json() as Dispatch
+    return body.status === 'committing' ? undefined : body
+  }, { what: 'the restarted gateway\'s recovery sweep to finish the dispatch' })
   t.equal(final?.status, 'committed')
   t.same(final?.stores.map((s) => [s.store_org_id, s.delivery.status]), [['org_s1', 'applied'], ['org_s2', 'applied'], ['org_s3', 'applied']])
   for (const [store, lane] of lanes) {

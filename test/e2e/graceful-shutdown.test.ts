@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { startLaneSimulator } from '../simulators/lane-simulator.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
+import { waitFor, waitForText } from '../helpers/wait-for.js'
 
 function get (url: string, headers: Record<string, string>, agent?: Agent): Promise<{ status: number, body: string }> {
   return new Promise((resolve, reject) => {
@@ -38,10 +39,11 @@ t.test('SIGTERM lets in-flight requests finish, refuses new ones (503 or a close
   const agent = new Agent({ keepAlive: true, maxSockets: 1 })
   t.equal((await get(`${base}/healthz`, {}, agent)).status, 200)
 
-  const inFlight = get(`${base}/v1/stores/org_store_001/live/__sim/slow?ms=1500`, auth)
-  await new Promise((resolve) => setTimeout(resolve, 300))
+  // In flight for 3 s from its arrival at the lane: the waits below end as soon as their event happens.
+  const inFlight = get(`${base}/v1/stores/org_store_001/live/__sim/slow?ms=3000`, auth)
+  await waitFor(() => lane.requests.some((r) => r.url.includes('/__sim/slow')), { what: 'the slow request to reach the lane' })
   child.kill('SIGTERM')
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  await waitForText(output, 'shutting down: finishing in-flight requests', { what: 'the drain to begin' })
 
   const late = await get(`${base}/healthz`, {}, agent).catch((error: Error) => ({ status: -1, body: error.message }))
   t.ok(late.status === 503 || late.status === -1, `a new request during shutdown gets 503 or a closed connection (got ${late.status})`)

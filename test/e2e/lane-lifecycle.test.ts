@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import t from 'tap'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { startBackend, type Backend } from '../helpers/upstream-servers.js'
-import { rewriteAndReload, until } from '../helpers/reload-helpers.js'
+import { rewriteAndReload } from '../helpers/reload-helpers.js'
+import { until } from '../helpers/wait-for.js'
 
 /**
  * A store's lane lives with the config (issue 13 item 4), on a real `lanegate start` reloaded with SIGHUP: a reload
@@ -57,6 +58,8 @@ let dataDir: string
 let laneA: Backend
 let laneB: Backend
 let token: string
+/** Answers the /slow relay lane A is holding. */
+let releaseSlow: () => void = () => {}
 
 async function rewrite (text: string): Promise<void> {
   await rewriteAndReload(gateway, file, text)
@@ -74,8 +77,10 @@ t.before(async () => {
   for (const lane of [laneA, laneB]) {
     lane.server.keepAliveTimeout = 60_000
     lane.handle((req, res) => {
-      // /slow answers after 800 ms: long enough for a reload to land while it is in flight.
-      setTimeout(() => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end(`${lane.name} ${req.url ?? ''}`) }, req.url === '/slow' ? 800 : 0)
+      const answer = (): void => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end(`${lane.name} ${req.url ?? ''}`) }
+      // /slow waits until the test releases it: in flight for as long as a reload takes to land.
+      if (req.url === '/slow') releaseSlow = answer
+      else answer()
     })
   }
   file = join(dir, 'gateway.yaml')
@@ -105,12 +110,13 @@ t.test('a reload that removes a store: its relay in flight completes, its path a
   t.ok(await until(() => laneA.seen.some((r) => r.url === '/slow')), 'the slow relay reached lane A')
   const logged = gateway.output().length
   await rewrite(config(dataDir, store('org_store_b', laneB)))
-  t.ok(await until(async () => !(await live('org_store_a', '/x')).startsWith('200'), 2000), 'the reload applied within 2 s')
+  t.ok(await until(async () => !(await live('org_store_a', '/x')).startsWith('200')), 'the reload applied')
   t.equal(await live('org_store_a', '/x'), '404 {"error":"store_not_found","store_org_id":"org_store_a","message":"Store not found or not accessible."}',
     'the removed store answers as an unknown store does (the organization policy: 404 store_not_found)')
   const seenByA = laneA.seen.length
+  releaseSlow()
   t.equal(await inFlight, '200 A /slow', 'the relay in flight during the removal completed')
-  t.ok(await until(() => laneA.openConnections() === 0, 2000), 'the removed lane\'s pool closed its connections (lane A keeps idle ones 60 s)')
+  t.ok(await until(() => laneA.openConnections() === 0), 'the removed lane\'s pool closed its connections (lane A keeps idle ones 60 s)')
 
   t.equal(await live('org_store_b', '/z'), '200 B /z')
   t.equal(laneB.openConnections(), socketsOfB, 'lane B: the same connection count before and after the reload')
@@ -121,7 +127,7 @@ t.test('a reload that removes a store: its relay in flight completes, its path a
 
 t.test('a reload that adds the store back: its lane is served again, on a new pool', async (t) => {
   await rewrite(config(dataDir, store('org_store_a', laneA) + store('org_store_b', laneB)))
-  t.ok(await until(async () => (await live('org_store_a', '/back')) === '200 A /back', 2000), 'served again within 2 s')
+  t.ok(await until(async () => (await live('org_store_a', '/back')) === '200 A /back'), 'served again')
   t.equal(laneA.openConnections(), 1)
   t.equal(laneB.openConnections(), 1, 'lane B still on its one connection')
 })

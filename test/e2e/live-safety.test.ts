@@ -1,6 +1,7 @@
 import t from 'tap'
-import { eventually, send, sendRawBytes } from '../helpers/exchange-http.js'
+import { send, sendRawBytes } from '../helpers/exchange-http.js'
 import { liveSetup, ORG_HEADER, OTHER } from '../helpers/exchange-config.js'
+import { until } from '../helpers/wait-for.js'
 
 const json = (body: string): unknown => JSON.parse(body)
 
@@ -98,11 +99,11 @@ t.test('a caller that goes away aborts the lane request and its socket closes (F
   const req = http.request({ host: url.hostname, port: url.port, path: '/v1/stores/org_store_a/live/slow', headers: hq, agent: false })
   req.on('error', () => {})
   req.end()
-  t.ok(await eventually(() => laneA.requests.length === 1 && laneA.openSockets() === 1), 'the lane got the request')
+  t.ok(await until(() => laneA.requests.length === 1 && laneA.openSockets() === 1), 'the lane got the request')
   req.destroy()
   // The pool may open a fresh idle connection afterwards; what matters is that the abandoned request's own
   // connection is closed (the lane sees the request aborted) and nothing beyond the pool's cap stays open.
-  t.ok(await eventually(() => laneA.requests[0]?.connectionClosed === true), 'the lane request\'s connection was closed')
+  t.ok(await until(() => laneA.requests[0]?.connectionClosed === true), 'the lane request\'s connection was closed')
   t.ok(laneA.openSockets() <= 1, 'no connection leaked')
   laneA.setMode('ok')
   const res = await send(base, { path: '/v1/stores/org_store_a/live/items', headers: hq })
@@ -113,7 +114,7 @@ t.test('a hung lane does not hold up another store\'s lane (F10)', async (t) => 
   const { base, laneA, hq } = await liveSetup(t, { lane: { max_sockets: 2, response_timeout_ms: 5000 } })
   laneA.setMode('stall')
   const hung = [1, 2, 3, 4].map(() => send(base, { path: '/v1/stores/org_store_a/live/hang', headers: hq }).catch(() => undefined))
-  t.ok(await eventually(() => laneA.requests.length === 2), 'lane A holds its two sockets')
+  t.ok(await until(() => laneA.requests.length === 2), 'lane A holds its two sockets')
   const res = await send(base, { path: '/v1/stores/org_store_b/live/items', headers: hq })
   t.equal(res.status, 200)
   t.equal(laneA.requests.length, 2, 'lane A never got more than its socket cap')

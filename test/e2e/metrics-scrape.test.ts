@@ -7,6 +7,7 @@ import t from 'tap'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { repoPath } from '../helpers/paths.js'
 import { histogramCount, sample, scrape, scrapeText, type ParsedFamily } from '../helpers/prometheus.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 /** A lane that records what it received and answers 502 under /fail, 200 elsewhere. */
 async function startLane (): Promise<{ url: string, seen: IncomingHttpHeaders[], close: () => Promise<void> }> {
@@ -146,11 +147,11 @@ t.test('a config reload counts in lanegate_config_reloads_total and moves lanega
   const before = await scrape(admin)
   const text = await readFile(configFile, 'utf8')
   await writeFile(configFile, text.replace('Demo store 002', 'Demo store 002 (renamed)'))
-  let after = before
-  for (let i = 0; i < 40 && sample(after, 'lanegate_config_reloads_total', { result: 'applied' }) === sample(before, 'lanegate_config_reloads_total', { result: 'applied' }); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    after = await scrape(admin)
-  }
+  const applied = (families: typeof before): number => sample(families, 'lanegate_config_reloads_total', { result: 'applied' })
+  const after = await waitFor(async () => {
+    const now = await scrape(admin)
+    return applied(now) === applied(before) ? undefined : now
+  }, { what: 'lanegate_config_reloads_total{result="applied"} to move', intervalMs: 100 })
   t.equal(sample(after, 'lanegate_config_reloads_total', { result: 'applied' }) - sample(before, 'lanegate_config_reloads_total', { result: 'applied' }), 1)
   t.equal(sample(after, 'lanegate_config_version'), sample(before, 'lanegate_config_version') + 1)
 })

@@ -5,7 +5,7 @@ import t from 'tap'
 import { repoPath } from '../helpers/paths.js'
 import { freePort } from '../helpers/spawn-gateway.js'
 import { tempConfig } from '../helpers/temp-config.js'
-import { until } from '../helpers/reload-helpers.js'
+import { waitFor as waitUntil } from '../helpers/wait-for.js'
 
 /** `npm start -- --config FILE --port N` exactly as a user runs it, with its output collected. */
 function npmStart (file: string, port: number) {
@@ -23,7 +23,7 @@ function npmStart (file: string, port: number) {
 
 /** Waits for `check`, failing with what was awaited when `ms` pass first. */
 async function waitFor (check: () => boolean, ms: number, what: string): Promise<void> {
-  if (!(await until(check, ms))) throw new Error(`gave up waiting for ${what}`)
+  await waitUntil(check, { what, timeoutMs: ms })
 }
 
 function alive (pid: number): boolean {

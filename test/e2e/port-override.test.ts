@@ -1,16 +1,8 @@
 import { appendFile } from 'node:fs/promises'
 import t from 'tap'
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { spawnGateway } from '../helpers/spawn-gateway.js'
 import { setKey, tempConfig } from '../helpers/temp-config.js'
-
-async function waitFor (gw: SpawnedGateway, pattern: RegExp, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms
-  while (Date.now() < deadline) {
-    if (pattern.test(gw.output())) return true
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  return false
-}
+import { letTimePass, until } from '../helpers/wait-for.js'
 
 const MISMATCH = /issuer\.issuer \(http:\/\/localhost:8080\) names port 8080 but the gateway listens on \d+/g
 
@@ -19,10 +11,11 @@ t.test('--port/--host: a reload that leaves server alone reports no restart; the
   t.teardown(() => cfg.remove())
   const gw = await spawnGateway({ config: cfg.file, args: ['--port', '0', '--host', '127.0.0.1'] })
   t.teardown(() => { gw.child.kill('SIGKILL') })
-  // A valid edit outside `server` (after the watcher's first poll: it starts right after "listening").
-  await new Promise((resolve) => setTimeout(resolve, 1000))
+  // A valid edit outside `server`, after the watcher's first look at the file: it starts right after "listening"
+  // and says nothing when it has, so two of its 500 ms intervals pass first (an edit before it would be missed).
+  await letTimePass(2 * 500)
   await appendFile(cfg.file, '\n# an edit outside server\n')
-  t.ok(await waitFor(gw, /config reloaded/, 5000), 'the edit was applied')
+  t.ok(await until(() => /config reloaded/.test(gw.output())), 'the edit was applied')
   t.notMatch(gw.output(), /take effect only after a restart/)
   t.same(await (await fetch(`${gw.base}/healthz`)).json(), { status: 'ok', config_version: 2 })
   const warnings = gw.output().match(MISMATCH) ?? []

@@ -5,7 +5,8 @@ import t from 'tap'
 import { scrape, sample } from '../helpers/prometheus.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { deadPort, startBackend, type Backend } from '../helpers/upstream-servers.js'
-import { rewriteAndReload, sleep, until } from '../helpers/reload-helpers.js'
+import { rewriteAndReload } from '../helpers/reload-helpers.js'
+import { letTimePass, until } from '../helpers/wait-for.js'
 
 /**
  * A `proxy` block's upstream lives with the config, not with the traffic (issue 13 item 4), on a real `lanegate
@@ -62,6 +63,8 @@ let dataDir: string
 let a: Backend
 let other: Backend
 let dead: number
+/** Answers the /slow request the backend is holding. */
+let releaseSlow: () => void = () => {}
 
 async function rewrite (text: string): Promise<void> {
   await rewriteAndReload(gateway, file, text)
@@ -90,8 +93,10 @@ t.before(async () => {
   // Only the gateway may close an idle keep-alive socket: the backend would keep it a minute.
   a.server.keepAliveTimeout = 60_000
   a.handle((req, res) => {
-    // /slow answers after 800 ms: long enough for a reload to land while it is in flight.
-    setTimeout(() => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end(`A ${req.url ?? ''}`) }, req.url === '/slow' ? 800 : 0)
+    const answer = (): void => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end(`A ${req.url ?? ''}`) }
+    // /slow waits until the test releases it: in flight for as long as a reload takes to land.
+    if (req.url === '/slow') releaseSlow = answer
+    else answer()
   })
   file = join(dir, 'gateway.yaml')
   dataDir = join(dir, 'data')
@@ -122,14 +127,16 @@ t.test('a reload that removes the blocks: the request in flight finishes, the pa
   t.ok(await until(() => a.seen.some((r) => r.url === '/slow')), 'the slow request reached the target')
   const logged = gateway.output().length
   await rewrite(config(dataDir, other))
-  t.ok(await until(async () => await get('/legacy/q/x') !== '200 A /x', 2000), 'the reload applied within 2 s')
+  t.ok(await until(async () => await get('/legacy/q/x') !== '200 A /x'), 'the reload applied')
   t.equal(await get('/legacy/q/x'), '404 {"error":"Not found."}')
   t.equal(await get('/legacy/p/x'), '404 {"error":"Not found."}')
   t.equal(await get('/legacy/q/x', 'PUT'), '404 {"error":"Not found."}', 'its other methods answer 404 too, not 405')
+  releaseSlow()
   t.equal(await inFlight, '200 A /slow', 'the request in flight during the removal completed')
-  t.ok(await until(() => a.openConnections() === 0, 2000), 'the removed block\'s pools closed their connections (the backend keeps idle ones 60 s)')
+  t.ok(await until(() => a.openConnections() === 0), 'the removed block\'s pools closed their connections (the backend keeps idle ones 60 s)')
   const probes = probesOf(a)
-  await sleep(2500)
+  // No probe is an absence: two and a half of the 1 s probe intervals.
+  await letTimePass(2.5 * 1000)
   t.equal(probesOf(a), probes, 'no probe after the removal (interval 1 s)')
   t.equal(a.openConnections(), 0, 'and no new connection')
   t.equal(await get('/legacy/other/y'), '200 other', 'the other block is untouched')
@@ -142,7 +149,7 @@ t.test('a reload that adds the blocks back: a new upstream, probing at once, ser
   const requests = requestsOf(a).length
   const logged = gateway.output().length
   await rewrite(config(dataDir, other, proxyBlocks(a, dead)))
-  t.ok(await until(() => failedProbes() > before, 3000), 'the new upstream probed the dead target')
+  t.ok(await until(() => failedProbes() > before), 'the new upstream probed the dead target')
   t.same(requestsOf(a).slice(requests), [], 'before any request')
   t.same(await targetStates('p'), [1, 1], 'metrics: the dead target ejected again')
   const answers: string[] = []
@@ -163,7 +170,7 @@ t.test('a reload that adds a block the gateway did not start with: the warning s
     routes:
       any: { methods: [GET], path: "/*" }`
   await rewrite(config(dataDir, other, proxyBlocks(a, dead) + added))
-  t.ok(await until(() => gateway.output().slice(logged).includes(RESTART), 2000), 'a restart-required warning within 2 s')
+  t.ok(await until(() => gateway.output().slice(logged).includes(RESTART)), 'a restart-required warning')
   const warning = gateway.output().slice(logged).split('\n').find((line) => line.includes(RESTART)) as string
   t.same(JSON.parse(warning).keys, ['services.n'], 'the new block is named, not as a prefix change')
   t.match(JSON.parse(warning).msg, `${RESTART}: services.n (a service block the gateway did not start with: routes are mounted at start only, so its paths answer 404 until a restart)`)

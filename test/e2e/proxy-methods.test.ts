@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { startBackend, type Backend } from '../helpers/upstream-servers.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 /**
  * A method a `proxy` route does not serve, on a real `lanegate start`: 405 with `Allow` in the block's envelope,
@@ -82,8 +83,7 @@ t.test('the 405 is sent before the body arrives: a request announcing 1 MB and s
   let received = ''
   socket.on('data', (chunk: Buffer) => { received += chunk.toString('latin1') })
   socket.write('PATCH /legacy/p/items/1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{"a":"1234')
-  const end = Date.now() + 3000
-  while (Date.now() < end && !/\r\n\r\n\{[^}]*\}$/.test(received)) await new Promise((resolve) => setTimeout(resolve, 20))
+  await waitFor(() => /\r\n\r\n\{[^}]*\}$/.test(received), { what: 'the whole 405 answer while the body is still owed' })
   const [head = '', body = ''] = received.split('\r\n\r\n')
   t.match(head, /^HTTP\/1\.1 405 Method Not Allowed\r\n/)
   t.match(head, /\r\nallow: PUT, GET, HEAD\r\n/i)

@@ -5,6 +5,7 @@ import t from 'tap'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { startBackend, type Backend } from '../helpers/upstream-servers.js'
 import { rewriteAndReload } from '../helpers/reload-helpers.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 /**
  * Hot reload of a `proxy` block on a real `lanegate start` (SIGHUP after rewriting its config file): targets and
@@ -30,6 +31,8 @@ let file: string
 let dataDir: string
 let a: Backend
 let b: Backend
+/** Answers the /slow request A is holding. */
+let releaseSlow: () => void = () => {}
 
 async function rewrite (text: string): Promise<void> {
   await rewriteAndReload(gateway, file, text)
@@ -45,8 +48,10 @@ t.before(async () => {
   a = await startBackend(t, 'A')
   b = await startBackend(t, 'B')
   a.handle((req, res) => {
-    // /slow answers after 800 ms: long enough for a reload to land while it is in flight.
-    setTimeout(() => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('A') }, req.url === '/slow' ? 800 : 0)
+    const answer = (): void => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('A') }
+    // /slow waits until the test releases it: in flight for as long as a reload takes to land.
+    if (req.url === '/slow') releaseSlow = answer
+    else answer()
   })
   file = join(dir, 'gateway.yaml')
   dataDir = join(dir, 'data')
@@ -62,20 +67,18 @@ t.before(async () => {
 t.test('a request in flight on a removed target finishes; new requests go to the new target', async (t) => {
   t.equal(await servedBy(), '200 A')
   const inFlight = servedBy('/legacy/p/slow')
-  while (!a.seen.some((r) => r.url === '/slow')) await new Promise((resolve) => setTimeout(resolve, 10))
+  await waitFor(() => a.seen.some((r) => r.url === '/slow'), { what: 'the slow request to reach A' })
   await rewrite(config(dataDir, `[ "${b.url}" ]`))
-  let now = ''
-  const end = Date.now() + 2000
-  while (Date.now() < end && (now = await servedBy()) !== '200 B') await new Promise((resolve) => setTimeout(resolve, 20))
-  t.equal(now, '200 B', 'the new target serves within 2 s')
+  await waitFor(async () => await servedBy() === '200 B', { what: 'the new target to serve' })
+  t.equal(await servedBy(), '200 B', 'the new target serves')
+  releaseSlow()
   t.equal(await inFlight, '200 A', 'the request in flight on the removed target was not failed')
   t.match(gateway.output(), /config reloaded/)
 })
 
 t.test('new weights apply at once: 3 to 1 gives 6 of 8 requests to the heavier target', async (t) => {
   await rewrite(config(dataDir, `[ { url: "${a.url}", weight: 3 }, "${b.url}" ]`))
-  const end = Date.now() + 2000
-  while (Date.now() < end && await servedBy() !== '200 A') await new Promise((resolve) => setTimeout(resolve, 20))
+  await waitFor(async () => await servedBy() === '200 A', { what: 'the new weights to apply' })
   // Smooth weighted round robin: every 4 picks give A 3 and B 1, whatever the phase the probe left it in.
   const answers: string[] = []
   for (let i = 0; i < 8; i++) answers.push(await servedBy())
@@ -85,8 +88,7 @@ t.test('new weights apply at once: 3 to 1 gives 6 of 8 requests to the heavier t
 t.test('a changed route list is reported as restart-required; the routes served stay the ones started with', async (t) => {
   const before = gateway.output().length
   await rewrite(config(dataDir, `[ "${b.url}" ]`, '      extra: { methods: [POST], path: /extra }\n'))
-  const end = Date.now() + 2000
-  while (Date.now() < end && !gateway.output().slice(before).includes('take effect only after a restart')) await new Promise((resolve) => setTimeout(resolve, 20))
+  await waitFor(() => gateway.output().slice(before).includes('take effect only after a restart'), { what: 'the restart-required warning' })
   t.match(gateway.output().slice(before), /services\.p\.routes/)
   const res = await fetch(`${gateway.base}/legacy/p/extra`, { method: 'POST' })
   t.same([res.status, await res.json()], [405, { error: 'method_not_allowed', message: 'Method not allowed.' }])

@@ -6,6 +6,7 @@ import t from 'tap'
 import { send } from '../helpers/exchange-http.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { deadPort, startBackend, type Backend } from '../helpers/upstream-servers.js'
+import { letTimePass } from '../helpers/wait-for.js'
 
 /**
  * The `proxy` service type through a real `lanegate start` (config written to a temp dir) in front of real
@@ -269,7 +270,8 @@ t.test('a dead target is ejected (not tried while ejected), then taken back afte
   d.handle(pricingHandler('D'))
   for (let i = 0; i < 4; i++) await get('/legacy/failover/x')
   t.equal(d.seen.length, 0, 'an ejected target gets no requests')
-  await new Promise((resolve) => setTimeout(resolve, 2100))
+  // The ejection window ending is the subject: its 2 s (eject_seconds), plus a margin (waking later only helps).
+  await letTimePass(2 * 1000 + 100)
   for (let i = 0; i < 4; i++) t.equal((await get('/legacy/failover/x')).status, 200)
   t.ok(d.seen.length >= 1, `D is back in the rotation (${d.seen.length} of 4)`)
 })

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { startLaneSimulator } from '../simulators/lane-simulator.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
+import { waitFor, waitForText } from '../helpers/wait-for.js'
 
 t.test('/readyz answers 503 from the moment SIGTERM starts the drain, while in-flight requests finish', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'lanegate-drain-'))
@@ -12,7 +13,7 @@ t.test('/readyz answers 503 from the moment SIGTERM starts the drain, while in-f
     await lane.close()
     await rm(dir, { recursive: true, force: true })
   })
-  const { child, base, admin, exited } = await spawnGateway({ env: { LANEGATE_DATA_DIR: dir, LANE_001_URL: lane.url } })
+  const { child, base, admin, exited, output } = await spawnGateway({ env: { LANEGATE_DATA_DIR: dir, LANE_001_URL: lane.url } })
   const tokenRes = await fetch(`${base}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -23,10 +24,11 @@ t.test('/readyz answers 503 from the moment SIGTERM starts the drain, while in-f
   const ready = await fetch(`${admin}/readyz`)
   t.same([ready.status, await ready.json()], [200, { status: 'ready', checks: { config: 'ok', keys: 'ok', database: 'ok' }, failed: [] }])
 
-  const inFlight = fetch(`${base}/v1/stores/org_store_001/live/__sim/slow?ms=1500`, { headers: { authorization: `Bearer ${token}` } })
-  await new Promise((resolve) => setTimeout(resolve, 300))
+  // In flight for 3 s from its arrival at the lane: the waits below end as soon as their event happens.
+  const inFlight = fetch(`${base}/v1/stores/org_store_001/live/__sim/slow?ms=3000`, { headers: { authorization: `Bearer ${token}` } })
+  await waitFor(() => lane.requests.some((r) => r.url.includes('/__sim/slow')), { what: 'the slow request to reach the lane' })
   child.kill('SIGTERM')
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  await waitForText(output, 'shutting down: finishing in-flight requests', { what: 'the drain to begin' })
 
   const draining = await fetch(`${admin}/readyz`)
   t.same([draining.status, await draining.json()], [503, {

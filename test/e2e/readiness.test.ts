@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import pg from 'pg'
 import { buildTestApp, type TestApp } from '../helpers/build-app.js'
 import { TEST_POSTGRES_URL } from '../helpers/payments-config.js'
 import { buildAdminServer, processAdminDeps } from '../../src/observability/admin-server.js'
 import { sample } from '../helpers/prometheus.js'
+import { waitFor } from '../helpers/wait-for.js'
 import { createRequire } from 'node:module'
 
 const parse = createRequire(import.meta.url)('parse-prometheus-text-format') as (text: string) => Parameters<typeof sample>[0]
@@ -58,15 +59,6 @@ function probes (gw: TestApp) {
   }
 }
 
-async function waitFor (t: Test, what: string, check: () => Promise<boolean>): Promise<void> {
-  const until = Date.now() + 15_000
-  while (Date.now() < until) {
-    if (await check()) return
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  t.fail(`timed out waiting for ${what}`)
-}
-
 t.test('/readyz answers 503 naming the database while PostgreSQL is unreachable, and 200 once it is back', async (t) => {
   const probe = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 2000 })
   try {
@@ -105,7 +97,7 @@ t.test('/readyz answers 503 naming the database while PostgreSQL is unreachable,
   t.equal(await up('database'), 0)
 
   await proxy.open()
-  await waitFor(t, 'the database check to pass again', async () => (await readyz()).status === 200)
+  await waitFor(async () => (await readyz()).status === 200, { what: 'the database check to pass again', intervalMs: 200 })
   t.equal(await up('database'), 1)
   // The gateway's own pool serves queries again, not only the probe.
   await gw.gateway.shared.store.ping()
@@ -149,12 +141,12 @@ t.test('/readyz answers 503 naming redis while the rate-limit Redis is down, and
   t.equal(await up('redis'), 1)
 
   await stopRedis()
-  await waitFor(t, 'the redis check to fail', async () => (await readyz()).status === 503)
+  await waitFor(async () => (await readyz()).status === 503, { what: 'the redis check to fail', intervalMs: 200 })
   const down = await readyz()
   t.same({ status: down.body.status, failed: down.body.failed }, { status: 'not_ready', failed: ['redis'] })
   t.equal(await up('redis'), 0)
 
   await startRedis()
-  await waitFor(t, 'the redis check to pass again', async () => (await readyz()).status === 200)
+  await waitFor(async () => (await readyz()).status === 200, { what: 'the redis check to pass again', intervalMs: 200 })
   t.equal(await up('redis'), 1)
 })

@@ -2,18 +2,24 @@ import { request as httpRequest } from 'node:http'
 import t from 'tap'
 import { freePort, spawnGateway } from '../helpers/spawn-gateway.js'
 import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { exitWithin, letTimePass, waitFor, waitForText } from '../helpers/wait-for.js'
 
-/** Waits for `exited`, or gives up after `ms` (resolving 'running'). */
-function exitWithin (exited: Promise<number | null>, ms: number): Promise<number | null | 'running'> {
-  return Promise.race([exited, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), ms))])
+/**
+ * A token request whose body never finishes: in flight until request_timeout_ms (30 s in gateway.yaml). It asks
+ * `Expect: 100-continue`, so the server's "100 Continue" says it has read the head: `sent` resolves then, once the
+ * first bytes of the body follow — an event even when the gateway's stdout (its log) is a pipe nobody reads.
+ */
+function hangingRequest (base: string): { req: ReturnType<typeof httpRequest>, sent: Promise<void> } {
+  const req = httpRequest(`${base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '1000', expect: '100-continue' } })
+  req.on('error', () => {})
+  const sent = new Promise<void>((resolve) => { req.once('continue', () => { req.write('grant_type=', () => { resolve() }) }) })
+  req.flushHeaders()
+  return { req, sent }
 }
 
-/** A token request whose body never finishes: in flight until request_timeout_ms (30 s in gateway.yaml). */
-function hangingRequest (base: string): ReturnType<typeof httpRequest> {
-  const req = httpRequest(`${base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '1000' } })
-  req.on('error', () => {})
-  req.write('grant_type=')
-  return req
+/** Waits until the gateway has the hanging request in hand (its "100 Continue", then the first bytes sent). */
+async function arrived (hanging: { sent: Promise<void> }): Promise<void> {
+  await waitFor(() => hanging.sent.then(() => true), { what: 'the gateway to take the hanging request (100 Continue)' })
 }
 
 function get (url: string): Promise<number> {
@@ -34,9 +40,11 @@ t.test('SIGHUP reloads the config and the gateway keeps serving (it is not a sto
   // process stays up and serves the new version.
   await cfg.write((text) => setKey(setKey(text, 'data_dir', './data'), 'keep_alive_timeout_ms', '6000'))
   gw.child.kill('SIGHUP')
-  t.equal(await exitWithin(gw.exited, 1500), 'running', 'the process is still running after SIGHUP')
+  await waitFor(async () => (await (await fetch(`${gw.base}/healthz`)).json() as { config_version: number }).config_version === 2, { what: 'config version 2' })
+  t.equal(await exitWithin(gw.exited, 0), 'running', 'the process is still running after SIGHUP')
   t.same(await (await fetch(`${gw.base}/healthz`)).json(), { status: 'ok', config_version: 2 })
   gw.child.kill('SIGHUP')
+  // Not stopping is an absence: a second for a stop to show (a stop signal is handled at once).
   t.equal(await exitWithin(gw.exited, 1000), 'running', 'a second SIGHUP does not stop it either')
   t.notMatch(gw.output(), /shutting down/)
   t.match(gw.output(), /config reloaded/)
@@ -57,15 +65,16 @@ t.test('SIGTERM with stdout a full pipe nobody reads: the drain still ends withi
   }
   t.equal(answered, 600, 'the gateway serves while its log pipe is full')
   const hanging = hangingRequest(gw.base)
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  await arrived(hanging)
   const started = Date.now()
   gw.child.kill('SIGTERM')
-  const code = await exitWithin(gw.exited, grace + 3000)
+  // A drain stuck on the full pipe would never end: 10 × the grace period tells "ended" from "stuck" on any machine.
+  const code = await exitWithin(gw.exited, grace * 10)
   const took = Date.now() - started
   t.not(code, 'running', `the process exited (after ${took} ms)`)
   t.ok(took >= grace - 100, `the in-flight request had its grace period (${took} ms)`)
-  t.ok(took < grace + 2000, `the drain ended within grace + margin (${took} ms)`)
-  hanging.destroy()
+  t.ok(took < grace * 10, `the drain ended within 10 × the grace period (${took} ms)`)
+  hanging.req.destroy()
 })
 
 t.test('a second SIGTERM during a drain exits at once', async (t) => {
@@ -77,15 +86,17 @@ t.test('a second SIGTERM during a drain exits at once', async (t) => {
   for (let i = 0; i < 600; i += 20) await Promise.all(Array.from({ length: 20 }, () => get(`${gw.base}/healthz`)))
   // An in-flight request that never finishes keeps the first drain waiting for the whole 30 s grace period.
   const hanging = hangingRequest(gw.base)
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  await arrived(hanging)
   gw.child.kill('SIGTERM')
-  await new Promise((resolve) => setTimeout(resolve, 300))
+  // Waiting is an absence, and with stdout unread no line says the drain began: a pause for an exit to show.
+  await letTimePass(300)
   t.equal(await exitWithin(gw.exited, 0), 'running', 'the first SIGTERM waits for the in-flight request')
   const started = Date.now()
   gw.child.kill('SIGTERM')
-  const code = await exitWithin(gw.exited, 2000)
+  // "At once" against the 30 s grace period: half of it tells them apart on a loaded machine.
+  const code = await exitWithin(gw.exited, 15_000)
   t.equal(code, 1, `the second signal ends the process at once (${Date.now() - started} ms), exit code 1`)
-  hanging.destroy()
+  hanging.req.destroy()
 })
 
 t.test('SIGINT then SIGINT: same as SIGTERM (stdout read)', async (t) => {
@@ -94,14 +105,14 @@ t.test('SIGINT then SIGINT: same as SIGTERM (stdout read)', async (t) => {
   const gw = await spawnGateway({ config: cfg.file })
   t.teardown(() => { gw.child.kill('SIGKILL') })
   const hanging = hangingRequest(gw.base)
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  await arrived(hanging)
   gw.child.kill('SIGINT')
-  await new Promise((resolve) => setTimeout(resolve, 300))
+  await waitForText(gw.output, 'shutting down: finishing in-flight requests', { what: 'the drain to begin' })
   t.equal(await exitWithin(gw.exited, 0), 'running')
   gw.child.kill('SIGINT')
-  t.equal(await exitWithin(gw.exited, 2000), 1)
+  t.equal(await exitWithin(gw.exited, 15_000), 1)
   t.match(gw.output(), /second stop signal/)
-  hanging.destroy()
+  hanging.req.destroy()
 })
 
 t.test('SIGHUP during a drain neither stops the process nor reloads: the drain ends as planned, exit 0', async (t) => {
@@ -110,14 +121,15 @@ t.test('SIGHUP during a drain neither stops the process nor reloads: the drain e
   const gw = await spawnGateway({ config: cfg.file })
   t.teardown(() => { gw.child.kill('SIGKILL') })
   const hanging = hangingRequest(gw.base)
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  await arrived(hanging)
   gw.child.kill('SIGTERM')
-  await new Promise((resolve) => setTimeout(resolve, 300))
+  await waitForText(gw.output, 'shutting down: finishing in-flight requests', { what: 'the drain to begin' })
   gw.child.kill('SIGHUP')
-  await new Promise((resolve) => setTimeout(resolve, 300))
+  // Not stopping and not reloading are absences: a pause for either to show (both would happen at once).
+  await letTimePass(300)
   t.equal(await exitWithin(gw.exited, 0), 'running', 'SIGHUP did not end the draining process')
-  t.equal(await exitWithin(gw.exited, 2000 + 3000), 0, 'the drain ended after the grace period, exit 0')
+  t.equal(await exitWithin(gw.exited, 2000 * 10), 0, 'the drain ended after the grace period, exit 0')
   t.equal(gw.child.signalCode, null)
   t.notMatch(gw.output(), /config reloaded/)
-  hanging.destroy()
+  hanging.req.destroy()
 })

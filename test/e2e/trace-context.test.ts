@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
 
@@ -46,9 +47,10 @@ async function relay (headers: Record<string, string>): Promise<{ requestId: str
   const res = await fetch(`${gw.base}/v1/stores/org_store_001/live/items`, { headers: { authorization: `Bearer ${token}`, ...headers } })
   if (res.status !== 200) throw new Error(`relay answered ${res.status}`)
   await res.text()
-  // "request completed" is written after the answer: give the log a moment to reach the pipe.
-  await new Promise((resolve) => setTimeout(resolve, 150))
-  return { requestId: res.headers.get('x-request-id') as string, lane: seen[before] as IncomingHttpHeaders }
+  const requestId = res.headers.get('x-request-id') as string
+  // "request completed" is written after the answer: wait for it to reach the pipe.
+  await waitFor(() => linesOf(requestId).some((l) => l.msg === 'request completed'), { what: `the "request completed" line of ${requestId}` })
+  return { requestId, lane: seen[before] as IncomingHttpHeaders }
 }
 
 t.test('a valid traceparent reaches the lane with its trace id and the gateway as parent; tracestate follows', async (t) => {

@@ -1,17 +1,13 @@
 import { request as httpRequest } from 'node:http'
-import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { freePort, spawnGateway, startGatewayProcess } from '../helpers/spawn-gateway.js'
 import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { exitWithin, letTimePass, waitFor, waitForText } from '../helpers/wait-for.js'
 
 /**
  * The primary of `server.workers: 2` gets the single process's hardening (issue 15): a worker that cannot start
  * ends the primary (no endless restarts), and SIGHUP while the workers drain neither kills nor reloads it.
  */
-
-function exitWithin (exited: Promise<number | null>, ms: number): Promise<number | null | 'running'> {
-  return Promise.race([exited, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), ms))])
-}
 
 t.test('workers: 2 with Redis on a closed port: the primary exits 1 after startup_timeout_ms, with the worker\'s line', async (t) => {
   const closed = await freePort()
@@ -24,8 +20,9 @@ t.test('workers: 2 with Redis on a closed port: the primary exits 1 after startu
   const started = Date.now()
   const gw = startGatewayProcess({ config: cfg.file })
   t.teardown(() => { gw.child.kill('SIGKILL') })
-  // Generous margin: the primary and then each worker load and compile the config on a shared, busy machine.
-  const code = await exitWithin(gw.exited, 1500 + 20_000)
+  // Generous margin: the primary and then each worker load and compile the config on a shared, busy machine
+  // (1 s of CPU took 10–20 s beside stress-ng); a primary restarting workers forever would never exit.
+  const code = await exitWithin(gw.exited, 1500 * 10 + 60_000)
   t.equal(code, 1, `the primary exited 1 after ${Date.now() - started} ms (not restarting workers forever)`)
   t.match(gw.errors(), new RegExp(`cannot start: the rate-limit Redis \\(rate_limit_store\\.redis_url\\) at 127\\.0\\.0\\.1:${closed} not reachable`))
   t.match(gw.output(), /"msg":"a worker could not start: stopping"/)
@@ -37,18 +34,20 @@ t.test('workers: 2, SIGTERM then SIGHUP to the primary: the drain goes on and th
   const gw = await spawnGateway({ config: cfg.file })
   t.teardown(() => { gw.child.kill('SIGKILL') })
   // Both workers listening before the signal (the second may still be booting when the first logs).
-  for (let i = 0; i < 100 && (gw.output().match(/Server listening at/g) ?? []).length < 2; i++) await sleep(100)
+  await waitFor(() => (gw.output().match(/Server listening at/g) ?? []).length >= 2, { what: 'both workers listening' })
   // A token request whose body never finishes keeps a worker draining for the whole grace period.
   const hanging = httpRequest(`${gw.base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '1000' } })
   hanging.on('error', () => {})
   hanging.write('grant_type=')
-  await sleep(200)
+  await waitForText(gw.output, /"url":"\/oauth\/token"[^\n]*"msg":"incoming request"/, { what: 'a worker to log the hanging request' })
   gw.child.kill('SIGTERM')
-  await sleep(300)
+  await waitForText(gw.output, 'shutting down: finishing in-flight requests', { what: 'the workers to begin draining' })
   gw.child.kill('SIGHUP')
-  await sleep(300)
+  // Not dying of SIGHUP is an absence: a pause for a death to show (a signal kills at once).
+  await letTimePass(300)
   t.equal(gw.child.signalCode, null, 'SIGHUP did not kill the primary')
-  const code = await exitWithin(gw.exited, 2000 + 4000)
+  // The drain takes the 2 s grace period (the request never finishes); 10 × that tells "drained" from "stuck".
+  const code = await exitWithin(gw.exited, 2000 * 10)
   t.equal(code, 0, 'the primary exited 0 once the workers had drained')
   t.equal(gw.child.signalCode, null)
   t.notMatch(gw.output(), /every worker reloads/, 'no reload while stopping')

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { repoPath } from '../helpers/paths.js'
 import { freePort, spawnGateway } from '../helpers/spawn-gateway.js'
-import { until } from '../helpers/reload-helpers.js'
+import { until } from '../helpers/wait-for.js'
 
 /**
  * `server.workers: 2` with the memory driver and `rate_limit_store.sync_interval_ms: 50`: each worker pre-counts

@@ -66,12 +66,3 @@ export function sendRawBytes (baseUrl: string, bytes: string): Promise<string> {
     socket.setTimeout(5000, () => socket.destroy())
   })
 }
-
-/** Polls `check` until it holds (bounded): for eventual states such as sockets closing. */
-export async function eventually (check: () => boolean, attempts = 200, everyMs = 10): Promise<boolean> {
-  for (let i = 0; i < attempts; i++) {
-    if (check()) return true
-    await new Promise((resolve) => setTimeout(resolve, everyMs))
-  }
-  return check()
-}

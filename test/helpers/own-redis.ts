@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { connect, createServer, type AddressInfo } from 'node:net'
-import { setTimeout as sleep } from 'node:timers/promises'
+import { waitFor } from './wait-for.js'
 
 /** A free TCP port on 127.0.0.1 (listen on 0, read it, close). */
 export async function freePort (): Promise<number> {
@@ -36,12 +36,9 @@ export async function ownRedis (port?: number): Promise<OwnRedis> {
   let child: ChildProcess | undefined
   async function start (): Promise<void> {
     child = spawn('redis-server', ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
-    for (let i = 0; i < 200; i++) {
-      if (await accepts(chosen)) return
-      if (child.exitCode !== null) throw new Error(`redis-server on port ${chosen} exited (${child.exitCode})`)
-      await sleep(25)
-    }
-    throw new Error(`redis-server on port ${chosen} did not accept connections`)
+    const started = child
+    const outcome = await waitFor(async () => started.exitCode !== null ? 'exited' : await accepts(chosen) ? 'accepting' : undefined, { what: `redis-server on port ${chosen} to accept connections`, intervalMs: 25 })
+    if (outcome === 'exited') throw new Error(`redis-server on port ${chosen} exited (${started.exitCode})`)
   }
   async function stop (): Promise<void> {
     const running = child

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { repoPath } from './paths.js'
+import { waitFor } from './wait-for.js'
 
 export interface SpawnedGateway {
   child: ChildProcess
@@ -58,16 +59,9 @@ export async function spawnGateway (options: SpawnOptions = {}): Promise<Spawned
   if (options.unreadStdout === true) {
     if (options.port === undefined) throw new Error('unreadStdout needs a port')
     const port = options.port
-    const deadline = Date.now() + 20_000
-    let ended = false
-    void exited.then(() => { ended = true })
-    for (;;) {
-      if (ended) throw new Error(`lanegate exited before listening: ${started.errors()}`)
-      if (Date.now() > deadline) throw new Error('lanegate did not listen within 20 s')
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)
-      if (ok) break
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
+    const answering = waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), { what: `lanegate to answer /healthz on port ${port}`, timeoutMs: 20_000, intervalMs: 100 })
+    const died = exited.then(() => { throw new Error(`lanegate exited before listening: ${started.errors()}`) })
+    await Promise.race([answering, died])
     return { ...started, port, base: `http://127.0.0.1:${port}`, admin: undefined }
   }
   const port = await new Promise<number>((resolve, reject) => {

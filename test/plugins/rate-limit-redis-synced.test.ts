@@ -1,11 +1,11 @@
 import t, { type Test } from 'tap'
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { LightMyRequestResponse } from 'fastify'
 import rateLimit from '../../plugins/rate-limit/index.js'
 import { buildPolicyApp, tokenEnv } from '../helpers/token-app.js'
 import { createLimiterRegistry } from '../../src/runtime/limiter-registry.js'
 import { ownRedis, type OwnRedis } from '../helpers/own-redis.js'
 import { SyncedWindowCounter } from '../../src/runtime/synced-window-counter.js'
+import { waitFor } from '../helpers/wait-for.js'
 import { Redis } from 'ioredis'
 import { RateLimiterRedis } from 'rate-limiter-flexible'
 
@@ -26,13 +26,11 @@ async function pairOn (redis: OwnRedis, onStoreError: 'open' | 'closed', t: Test
    */
   async function until (up: boolean): Promise<void> {
     let agreed = 0
-    for (let i = 0; i < 200 && agreed < 2; i++) {
+    await waitFor(async () => {
       const answers = await registry.ping().then(() => true, () => false)
       agreed = answers === up ? agreed + 1 : 0
-      await sleep(25)
-    }
-    if (agreed >= 2) return
-    throw new Error(`the registry's Redis did not come ${up ? 'up' : 'down'}`)
+      return agreed >= 2
+    }, { what: `the registry's Redis to answer ${up ? 'up' : 'down'} twice in a row`, intervalMs: 25 })
   }
   return { pay, until }
 }
@@ -86,7 +84,7 @@ t.test('the registry pre-counts route limits only (the token endpoint\'s stay ex
   await refunds.count('203.0.113.61')
   refunds.count('203.0.113.61')
   t.not(registry.counter('refunds', { ...limit, points: 11 }), refunds, 'a changed setting (a reload) gets a new counter')
-  await sleep(50)
+  await waitFor(async () => await admin.get('lg-registry:refunds:203.0.113.61') === '2', { what: 'the replaced counter\'s local count to reach Redis' })
   t.equal(await admin.get('lg-registry:refunds:203.0.113.61'), '2', 'the replaced one was closed, its local count sent')
   await counter.count('203.0.113.61')
   counter.count('203.0.113.61')

@@ -7,6 +7,7 @@ import { calculateJwkThumbprint, decodeProtectedHeader, jwtVerify, SignJWT } fro
 import { generateKeyFile } from '../../src/oauth/key-files.js'
 import { createKeyStore, type FileKeyStore } from '../../src/oauth/key-store.js'
 import { buildOauthConfig } from '../helpers/oauth-config.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 /** The part of tap's Test these helpers need. */
 interface Teardown { teardown (fn: () => unknown): void }
@@ -122,7 +123,7 @@ t.test('the directory is rescanned on a timer: a key file added is published wit
   const config = await freshConfig(t)
   const store = await open(t, config, { rescanIntervalMs: 20 })
   const k2 = await generateKeyFile(store.dir, 'EdDSA')
-  for (let i = 0; i < 100 && store.jwks().keys.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+  await waitFor(() => store.jwks().keys.length >= 2, { what: 'the rescan to publish the added key' })
   t.ok(store.jwks().keys.some((k) => k.kid === k2))
 })
 

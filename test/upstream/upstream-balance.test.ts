@@ -1,6 +1,7 @@
 import t from 'tap'
 import { callUpstream, type CallInput } from '../../src/upstream/call.js'
 import { startBackend, testSettings, testUpstream } from '../helpers/upstream-servers.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 const GET: CallInput = { method: 'GET', path: '/', timeoutMs: 2000, maxBodyBytes: 1024, maxErrorBodyBytes: 64 }
 
@@ -41,7 +42,7 @@ t.test('least_connections sends new requests to the target with fewer in flight'
   a.handle((_req, res) => { held.push(() => res.end('a')) })
   const upstream = testUpstream(t, testSettings([a.url, b.url], { balance: 'least_connections' }))
   const first = callUpstream(upstream, GET)
-  await waitFor(() => a.seen.length === 1)
+  await waitFor(() => a.seen.length === 1, { what: 'a.seen.length === 1' })
   const answers: string[] = []
   for (let i = 0; i < 10; i++) answers.push((await callUpstream(upstream, GET)).body)
   t.same(answers, Array(10).fill('b'))
@@ -66,7 +67,3 @@ t.test('least_connections weighs the load: weight 3 takes three in flight before
   tb.inFlight = 0
 })
 
-async function waitFor (check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
-  if (!check()) throw new Error('condition not met in time')
-}

@@ -1,7 +1,7 @@
 import t from 'tap'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { callUpstream, type CallInput } from '../../src/upstream/call.js'
 import { deadPort, startBackend, testSettings, testUpstream } from '../helpers/upstream-servers.js'
+import { letTimePass, waitFor } from '../helpers/wait-for.js'
 
 const GET: CallInput = { method: 'GET', path: '/', timeoutMs: 2000, maxBodyBytes: 1024, maxErrorBodyBytes: 64 }
 
@@ -29,7 +29,7 @@ t.test('passive health: N failures in a row eject a target for S seconds, then i
 
   // a comes back on the same port; after the ejection window it is picked again.
   const a = await startBackend(t, 'a', port)
-  await sleep(600)
+  await waitFor(() => upstream.targets[0]?.ejected === false, { what: 'the 0.5 s ejection of a to end' })
   const after: string[] = []
   for (let i = 0; i < 4; i++) after.push(await outcome(callUpstream(upstream, GET)))
   t.same(after.sort(), ['a', 'a', 'b', 'b'])
@@ -44,7 +44,7 @@ t.test('passive health: a target back on probation is ejected again by one failu
   }))
   for (let i = 0; i < 6; i++) await outcome(callUpstream(upstream, GET))
   t.equal(upstream.targets[0]?.ejected, true, 'ejected after 3 failures')
-  await sleep(350)
+  await waitFor(() => upstream.targets[0]?.ejected === false, { what: 'the 0.3 s ejection to end (probation)' })
   const probation: string[] = []
   for (let i = 0; i < 4; i++) probation.push(await outcome(callUpstream(upstream, GET)))
   t.same(probation.sort(), ['b', 'b', 'b', 'failed:refused'], 'one failure on probation ejects it again')
@@ -55,19 +55,21 @@ t.test('every target ejected: 502 ejected at once, nothing sent', async (t) => {
   const stall = await startBackend(t, 'stall')
   stall.handle(() => {}) // accepts and never answers
   const upstream = testUpstream(t, testSettings([stall.url], {
-    timeouts: { connect_ms: 1000, response_ms: 2000, body_idle_ms: 2000 },
+    timeouts: { connect_ms: 1000, response_ms: 30_000, body_idle_ms: 30_000 },
     health: { passive: { failures: 1, eject_seconds: 30 } },
   }))
   t.equal(await outcome(callUpstream(upstream, { ...GET, timeoutMs: 200 })), 'failed:timeout')
   const started = Date.now()
   let caught: unknown
   try {
-    await callUpstream(upstream, GET)
+    await callUpstream(upstream, { ...GET, timeoutMs: 30_000 })
   } catch (error) {
     caught = error
   }
+  // Sent to the stalled target, the request would wait its 30 s timeout; refused at once, it takes milliseconds.
+  // The bound sits halfway, so a loaded machine cannot fail it and a request that was sent cannot pass it.
   const elapsed = Date.now() - started
-  t.ok(elapsed < 100, `answered in ${elapsed} ms, without waiting for a timeout`)
+  t.ok(elapsed < 15_000, `answered in ${elapsed} ms, without waiting for the 30 s timeout`)
   t.same({ status: (caught as { status: number }).status, code: (caught as { code: string }).code, fields: (caught as { fields: unknown }).fields, message: (caught as Error).message }, {
     status: 502,
     code: 'upstream_error',
@@ -89,22 +91,17 @@ t.test('active health: a target failing its probe is ejected until a probe passe
   const upstream = testUpstream(t, testSettings([`${a.url}/base`, b.url], {
     health: { active: { path: '/health', interval_seconds: 0.1 } },
   }))
-  await waitFor(() => upstream.targets[0]?.ejected === true)
+  await waitFor(() => upstream.targets[0]?.ejected === true, { what: 'a failing probe to eject a' })
   const down: string[] = []
   for (let i = 0; i < 4; i++) down.push(await outcome(callUpstream(upstream, GET)))
   t.same(down, ['b', 'b', 'b', 'b'])
   t.ok(a.seen.some((r) => r.url === '/base/health'), 'probes go below the target base path')
   aHealthy = true
-  await waitFor(() => upstream.targets[0]?.ejected === false)
+  await waitFor(() => upstream.targets[0]?.ejected === false, { what: 'a passing probe to bring a back' })
   const up: string[] = []
   for (let i = 0; i < 4; i++) up.push(await outcome(callUpstream(upstream, GET)))
   t.same(up.sort(), ['a', 'a', 'b', 'b'])
 })
-
-async function waitFor (check: () => boolean): Promise<void> {
-  for (let i = 0; i < 300 && !check(); i++) await sleep(10)
-  if (!check()) throw new Error('condition not met in time')
-}
 
 t.test('one of two targets killed under load: GETs keep answering 200 (retried, then the target is ejected)', async (t) => {
   const a = await startBackend(t, 'a')
@@ -118,10 +115,12 @@ t.test('one of two targets killed under load: GETs keep answering 200 (retried, 
   const workers = Array.from({ length: 8 }, async () => {
     while (running) outcomes.push(await outcome(callUpstream(upstream, GET)))
   })
-  await sleep(100)
+  await waitFor(() => outcomes.includes('a') && outcomes.includes('b'), { what: 'both targets to answer under load' })
   await a.close()
   const killedAt = outcomes.length
-  await sleep(200)
+  await waitFor(() => upstream.targets[0]?.ejected === true, { what: 'the killed target to be ejected' })
+  const ejectedAt = outcomes.length
+  await waitFor(() => outcomes.length > Math.max(ejectedAt + 10, killedAt + 20), { what: 'more than 20 requests after the kill, 10 of them after the ejection' })
   running = false
   await Promise.all(workers)
   const after = outcomes.slice(killedAt)
@@ -135,13 +134,15 @@ t.test('active health: turned on by reconcile, and stopped by close', async (t) 
   const a = await startBackend(t, 'a')
   const settings = testSettings([a.url])
   const upstream = testUpstream(t, settings)
-  await sleep(150)
+  // Nothing to wait for: the absence of probes. Three intervals of the 50 ms probe turned on below.
+  await letTimePass(150)
   t.equal(a.seen.length, 0, 'no probes without active health')
   upstream.reconcile({ ...settings, health: { active: { path: '/ping', interval_seconds: 0.05 } } })
-  await waitFor(() => a.seen.length >= 2)
+  await waitFor(() => a.seen.length >= 2, { what: 'two probes' })
   t.same(a.seen.slice(0, 2).map((r) => `${r.method} ${r.url}`), ['GET /ping', 'GET /ping'])
   await upstream.close()
   const probes = a.seen.length
-  await sleep(150)
+  // The absence of probes again: three 50 ms intervals.
+  await letTimePass(150)
   t.equal(a.seen.length, probes, 'no probe after close')
 })

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { callUpstream, type CallInput } from '../../src/upstream/call.js'
 import { startBackend, testSettings, testUpstream } from '../helpers/upstream-servers.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 const GET: CallInput = { method: 'GET', path: '/', timeoutMs: 3000, maxBodyBytes: 1024, maxErrorBodyBytes: 64 }
 
@@ -14,7 +15,7 @@ t.test('reconcile: a removed target finishes its in-flight request, then its poo
   const [ta, tb] = upstream.targets
   t.equal((await callUpstream(upstream, GET)).body, 'a')
   const inFlight = callUpstream(upstream, GET)
-  for (let i = 0; i < 100 && release === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  await waitFor(() => release !== undefined, { what: 'the request to reach b' })
 
   upstream.reconcile({ ...settings, targets: [{ url: a.url, weight: 1 }] })
   t.equal(upstream.targets.length, 1)

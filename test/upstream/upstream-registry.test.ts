@@ -1,10 +1,10 @@
 import t from 'tap'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { callUpstream, type CallInput } from '../../src/upstream/call.js'
 import { UpstreamRegistry } from '../../src/upstream/registry.js'
 import type { UpstreamSettings } from '../../src/upstream/settings.js'
 import { SingleUseUpstream } from '../../src/upstream/single-use.js'
 import { startBackend, startRelay, testSettings, type Backend } from '../helpers/upstream-servers.js'
+import { letTimePass, waitFor } from '../helpers/wait-for.js'
 
 /**
  * A registry the snapshots declare (`reconcile`: the proxy blocks' upstreams, built with the snapshot; the lanes,
@@ -22,16 +22,11 @@ function registry (t: { teardown (fn: () => unknown): void }, build?: 'on_first_
   return upstreams
 }
 
-async function waitFor (check: () => boolean): Promise<void> {
-  for (let i = 0; i < 300 && !check(); i++) await sleep(10)
-  if (!check()) throw new Error('condition not met in time')
-}
-
 t.test('reconcile builds a declared upstream at once: its first probe runs before any request', async (t) => {
   const a = await startBackend(t, 'a')
   const upstreams = registry(t)
   upstreams.reconcile(new Map([['p', testSettings([a.url], { health: { active: { path: '/health', interval_seconds: 60 } } })]]))
-  await waitFor(() => probes(a) === 1)
+  await waitFor(() => probes(a) === 1, { what: 'probes(a) === 1' })
   t.same(a.seen.map((r) => `${r.method} ${r.url}`), ['GET /health'], 'one probe, no interval waited')
   t.same(upstreams.keys(), ['p'])
 })
@@ -47,9 +42,9 @@ t.test('a renamed key: the old upstream stops probing and closes, the new one pr
   const settingsB = probed(b.url)
   upstreams.reconcile(new Map([['r', settingsB]]))
   t.same(upstreams.keys(), ['r'])
-  await waitFor(() => a.openConnections() === 0)
+  await waitFor(() => a.openConnections() === 0, { what: 'a.openConnections() === 0' })
   const seenByA = a.seen.length
-  await waitFor(() => probes(b) >= 2)
+  await waitFor(() => probes(b) >= 2, { what: 'probes(b) >= 2' })
   t.equal(a.seen.length, seenByA, 'the retired upstream sends nothing more')
   t.equal((await callUpstream(upstreams.get('r', settingsB), GET)).body, 'b')
   upstreams.reconcile(new Map([['p', settingsA]]))
@@ -67,10 +62,11 @@ t.test('a key the last snapshot did not declare (a request that straddled its re
   t.ok(oneOff instanceof SingleUseUpstream)
   t.equal((await callUpstream(oneOff, GET)).body, 'a')
   t.same(upstreams.keys(), [], 'not added back')
-  await waitFor(() => a.openConnections() === 0)
+  await waitFor(() => a.openConnections() === 0, { what: 'a.openConnections() === 0' })
   t.pass('its pool closed its connection once the request was done (no pool or socket left per call)')
   t.not(upstreams.get('gone', settings), oneOff, 'each such request gets its own')
-  await sleep(300)
+  // No probe is an absence: three of the 0.1 s intervals a probed upstream would use.
+  await letTimePass(3 * 100)
   t.equal(probes(a), 0, 'a one-off upstream runs no health checks (nothing would stop them)')
 })
 
@@ -84,7 +80,7 @@ t.test('a single-use upstream relays a GET and a streamed POST whole, then close
     const front = await startRelay(t, upstream)
     const res = await fetch(`${front}/x`, method === 'POST' ? { method, body: 'x'.repeat(100_000) } : { method })
     t.equal(await res.text(), method === 'POST' ? `POST ${'x'.repeat(100_000)}` : 'GET ', method)
-    await waitFor(() => a.openConnections() === 0)
+    await waitFor(() => a.openConnections() === 0, { what: 'a.openConnections() === 0' })
     t.pass(`${method}: the lane-side connection closed after the answer`)
   }
 })
@@ -107,12 +103,12 @@ t.test('lanes (`build: on_first_use`): declared keys are built at first use, kep
   t.equal(b.openConnections(), 1)
 
   const inFlight = callUpstream(upstreams.get('store_a', settingsA), { ...GET, path: '/slow' })
-  await waitFor(() => a.seen.length === 2)
+  await waitFor(() => a.seen.length === 2, { what: 'a.seen.length === 2' })
   // The next snapshot: store_a removed, store_b's lane unchanged (a new, equal config object).
   upstreams.reconcile(new Map([['store_b', testSettings([b.url])]]))
   t.same(upstreams.keys(), ['store_b'])
   t.equal((await inFlight).body, 'a', 'the request in flight to the removed lane finished')
-  await waitFor(() => a.openConnections() === 0)
+  await waitFor(() => a.openConnections() === 0, { what: 'a.openConnections() === 0' })
   t.pass('the removed lane\'s pool closed its connections')
   t.equal(upstreams.get('store_b', settingsB), laneB, 'the kept lane is the same upstream')
   t.equal(b.openConnections(), 1, 'and kept its keep-alive socket')
@@ -122,7 +118,7 @@ t.test('lanes (`build: on_first_use`): declared keys are built at first use, kep
   const late = upstreams.get('store_a', settingsA)
   t.ok(late instanceof SingleUseUpstream, 'a late call for the removed store gets a single-use upstream')
   t.equal((await callUpstream(late, GET)).body, 'a')
-  await waitFor(() => a.openConnections() === 0)
+  await waitFor(() => a.openConnections() === 0, { what: 'a.openConnections() === 0' })
   t.same(upstreams.keys(), ['store_b'], 'the removed store is not brought back')
 })
 
@@ -133,15 +129,15 @@ t.test('a retired upstream\'s request in flight finishes; a shutdown meanwhile s
   const settings = testSettings([a.url])
   upstreams.reconcile(new Map([['p', settings]]))
   const inFlight = callUpstream(upstreams.get('p', settings), { ...GET, path: '/slow' })
-  await waitFor(() => a.seen.length === 1)
+  await waitFor(() => a.seen.length === 1, { what: 'a.seen.length === 1' })
   upstreams.reconcile(new Map())
   t.equal((await inFlight).body, 'slow')
-  await waitFor(() => a.openConnections() === 0)
+  await waitFor(() => a.openConnections() === 0, { what: 'a.openConnections() === 0' })
 
   const again = testSettings([a.url])
   upstreams.reconcile(new Map([['q', again]]))
   const cut = callUpstream(upstreams.get('q', again), { ...GET, path: '/slow' }).then(() => 'answered', () => 'cut')
-  await waitFor(() => a.seen.length === 2)
+  await waitFor(() => a.seen.length === 2, { what: 'a.seen.length === 2' })
   upstreams.reconcile(new Map())
   await upstreams.close()
   t.equal(await cut, 'cut', 'close destroys a draining upstream\'s connections')

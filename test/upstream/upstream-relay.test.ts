@@ -1,6 +1,7 @@
 import t from 'tap'
 import { gzipSync } from 'node:zlib'
 import { deadPort, startBackend, startRelay, testSettings, testUpstream } from '../helpers/upstream-servers.js'
+import { letTimePass, waitFor } from '../helpers/wait-for.js'
 
 t.test('headers: caller credentials and hop-by-hop never go upstream; the upstream credential does; Host is the target', async (t) => {
   const a = await startBackend(t, 'a')
@@ -122,12 +123,13 @@ t.test('a request that timed out while queued for a connection is never sent, an
   const upstream = testUpstream(t, testSettings([a.url], { max_sockets: 1, timeouts: { connect_ms: 1000, response_ms: 150, body_idle_ms: 1000 } }))
   const base = await startRelay(t, upstream)
   const first = fetch(`${base}/hold`)
-  for (let i = 0; i < 100 && held.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  await waitFor(() => held.length > 0, { what: 'the first request to hold the only socket' })
   const queued = await fetch(`${base}/queued`)
   t.same([queued.status, await queued.json()], [502, { error: 'upstream_error', upstream_status: 0, upstream_failure: 'timeout', upstream_body: '', message: 'The upstream service did not answer in time.' }])
   for (const release of held) release()
   t.equal(await (await first).text(), 'first held')
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  // "Never sent" is an absence: the one socket is free now, and a request still queued would go on it at once.
+  await letTimePass(50)
   t.same(a.seen.map((r) => r.url), ['/hold'], 'the queued request never reached the target')
   t.equal(upstream.targets[0]?.inFlight, 0)
 })

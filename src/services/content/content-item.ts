@@ -1,4 +1,4 @@
-import { Ajv } from 'ajv'
+import { compileSchema } from '../../config/validators.js'
 
 /** One content item as written in the source folder. */
 export interface ContentItem {
@@ -20,8 +20,6 @@ export interface ContentItem {
   valid_from?: string
   valid_to?: string
 }
-
-const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true })
 
 const DATE = '^\\d{4}-\\d{2}-\\d{2}$'
 const DATE_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$'
@@ -46,7 +44,7 @@ const itemSchema = {
   required: ['id', 'type', 'title', 'body', 'organization_id', 'status'],
   additionalProperties: false,
 }
-const validateItem = ajv.compile(itemSchema)
+const validateItem = compileSchema(itemSchema, 'lanegate')
 
 /** Validates (and fills defaults of) one raw item; returns the problems, empty when valid. */
 export function itemProblems (raw: unknown): string[] {
@@ -57,7 +55,7 @@ export function itemProblems (raw: unknown): string[] {
       return `${at}${e.message ?? 'is invalid'}`
     })
   }
-  const item = raw as unknown as ContentItem
+  const item = raw as ContentItem
   const problems: string[] = []
   if (item.status === 'published' && item.published_at === undefined) problems.push('published_at is required when status is published')
   if (item.published_at !== undefined && Number.isNaN(Date.parse(item.published_at))) problems.push('published_at is not a valid date-time')

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import { Type, type Static } from '@sinclair/typebox'
 import type { GatewayConfig, ServiceConfig } from '../../config/types.js'
+import { blockSettings, settingsProperties } from '../service-settings.js'
 
 /** `services.content` settings beside prefix, envelope, policies and routes: one declaration, schema and type. */
 export const ContentSettingsSchema = Type.Object({
@@ -21,7 +22,7 @@ export const ContentSettingsSchema = Type.Object({
 
 export type ContentSettings = Static<typeof ContentSettingsSchema>
 
-export const contentSettingsSchema = ContentSettingsSchema.properties as unknown as Record<string, Record<string, unknown>>
+export const contentSettingsSchema = settingsProperties(ContentSettingsSchema)
 
 /** Settings per config snapshot: a snapshot never changes, and resolving them per request showed in profiles. */
 const settingsByConfig = new WeakMap<GatewayConfig, ContentSettings>()
@@ -41,8 +42,8 @@ export function contentSettingsOf (config: GatewayConfig): ContentSettings {
 
 /** The validated settings (defaults filled by the loader) with `source_dir` made absolute and per_page capped. */
 export function contentSettingsFrom (service: ServiceConfig | undefined): ContentSettings {
-  if (service === undefined) throw new Error('services.content is not configured')
-  const raw = service as unknown as ContentSettings
+  const raw = blockSettings(service, ContentSettingsSchema)
+  if (raw === undefined) throw new Error('services.content is not configured')
   return {
     source_dir: resolve(raw.source_dir),
     max_per_page: raw.max_per_page,

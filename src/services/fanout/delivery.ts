@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import type { GatewayConfig, LaneConfig } from '../../config/types.js'
+import { buildIndexes } from '../../config/indexes.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
 import type { Dispatch, DispatchEntry, DispatchStore } from '../../store/dispatch-store.js'
 import { callLane } from './lane-client.js'
 import { recordFanoutDispatch } from '../../observability/recorders.js'
-import { activeLaneOf } from './lane-lookup.js'
 import { createLimiter, type Limiter } from './limiter.js'
-import { fanoutSettingsOf, type FanoutSettings } from './settings.js'
+import { fanoutSettingsOf, type FanoutOperation, type FanoutSettings } from './settings.js'
 
 export interface DeliveryDeps {
   store: DispatchStore
@@ -48,7 +48,6 @@ export function createDeliveryRunner (deps: DeliveryDeps): DeliveryRunner {
   let sweeping: Promise<void> | undefined
 
   const settings = (): FanoutSettings => fanoutSettingsOf(deps.currentConfig())
-  const iso = (): string => new Date().toISOString()
 
   function deliver (dispatchId: string): Promise<void> {
     const running = active.get(dispatchId)
@@ -64,71 +63,17 @@ export function createDeliveryRunner (deps: DeliveryDeps): DeliveryRunner {
     const dispatch = await store.get(dispatchId)
     if (dispatch === undefined || dispatch.status !== 'committing') return
     const current = settings()
-    const leaseMs = current.recovery.lease_ms
-    const renew = setInterval(() => {
-      store.renewLease(dispatchId, Date.now() + leaseMs).catch((error: unknown) => {
-        logger.warn({ err: error, dispatch_id: dispatchId }, 'fan-out lease renewal failed')
-      })
-    }, Math.max(1, Math.floor(leaseMs / 3)))
-    renew.unref()
+    const releaseLease = holdLease(deps, dispatchId, current.recovery.lease_ms)
     try {
       const limit = createLimiter(current.concurrency)
       const pending = dispatch.stores.filter((s) => s.delivery?.status === 'pending')
-      await Promise.all(pending.map((entry) => deliverStore(dispatch, entry, limit)))
+      await Promise.all(pending.map((entry) => deliverStore(deps, shutdown.signal, dispatch, entry, limit)))
       if (shutdown.signal.aborted) return
       const status = await store.finish(dispatchId, iso())
       if (status !== undefined) logger.info({ dispatch_id: dispatchId, status }, 'fan-out dispatch settled')
       if (status !== undefined) recordFanoutDispatch(status)
     } finally {
-      clearInterval(renew)
-    }
-  }
-
-  async function deliverStore (dispatch: Dispatch, entry: DispatchEntry, limit: Limiter): Promise<void> {
-    const { dispatchId, operationType, payload } = dispatch
-    const storeOrgId = entry.storeOrgId
-    let attempts = entry.delivery?.attempts ?? 0
-    const record = (state: Parameters<DispatchStore['recordDelivery']>[2]): Promise<void> =>
-      store.recordDelivery(dispatchId, storeOrgId, state, iso())
-
-    while (!shutdown.signal.aborted) {
-      const current = settings()
-      const config = deps.currentConfig()
-      const operation = current.operations[operationType]
-      const lane = activeLaneOf(config, storeOrgId)
-      if (operation === undefined || lane === undefined) {
-        // The config changed since the preview: nothing to send to. Final, not retried.
-        const message = operation === undefined
-          ? `Operation ${operationType} is no longer registered.`
-          : 'The store no longer has an active install with a lane.'
-        await record({ status: 'failed', attempts, error: { error: operation === undefined ? 'fanout_operation_not_found' : 'store_not_found', message } })
-        return
-      }
-      attempts++
-      const result = await limit(() => callLane(deps.lanes.get(storeOrgId, lane), operation.apply_path, {
-        dispatch_id: dispatchId,
-        store_org_id: storeOrgId,
-        operation_type: operationType,
-        payload,
-      }, { timeoutMs: current.lane_timeout_ms, idempotencyKey: `${dispatchId}:${storeOrgId}`, signal: shutdown.signal }))
-      // Shutting down: leave the row pending (the lane may or may not have applied; the resend is deduped).
-      if (shutdown.signal.aborted) return
-      if (result.ok) {
-        await record({ status: 'applied', attempts, result: result.body })
-        return
-      }
-      if (!result.retryable || attempts >= current.retry.attempts) {
-        await record({ status: 'failed', attempts, error: { ...result.failure } })
-        logger.warn({ dispatch_id: dispatchId, store_org_id: storeOrgId, attempts, upstream_status: result.failure.upstream_status, upstream_failure: result.failure.upstream_failure }, 'fan-out store failed')
-        return
-      }
-      await record({ status: 'pending', attempts, error: { ...result.failure } })
-      const delay = Math.min(current.retry.max_delay_ms, current.retry.base_delay_ms * 2 ** (attempts - 1))
-      try {
-        await sleep(delay, undefined, { signal: shutdown.signal })
-      } catch {
-        return
-      }
+      releaseLease()
     }
   }
 
@@ -167,4 +112,77 @@ export function createDeliveryRunner (deps: DeliveryDeps): DeliveryRunner {
       await Promise.all([...active.values()])
     },
   }
+}
+
+const iso = (): string => new Date().toISOString()
+
+/** Renews the worker's lease on a dispatch every third of `leaseMs` while it delivers; returns the release. */
+function holdLease (deps: DeliveryDeps, dispatchId: string, leaseMs: number): () => void {
+  const renew = setInterval(() => {
+    deps.store.renewLease(dispatchId, Date.now() + leaseMs).catch((error: unknown) => {
+      deps.logger.warn({ err: error, dispatch_id: dispatchId }, 'fan-out lease renewal failed')
+    })
+  }, Math.max(1, Math.floor(leaseMs / 3)))
+  renew.unref()
+  return () => { clearInterval(renew) }
+}
+
+/**
+ * One store's delivery: find the operation and the store's lane in the CURRENT config → apply at the lane → record
+ * the outcome; a retryable failure is recorded pending and retried after an exponential backoff.
+ */
+async function deliverStore (deps: DeliveryDeps, signal: AbortSignal, dispatch: Dispatch, entry: DispatchEntry, limit: Limiter): Promise<void> {
+  const { dispatchId, operationType, payload } = dispatch
+  const storeOrgId = entry.storeOrgId
+  let attempts = entry.delivery?.attempts ?? 0
+  const record = (state: Parameters<DispatchStore['recordDelivery']>[2]): Promise<void> =>
+    deps.store.recordDelivery(dispatchId, storeOrgId, state, iso())
+
+  while (!signal.aborted) {
+    const current = fanoutSettingsOf(deps.currentConfig())
+    const target = deliveryTarget(deps, current, operationType, storeOrgId)
+    if ('gone' in target) {
+      await record({ status: 'failed', attempts, error: target.gone })
+      return
+    }
+    attempts++
+    const result = await limit(() => callLane(deps.lanes.get(storeOrgId, target.lane), target.operation.apply_path, {
+      dispatch_id: dispatchId,
+      store_org_id: storeOrgId,
+      operation_type: operationType,
+      payload,
+    }, { timeoutMs: current.lane_timeout_ms, idempotencyKey: `${dispatchId}:${storeOrgId}`, signal }))
+    // Shutting down: leave the row pending (the lane may or may not have applied; the resend is deduped).
+    if (signal.aborted) return
+    if (result.ok) {
+      await record({ status: 'applied', attempts, result: result.body })
+      return
+    }
+    if (!result.retryable || attempts >= current.retry.attempts) {
+      await record({ status: 'failed', attempts, error: { ...result.failure } })
+      deps.logger.warn({ dispatch_id: dispatchId, store_org_id: storeOrgId, attempts, upstream_status: result.failure.upstream_status, upstream_failure: result.failure.upstream_failure }, 'fan-out store failed')
+      return
+    }
+    await record({ status: 'pending', attempts, error: { ...result.failure } })
+    try {
+      await sleep(Math.min(current.retry.max_delay_ms, current.retry.base_delay_ms * 2 ** (attempts - 1)), undefined, { signal })
+    } catch {
+      return
+    }
+  }
+}
+
+/**
+ * The operation and the store's lane in the current config (the store-access rule's lane: one a reload moved is
+ * reached at its new address), or why there is nothing to send to any more: final, not retried.
+ */
+function deliveryTarget (deps: DeliveryDeps, current: FanoutSettings, operationType: string, storeOrgId: string):
+  { operation: FanoutOperation, lane: LaneConfig } | { gone: { error: string, message: string } } {
+  const operation = current.operations[operationType]
+  if (operation === undefined) {
+    return { gone: { error: 'fanout_operation_not_found', message: `Operation ${operationType} is no longer registered.` } }
+  }
+  const lane = buildIndexes(deps.currentConfig()).laneOf(storeOrgId)
+  if (lane === undefined) return { gone: { error: 'store_not_found', message: 'The store no longer has an active install with a lane.' } }
+  return { operation, lane }
 }

@@ -10,7 +10,8 @@ import { createDeliveryRunner } from './delivery.js'
 import { schemaProblem } from './payload-validator.js'
 import { previewDispatch } from './preview.js'
 import { renderDispatch, renderPreview } from './render-dispatch.js'
-import { fanoutSettingsOf, fanoutSettingsSchema, type FanoutSettings } from './settings.js'
+import { blockSettings } from '../service-settings.js'
+import { FanoutSettingsSchema, fanoutSettingsOf, fanoutSettingsSchema } from './settings.js'
 
 /** The routes (ids are the YAML keys under `services.fanout.routes`). */
 export const fanoutRoutes: readonly RouteDeclaration[] = [
@@ -43,7 +44,7 @@ export const fanoutRoutes: readonly RouteDeclaration[] = [
 
 /** The preview body: one of the registered operations, its payload checked by that operation's payload_schema. */
 function previewBody (settings: ServiceConfig): Record<string, unknown> {
-  const operations = Object.entries((settings as unknown as FanoutSettings).operations)
+  const operations = Object.entries(blockSettings(settings, FanoutSettingsSchema)?.operations ?? {})
   return {
     description: 'Previews one registered operation at the listed stores.',
     oneOf: operations.map(([name, operation]) => ({
@@ -78,7 +79,7 @@ export const fanoutService: ServiceModule = {
 
   check (settings) {
     const problems: ServiceSettingProblem[] = []
-    const operations = (settings as unknown as FanoutSettings).operations
+    const operations = blockSettings(settings, FanoutSettingsSchema)?.operations ?? {}
     for (const [name, operation] of Object.entries(operations)) {
       const problem = schemaProblem(operation.payload_schema)
       if (problem !== undefined) problems.push({ path: `operations.${name}.payload_schema`, message: `not a valid JSON Schema: ${problem}` })

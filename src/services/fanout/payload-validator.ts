@@ -1,27 +1,15 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import addFormatsModule from 'ajv-formats'
-
-// ajv-formats is CommonJS; under NodeNext its default import is the module object on some builds.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as
-  unknown as (ajv: Ajv) => Ajv
+import type { ErrorObject, ValidateFunction } from 'ajv'
+import { compileSchema } from '../../config/validators.js'
 
 /** Payload field → messages, the `errors` map of `fanout_payload_validation_failed`. */
 export type PayloadErrors = Record<string, string[]>
 
-const ajv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false }))
-
 // Schemas come from an immutable config snapshot, so the schema object identifies the compiled validator; a
 // reload brings new objects and the old validators are collected with the old snapshot.
-const compiled = new WeakMap<object, ValidateFunction>()
 
 /** Compiles (once per schema object) an operation's payload schema; throws on an invalid schema. */
 export function payloadValidator (schema: Record<string, unknown>): ValidateFunction {
-  let validate = compiled.get(schema)
-  if (validate === undefined) {
-    validate = ajv.compile(schema)
-    compiled.set(schema, validate)
-  }
-  return validate
+  return compileSchema(schema, 'payload')
 }
 
 /** The schema's problem message, or undefined when it compiles (for the service's config check). */

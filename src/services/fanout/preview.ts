@@ -7,7 +7,6 @@ import { GatewayError } from '../../errors/gateway-error.js'
 import type { Principal } from '../../runtime/request-context.js'
 import type { Dispatch, DispatchStore, PreviewOutcome } from '../../store/dispatch-store.js'
 import { callLane } from './lane-client.js'
-import { activeLaneOf } from './lane-lookup.js'
 import { createLimiter } from './limiter.js'
 import { validatePayload } from './payload-validator.js'
 import { fanoutSettingsOf, type FanoutOperation } from './settings.js'
@@ -60,8 +59,8 @@ export async function previewDispatch (body: unknown, principal: Principal, snap
       fields: { operation_type: operationType, errors },
     })
   }
-  const reachable = snapshot.indexes.reachable(principal.organizationId)
-  const offending = storeIds.filter((id) => !reachable.has(id) || activeLaneOf(snapshot.config, id) === undefined)
+  // The store-access rule (ConfigIndexes.access): reachable by the caller, installed, with a lane.
+  const offending = storeIds.filter((id) => snapshot.indexes.access(principal.organizationId, id)?.lane === undefined)
   if (offending.length > 0) {
     throw new GatewayError('fanout_store_out_of_scope', {
       message: offending.length === 1
@@ -105,7 +104,7 @@ async function previewAtLanes (dispatchId: string, operationType: string, operat
   const limit = createLimiter(settings.concurrency)
   return Promise.all(storeIds.map((storeOrgId) => limit(async (): Promise<PreviewOutcome> => {
     // The scope check above guarantees a lane.
-    const lane = activeLaneOf(snapshot.config, storeOrgId)
+    const lane = snapshot.indexes.laneOf(storeOrgId)
     if (lane === undefined) return { status: 'failed', error: { error: 'store_not_found', message: 'The store has no lane.' } }
     const result = await callLane(lanes.get(storeOrgId, lane), operation.preview_path, {
       dispatch_id: dispatchId,

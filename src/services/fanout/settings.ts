@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { GatewayConfig } from '../../config/types.js'
+import { requiredServiceSettings, settingsProperties } from '../service-settings.js'
 
 const LANE_PATH = '^/[A-Za-z0-9._~/:-]*$'
 
@@ -45,11 +46,9 @@ export const FanoutSettingsSchema = Type.Object({
 export type FanoutSettings = Static<typeof FanoutSettingsSchema>
 
 /** JSON Schema properties of the settings (the loader checks them and fills the defaults). */
-export const fanoutSettingsSchema = FanoutSettingsSchema.properties as unknown as Record<string, Record<string, unknown>>
+export const fanoutSettingsSchema = settingsProperties(FanoutSettingsSchema)
 
 /** The fan-out settings of a validated config (every default filled in by the loader). */
 export function fanoutSettingsOf (config: GatewayConfig): FanoutSettings {
-  const block = config.services.fanout as unknown as FanoutSettings | undefined
-  if (block === undefined) throw new Error('services.fanout is not configured')
-  return block
+  return requiredServiceSettings(config, 'fanout', FanoutSettingsSchema)
 }

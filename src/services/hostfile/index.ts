@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import type { ServiceModule } from '../service-module.js'
+import { requiredServiceSettings, settingsProperties } from '../service-settings.js'
 import { authorHostFile } from './author-file.js'
 
 /** `services.hostfile` settings beside prefix, envelope, policies and routes: one declaration, schema and type. */
@@ -31,12 +32,12 @@ export const hostfileService: ServiceModule = {
     scopes: ['exchange:hostfile.author'],
     errors: ['validation_failed', 'hostfile_record_validation_failed', 'hostfile_unknown_record_type', 'hostfile_unorderable_record', 'hostfile_too_many_records'],
   }],
-  settingsSchema: HostfileSettingsSchema.properties as unknown as Record<string, Record<string, unknown>>,
+  settingsSchema: settingsProperties(HostfileSettingsSchema),
   build () {
     return {
       handlers: {
         author: async function authorHostFileHandler (request: FastifyRequest) {
-          const settings = request.gw.snapshot.config.services.hostfile as unknown as HostfileSettings
+          const settings = requiredServiceSettings(request.gw.snapshot.config, 'hostfile', HostfileSettingsSchema)
           return authorHostFile(request.body, { maxRecords: settings.max_records })
         },
       },

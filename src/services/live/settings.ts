@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { GatewayConfig } from '../../config/types.js'
+import { requiredServiceSettings, settingsProperties } from '../service-settings.js'
 
 /** `services.live` settings beside prefix, envelope, policies and routes: one declaration, schema and type. */
 export const LiveSettingsSchema = Type.Object({
@@ -20,11 +21,9 @@ export const LiveSettingsSchema = Type.Object({
 export type LiveSettings = Static<typeof LiveSettingsSchema>
 
 /** JSON Schema properties of the live proxy's own settings (the loader checks them and fills the defaults). */
-export const liveSettingsSchema = LiveSettingsSchema.properties as unknown as Record<string, Record<string, unknown>>
+export const liveSettingsSchema = settingsProperties(LiveSettingsSchema)
 
 /** The live settings of a snapshot's validated config (every default filled in by the loader). */
 export function liveSettings (config: GatewayConfig): LiveSettings {
-  const block = config.services.live as unknown as LiveSettings | undefined
-  if (block === undefined) throw new Error('services.live is not configured')
-  return block
+  return requiredServiceSettings(config, 'live', LiveSettingsSchema)
 }

@@ -1,4 +1,4 @@
-import { Ajv } from 'ajv'
+import { compileSchema } from '../../config/validators.js'
 import { cancellationReasons, type CancellationReason } from '../../store/payment-intent-store.js'
 import type { PaymentsSettings } from './settings.js'
 import { addFieldError, fieldErrorsOf, throwIfInvalid, type FieldErrors } from './validation-errors.js'
@@ -14,8 +14,6 @@ export interface CreateIntentInput {
   organizationId?: string
   connectedAccountId?: string
 }
-
-const ajv = new Ajv({ allErrors: true, strict: true })
 
 const id = (description: string) => ({ type: 'string', minLength: 1, maxLength: 255, description })
 
@@ -35,7 +33,7 @@ export const createSchema = {
   required: ['amount', 'currency'],
   additionalProperties: false,
 }
-const validateCreate = ajv.compile(createSchema)
+const validateCreate = compileSchema(createSchema, 'lanegate')
 
 /** JSON Schema of a cancel body (also the route's declared body). */
 export const cancelSchema = {
@@ -46,7 +44,7 @@ export const cancelSchema = {
   },
   additionalProperties: false,
 }
-const validateCancel = ajv.compile(cancelSchema)
+const validateCancel = compileSchema(cancelSchema, 'lanegate')
 
 export const ONE_DESTINATION_MESSAGE = 'Provide exactly one of organization_id or connected_account_id.'
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { GatewayConfig } from '../../config/types.js'
+import { requiredServiceSettings, settingsProperties } from '../service-settings.js'
 
 const DEFAULT_CURRENCIES = ['usd', 'eur', 'gbp', 'cad', 'aud', 'nzd', 'chf', 'sek', 'nok', 'dkk', 'jpy', 'mxn']
 
@@ -33,7 +34,7 @@ export const PaymentsSettingsSchema = Type.Object({
 export type PaymentsSettings = Static<typeof PaymentsSettingsSchema>
 
 /** JSON Schema properties of the settings, for the service module (the loader checks them; ajv fills the defaults). */
-export const paymentsSettingsSchema = PaymentsSettingsSchema.properties as unknown as Record<string, Record<string, unknown>>
+export const paymentsSettingsSchema = settingsProperties(PaymentsSettingsSchema)
 /** Settings keys without a default. */
 export const paymentsRequiredSettings = ['processor']
 
@@ -44,8 +45,7 @@ const resolved = new WeakMap<object, PaymentsSettings>()
  * (there are no fallbacks here); cached per settings object, so per request it is one lookup.
  */
 export function paymentsSettingsOf (config: GatewayConfig): PaymentsSettings {
-  const block = config.services.payments as unknown as PaymentsSettings | undefined
-  if (block === undefined) throw new Error('services.payments is not configured')
+  const block = requiredServiceSettings(config, 'payments', PaymentsSettingsSchema)
   const cached = resolved.get(block)
   if (cached !== undefined) return cached
   const settings: PaymentsSettings = { ...block, currencies: block.currencies.map((c) => c.toLowerCase()) }

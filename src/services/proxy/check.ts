@@ -27,7 +27,7 @@ export function checkProxySettings (block: ServiceConfig): ServiceSettingProblem
 
   const served = new Map<string, string>()
   for (const [id, entry] of Object.entries(settings.routes)) {
-    const { methods, path } = entry as unknown as ProxyRouteEntry
+    const { methods, path } = entry as ProxyRouteEntry
     if (path.split('/').some((segment) => segment === '.' || segment === '..')) {
       problems.push({ path: `routes.${id}.path`, message: 'dot segments (. and ..) are not allowed in a route path' })
     }

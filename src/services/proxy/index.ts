@@ -23,7 +23,7 @@ export const proxyService: ServiceModule = {
   typed: true,
   description: 'A legacy HTTP service behind the gateway: the listed routes are relayed to the upstream\'s targets.',
   routes: proxyRoutes,
-  routeEntrySchema: ProxyRouteEntrySchema as unknown as Record<string, unknown>,
+  routeEntrySchema: ProxyRouteEntrySchema,
   settingsSchema: proxySettingsSchema,
   requiredSettings: ['upstream'],
   check: (settings) => checkProxySettings(settings),
@@ -55,7 +55,7 @@ const PROXY_ROUTE_ERRORS = ['bad_request', 'payload_too_large', 'upstream_error'
 /** The block's `routes:` as route declarations: each entry's methods on its path, body streamed (never parsed). */
 function proxyRoutes (settings: ServiceConfig): RouteDeclaration[] {
   return Object.entries(settings.routes).map(([id, entry]) => {
-    const { methods, path } = entry as unknown as ProxyRouteEntry
+    const { methods, path } = entry as ProxyRouteEntry
     return {
       id,
       method: [...methods],

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { policyChain } from '../../config/schema.js'
 import type { ServiceConfig } from '../../config/types.js'
+import { settingsProperties, type SettingsOf } from '../service-settings.js'
 
 /** Methods a proxied route may serve (upper case; `lanegate validate` refuses `get`). */
 export const PROXY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
@@ -89,9 +90,9 @@ export const ProxyRouteEntrySchema = Type.Object({
 export type ProxyRouteEntry = Static<typeof ProxyRouteEntrySchema>
 
 /** JSON Schema properties of a proxy block's own settings (the loader checks them and fills the defaults). */
-export const proxySettingsSchema = ProxySettingsSchema.properties as unknown as Record<string, Record<string, unknown>>
+export const proxySettingsSchema = settingsProperties(ProxySettingsSchema)
 
 /** A validated proxy block (every default filled in by the loader). */
 export function proxySettings (block: ServiceConfig): ProxySettings & ServiceConfig {
-  return block as unknown as ProxySettings & ServiceConfig
+  return block as SettingsOf<typeof ProxySettingsSchema>
 }

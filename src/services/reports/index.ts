@@ -4,6 +4,7 @@ import type { GatewayConfig } from '../../config/types.js'
 import { GatewayError } from '../../errors/gateway-error.js'
 import { traceOf } from '../../observability/trace-context.js'
 import type { ServiceModule, ServiceSettingProblem } from '../service-module.js'
+import { blockSettings, serviceSettings, settingsProperties } from '../service-settings.js'
 import type { ServiceConfig } from '../../config/types.js'
 import { callerStores } from '../timeseries/caller-stores.js'
 import { csUpstream, queryCs } from '../timeseries/cs-client.js'
@@ -30,7 +31,7 @@ export type ReportsSettings = Static<typeof ReportsSettingsSchema>
 
 /** The reports a config serves: `services.reports.enabled_reports`, or all when it is absent. */
 function enabledReport (config: GatewayConfig, reportId: string): ReportDefinition | undefined {
-  const enabled = (config.services.reports as unknown as ReportsSettings | undefined)?.enabled_reports
+  const enabled = serviceSettings(config, 'reports', ReportsSettingsSchema)?.enabled_reports
   if (enabled !== undefined && !enabled.includes(reportId)) return undefined
   return byId.get(reportId)
 }
@@ -42,7 +43,7 @@ function describeReport (report: ReportDefinition): { report_id: string, descrip
 
 /** The run body: the `parameter_schema` of one of the enabled reports (by the path's report_id). */
 function reportsBody (settings: ServiceConfig): Record<string, unknown> {
-  const enabled = (settings as unknown as ReportsSettings).enabled_reports
+  const enabled = blockSettings(settings, ReportsSettingsSchema)?.enabled_reports
   return {
     description: 'The parameters of the report named by report_id: its parameter_schema.',
     oneOf: reportDefinitions
@@ -82,7 +83,7 @@ export const reportsService: ServiceModule = {
     body: reportsBody,
     errors: ['report_not_found', 'report_param_validation_failed', 'report_failed'],
   }],
-  settingsSchema: ReportsSettingsSchema.properties as unknown as Record<string, Record<string, unknown>>,
+  settingsSchema: settingsProperties(ReportsSettingsSchema),
   check (_settings, config): ServiceSettingProblem[] {
     if (timeseriesSettings(config) !== undefined) return []
     return [{ path: '', message: 'reports read the stream materialization service: configure services.timeseries.base_url' }]

@@ -1,21 +1,9 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import addFormatsModule from 'ajv-formats'
+import type { ErrorObject, ValidateFunction } from 'ajv'
+import { compileSchema } from '../../config/validators.js'
 import type { ParamErrors, ReportDefinition } from './report-definition.js'
 
-// ajv-formats is CommonJS; under NodeNext its default import is the module object on some builds.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as
-  unknown as (ajv: Ajv) => Ajv
-
-const ajv = addFormats(new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: true }))
-const compiled = new WeakMap<object, ValidateFunction>()
-
 function validator (report: ReportDefinition): ValidateFunction {
-  let validate = compiled.get(report.parameter_schema)
-  if (validate === undefined) {
-    validate = ajv.compile(report.parameter_schema)
-    compiled.set(report.parameter_schema, validate)
-  }
-  return validate
+  return compileSchema(report.parameter_schema, 'lanegate')
 }
 
 /**

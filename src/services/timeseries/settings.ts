@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { GatewayConfig } from '../../config/types.js'
+import { serviceSettings, settingsProperties } from '../service-settings.js'
 
 /**
  * `services.timeseries` settings beside prefix, envelope, policies and routes (reports read them too): one
@@ -38,9 +39,9 @@ export const TimeseriesSettingsSchema = Type.Object({
 
 export type TimeseriesSettings = Static<typeof TimeseriesSettingsSchema>
 
-export const timeseriesSettingsSchema = TimeseriesSettingsSchema.properties as unknown as Record<string, Record<string, unknown>>
+export const timeseriesSettingsSchema = settingsProperties(TimeseriesSettingsSchema)
 
 /** The timeseries settings of a validated config (defaults filled by the loader), or undefined when not configured. */
 export function timeseriesSettings (config: GatewayConfig): TimeseriesSettings | undefined {
-  return config.services.timeseries as unknown as TimeseriesSettings | undefined
+  return serviceSettings(config, 'timeseries', TimeseriesSettingsSchema)
 }

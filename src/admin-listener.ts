@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import type { Booted } from '../boot.js'
-import { buildAdminServer, listenAdmin, processAdminDeps } from './admin-server.js'
-import { adminSettings } from './admin-settings.js'
+import type { Booted } from './boot.js'
+import { buildAdminServer, listenAdmin, processAdminDeps } from './observability/admin-server.js'
+import { adminSettings } from './observability/admin-settings.js'
 
 /**
  * Starts the admin listener of a booted gateway on `admin.host:admin.port` and logs its URL; undefined with

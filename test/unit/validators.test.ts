@@ -1,0 +1,45 @@
+import t from 'tap'
+import { compileSchema, compileSchemaByContent } from '../../src/config/validators.js'
+
+const schema = { type: 'object', properties: { n: { type: 'integer', default: 1 } } }
+
+t.test('a schema object is compiled once per author', async (t) => {
+  t.equal(compileSchema(schema, 'policy'), compileSchema(schema, 'policy'))
+  t.not(compileSchema(schema, 'policy'), compileSchema(schema, 'payload'))
+})
+
+t.test('a schema rebuilt as a new object with the same content is compiled once', async (t) => {
+  t.equal(compileSchemaByContent({ ...schema }, 'lanegate'), compileSchemaByContent({ ...schema }, 'lanegate'))
+})
+
+t.test('lanegate\'s and policy schemas fill defaults; a payload schema leaves the payload as sent', async (t) => {
+  for (const author of ['lanegate', 'policy'] as const) {
+    const data: Record<string, unknown> = {}
+    t.ok(compileSchema(schema, author)(data))
+    t.same(data, { n: 1 }, author)
+  }
+  const payload: Record<string, unknown> = {}
+  t.ok(compileSchema(schema, 'payload')(payload))
+  t.same(payload, {})
+})
+
+t.test('strict mode for lanegate\'s own schemas only: an unknown keyword fails there, passes elsewhere', async (t) => {
+  t.throws(() => compileSchema({ type: 'object', colour: 'red' }, 'lanegate'), /unknown keyword/)
+  t.doesNotThrow(() => compileSchema({ type: 'object', colour: 'red' }, 'policy'))
+  t.doesNotThrow(() => compileSchema({ type: 'object', colour: 'red' }, 'payload'))
+})
+
+t.test('two schemas with the same $id do not clash (a reload brings the same operation schema again)', async (t) => {
+  const first = compileSchema({ $id: 'op', type: 'string' }, 'payload')
+  const second = compileSchema({ $id: 'op', type: 'integer' }, 'payload')
+  t.equal(first('x'), true)
+  t.equal(second('x'), false)
+})
+
+t.test('formats are known to every author', async (t) => {
+  for (const author of ['lanegate', 'policy', 'payload'] as const) {
+    const validate = compileSchema({ type: 'string', format: 'date' }, author)
+    t.equal(validate('2026-11-25'), true, author)
+    t.equal(validate('yesterday'), false, author)
+  }
+})
