@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net'
 import { bootGateway, type Booted } from './boot.js'
 import { followPrimary } from './cluster/worker.js'
 import { answerPrimaryAdmin } from './cluster/worker-admin.js'
+import { shareProbesWithPrimary } from './cluster/worker-probes.js'
 import { watchConfigFile } from './config/watch-config.js'
 import { startAdminListener } from './admin-listener.js'
 import { issuerMismatch } from './issuer-mismatch.js'
@@ -24,6 +25,10 @@ export interface StartOptions {
  * the admin listener and exit (shutdown-signals.ts).
  */
 export async function startServer (options: StartOptions): Promise<Booted> {
+  // A worker of lanegate's own primary (not merely a node:cluster worker: pm2's cluster mode forks those too).
+  const lanegateWorker = isLanegateWorker()
+  // Before the boot: the checks the first snapshot starts must already know that only one worker probes.
+  if (lanegateWorker) shareProbesWithPrimary()
   const booted = await bootGateway({
     file: options.file,
     // Applied at boot and on every reload, so the overrides stay and a reload sees no `server` change.
@@ -34,8 +39,6 @@ export async function startServer (options: StartOptions): Promise<Booted> {
   })
   const { app, gateway, logger } = booted
   const { server, issuer } = gateway.current().config
-  // A worker of lanegate's own primary (not merely a node:cluster worker: pm2's cluster mode forks those too).
-  const lanegateWorker = isLanegateWorker()
   let admin: Awaited<ReturnType<typeof startAdminListener>>
   // A worker of `server.workers` > 1 opens no admin listener: the primary serves it and asks the workers over IPC
   // (answering before the worker listens, so the primary never asks a worker that cannot answer yet).

@@ -10,6 +10,7 @@ import { isLanegateWorker, WORKER_MARKER } from '../runtime/worker-marker.js'
 import type { ReloadCommand, ShutdownCommand } from '../runtime/ipc-messages.js'
 import { startPrimaryAdmin, type PrimaryAdmin } from './primary-admin.js'
 import { serveWorkerCounters } from './primary-counters.js'
+import { coordinateProbes } from './primary-probes.js'
 import { resolveWorkerCount } from './worker-count.js'
 
 /** A worker that dies sooner than this after its start counts as crash-looping: its restart is delayed. */
@@ -76,6 +77,8 @@ function runPrimary (options: PrimaryOptions): void {
   // rate-limiter-flexible's cluster limiter: the token endpoint's limiters in the workers count here.
   void new RateLimiterClusterMaster()
   const stopCounting = serveWorkerCounters()
+  // One worker probes the upstreams for the host; the others apply its results (upstream/probe-sharing.ts).
+  coordinateProbes()
   let stopping = false
   let serving = false
   const startedAt = new Map<number, number>()

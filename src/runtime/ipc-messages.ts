@@ -45,6 +45,17 @@ export interface WindowAddReply {
   results: [consumed: number, msLeft: number][]
 }
 
+/** Prober worker → primary → every other worker: one active probe's result (upstream/probe-sharing.ts). */
+export interface ProbeResultMessage {
+  channel: 'lanegate:probe'
+  url: string
+  path: string
+  healthy: boolean
+}
+
+/** Primary → worker: whether it is the one that runs the active health probes of this host. */
+export interface ProberCommand { channel: 'lanegate:prober', probing: boolean }
+
 /** Primary → worker: re-read the config file now (SIGHUP to the primary, or the primary saw the file change). */
 export interface ReloadCommand { channel: 'lanegate:reload' }
 
@@ -60,7 +71,7 @@ export interface AdminQuery { channel: 'lanegate:admin', id: number, what: 'metr
 /** Worker → primary: the answer to one AdminQuery (`value` is undefined when the worker could not produce it). */
 export interface AdminAnswer { channel: 'lanegate:admin', id: number, value: unknown }
 
-export type PrimaryMessage = CountReply | WindowAddReply | ReloadCommand | ShutdownCommand | AdminQuery
+export type PrimaryMessage = CountReply | WindowAddReply | ProbeResultMessage | ProberCommand | ReloadCommand | ShutdownCommand | AdminQuery
 
 export function isMessage<T extends { channel: string }> (value: unknown, channel: T['channel']): value is T {
   return typeof value === 'object' && value !== null && (value as { channel?: unknown }).channel === channel
