@@ -23,6 +23,8 @@ export interface BenchConfigOptions {
   redisSyncIntervalMs?: number
   /** server.workers (default: the demo's 1). */
   workers?: number
+  /** rate_limit_store.sync_interval_ms for the workers' pre-count (memory driver). */
+  workersSyncIntervalMs?: number
   /**
    * The targets of the demo's `pricing` proxy service (proxy-service scenario), equal weights; its active health
    * probe is dropped so the targets' request counts are the callers' only.
@@ -72,6 +74,7 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
   }
   if (options.workers !== undefined) doc.setIn(['server', 'workers'], options.workers)
   if (options.tls !== undefined) doc.setIn(['server', 'tls'], doc.createNode({ cert_file: options.tls.certFile, key_file: options.tls.keyFile }))
+  if (options.workersSyncIntervalMs !== undefined) doc.setIn(['rate_limit_store', 'sync_interval_ms'], options.workersSyncIntervalMs)
   if (options.floodPoints !== undefined) {
     doc.setIn(['rate_limits', 'content-per-client', 'points'], options.floodPoints)
     doc.setIn(['rate_limits', 'content-per-client', 'window_seconds'], 3600)

@@ -29,6 +29,10 @@ function scenarioTable (scenario: ScenarioResult): string[] {
       lines.push(`| ${v.name} | ${v.role} | ${range(v.rps, 0)} | ${v.role === 'baseline' ? '1' : range(v.ratio)} | ${range(v.p50Ms)} | ${range(v.p99Ms)} | ${range(v.serverCpuUsPerRequest, 1)} | ${range(v.upstreamCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} | ${statuses(v)} |`)
     }
   }
+  const primaries = scenario.variants.filter((v) => v.primaryCpuUsPerRequest !== undefined && v.name !== 'lanegate-workers-1')
+  if (primaries.length > 0) {
+    lines.push('', `Of the server CPU per request, the workers' primary process used: ${primaries.map((v) => `${v.name} ${range(v.primaryCpuUsPerRequest, 1)} µs`).join(', ')} (every process pinned to the baseline's core).`)
+  }
   if (scenario.memory !== undefined) {
     const m = scenario.memory
     lines.push('', `RSS: ${fmt(m.rssAtStart / MB, 1)} MB at start → ${fmt(m.rssAfterTokens / MB, 1)} MB after issuing ${m.tokens} tokens (${fmt(m.tokenIssueSeconds, 1)} s) → ${fmt(m.rssAfterRequests / MB, 1)} MB after ${m.requests} requests (peak ${fmt(m.peakRss / MB, 1)} MB).`)

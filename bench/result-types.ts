@@ -18,6 +18,8 @@ export interface VariantSummary {
   addedP99Ms?: Spread
   /** CPU of the system under test's process tree per response (µs). */
   serverCpuUsPerRequest: Spread
+  /** With server.workers > 1: the primary's own share of serverCpuUsPerRequest (µs; the workers scenario). */
+  primaryCpuUsPerRequest?: Spread
   /** CPU of the upstream lane per response (µs), for proxies. */
   upstreamCpuUsPerRequest?: Spread
   /** Highest share of its core the load generator used in any round. */

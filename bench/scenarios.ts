@@ -42,7 +42,7 @@ const OK = [200] as const
 export const SCENARIO_TITLES: Record<ScenarioId, string> = {
   'auth-get': 'Authenticated in-process GET through the full policy chain vs bare fastify hello-world',
   'auth-get-redis': 'The auth-get request with its limit counted in Redis (exact, and pre-counted with a sync every 50 ms) vs the same gateway counting in memory',
-  workers: 'The auth-get request on `lanegate start` with server.workers: 2 vs workers: 1 (both unpinned)',
+  workers: 'The auth-get request on `lanegate start` with server.workers: 2 (exact, and pre-counted with sync_interval_ms: 20) vs workers: 1, every process pinned to the same core',
   'live-proxy': 'Live-proxy GET to a lane through the full chain vs the lane hit directly',
   'proxy-service': 'GET through a `type: proxy` service (full chain, two equal targets) vs one target hit directly',
   cache: 'A cached GET through the `type: proxy` service (full chain, then cache: every request a HIT) vs bare fastify hello-world',
@@ -194,11 +194,15 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
     case 'workers': {
       const one = await servers.gateway('workers-1')
       const two = await servers.gateway('workers-2')
+      const precount = await servers.gateway('workers-2-precount')
       const request = async (gateway: RunningServer): Promise<PreparedVariant['request']> =>
         ({ url: gateway.url + GATEWAY_CONTENT_PATH, method: 'GET', headers: bearer(await fetchToken(gateway.url, CONTENT_CLIENT)) })
       plan.variants.push(
         { name: 'lanegate-workers-1', role: 'baseline', server: one, request: await request(one), expect: OK },
+        // Exact: one IPC round trip to the primary per counted request.
         { name: 'lanegate-workers-2', role: 'subject', server: two, request: await request(two), expect: OK },
+        // The issue-24 target: the workers pre-count their limits and sync with the primary every 20 ms.
+        { name: 'lanegate-workers-2-precount', role: 'subject', server: precount, request: await request(precount), expect: OK },
       )
       break
     }

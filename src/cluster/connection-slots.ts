@@ -1,6 +1,7 @@
 import cluster from 'node:cluster'
 import { localConnectionSlots, type ConnectionSlots } from '../plugin/connection-slots.js'
 import { isMessage, type SlotReply, type SlotRequest } from '../runtime/ipc-messages.js'
+import { isLanegateWorker } from '../runtime/worker-marker.js'
 
 /*
  * Open-connection counts by key for `connection-limit` (the contract's ConnectionSlots), bounded for the host: in
@@ -54,7 +55,7 @@ let slots: ConnectionSlots | undefined
 
 /** This process's connection slots (made at first use: per process, or the primary's for a worker). */
 export function connectionSlots (): ConnectionSlots {
-  slots ??= cluster.isWorker ? new IpcSlots() : localConnectionSlots()
+  slots ??= isLanegateWorker() ? new IpcSlots() : localConnectionSlots()
   return slots
 }
 

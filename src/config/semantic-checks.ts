@@ -103,8 +103,10 @@ export function checkReferences (config: GatewayConfig, now = Date.now()): { pro
   if (config.rate_limit_store.driver === 'redis' && config.rate_limit_store.redis_url === undefined) {
     report(['rate_limit_store', 'redis_url'], 'required when driver is redis')
   }
-  if (config.rate_limit_store.driver === 'memory' && (config.rate_limit_store.sync_interval_ms ?? 0) > 0) {
-    report(['rate_limit_store', 'sync_interval_ms'], 'only applies to driver redis (the memory driver counts every request in the process already)')
+  // With the memory driver it applies to the workers of server.workers (counted in the primary); one process
+  // counts every request in itself already.
+  if (config.rate_limit_store.driver === 'memory' && (config.rate_limit_store.sync_interval_ms ?? 0) > 0 && config.server.workers === 1) {
+    report(['rate_limit_store', 'sync_interval_ms'], 'only applies to driver redis, or to the memory driver with server.workers > 1 (one process counts every request in itself already)')
   }
 
   // Services: prefixes may not overlap (each service's routes and chains are the pipeline's to check).
