@@ -23,6 +23,8 @@ export interface BenchConfigOptions {
   redisSyncIntervalMs?: number
   /** server.workers (default: the demo's 1). */
   workers?: number
+  /** rate_limit_store.sync_interval_ms for the workers' pre-count (memory driver). */
+  workersSyncIntervalMs?: number
   /**
    * The targets of the demo's `pricing` proxy service (proxy-service scenario), equal weights; its active health
    * probe is dropped so the targets' request counts are the callers' only.
@@ -30,6 +32,13 @@ export interface BenchConfigOptions {
   proxyTargets?: string[]
   /** server.tls: the listener serves HTTPS with this pair (the tls scenario). */
   tls?: { certFile: string, keyFile: string }
+  /** The cache scenario: the `pricing` service's read_price route ends in `cache` (fresh for 300 s, per client). */
+  cache?: boolean
+  /**
+   * The api-key variant of auth-get: demo-content gets this API key hash and the content service authenticates with
+   * `api-key` in place of `auth` (the rest of the chain unchanged).
+   */
+  apiKeyHash?: string
 }
 
 /** "Unlimited" for a rate limit: the schema needs an integer ≥ 1, and a billion never runs out in a bench. */
@@ -65,6 +74,7 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
   }
   if (options.workers !== undefined) doc.setIn(['server', 'workers'], options.workers)
   if (options.tls !== undefined) doc.setIn(['server', 'tls'], doc.createNode({ cert_file: options.tls.certFile, key_file: options.tls.keyFile }))
+  if (options.workersSyncIntervalMs !== undefined) doc.setIn(['rate_limit_store', 'sync_interval_ms'], options.workersSyncIntervalMs)
   if (options.floodPoints !== undefined) {
     doc.setIn(['rate_limits', 'content-per-client', 'points'], options.floodPoints)
     doc.setIn(['rate_limits', 'content-per-client', 'window_seconds'], 3600)
@@ -73,6 +83,12 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
     doc.setIn(['services', 'pricing', 'upstream', 'targets'], doc.createNode(options.proxyTargets))
     doc.deleteIn(['services', 'pricing', 'upstream', 'health', 'active'])
   }
+  if (options.cache === true) {
+    const route = doc.getIn(['services', 'pricing', 'routes', 'read_price', 'policies']) as { add: (node: unknown) => void } | undefined
+    if (route === undefined) throw new Error('gateway.yaml has no services.pricing.routes.read_price.policies')
+    route.add(doc.createNode({ cache: { ttl_seconds: 300 } }))
+  }
+  if (options.apiKeyHash !== undefined) withApiKey(doc, options.apiKeyHash)
   const organizations = doc.getIn(['organizations']) as { items: unknown[] }
   organizations.items.forEach((_org, o) => {
     const stores = doc.getIn(['organizations', o, 'stores']) as { items: unknown[] } | undefined
@@ -84,3 +100,16 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
   })
   return doc.toString({ lineWidth: 0 })
 }
+
+/** demo-content gets the API key `hash`; the content service's `auth` step becomes `api-key` (header X-Api-Key). */
+function withApiKey (doc: ReturnType<typeof parseDocument>, hash: string): void {
+  const accounts = doc.getIn(['service_accounts']) as { items: unknown[] }
+  const at = accounts.items.findIndex((_a, i) => doc.getIn(['service_accounts', i, 'client_id']) === 'demo-content')
+  if (at === -1) throw new Error('gateway.yaml has no demo-content account')
+  doc.setIn(['service_accounts', at, 'api_keys'], doc.createNode([{ created: '2026-11-25', hash }]))
+  const policies = doc.getIn(['services', 'content', 'policies']) as { items: unknown[] }
+  const auth = policies.items.findIndex((_p, i) => doc.getIn(['services', 'content', 'policies', i, 'auth']) !== undefined)
+  if (auth === -1) throw new Error('gateway.yaml\'s content service has no auth step')
+  doc.setIn(['services', 'content', 'policies', auth], doc.createNode({ 'api-key': {} }))
+}
+

@@ -41,6 +41,8 @@ export interface LoadResult {
   latencyMs: LatencySummary
   /** CPU (user + system) the system under test used during the run, µs, all processes of its tree. */
   serverCpuMicros: number
+  /** The part of it the tree's root process used alone (with server.workers > 1: the primary's share). */
+  serverRootCpuMicros?: number
   upstreamCpuMicros?: number
   /** Share of one core the load generator itself used; near 1 means it, not the server, was the limit. */
   loadgenCpu: number

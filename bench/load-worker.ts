@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks'
 import autocannon from 'autocannon'
 import type { LoadJob, LoadResult, WorkerReply, WorkerRequest } from './load-job.js'
 import { runHandshakeJob } from './handshake-load.js'
-import { treeCpuMicros } from './proc-stat.js'
+import { pidCpuMicros, treeCpuMicros } from './proc-stat.js'
 import { SampleBuffer, latencySummary } from './stats.js'
 
 /**
@@ -41,6 +41,7 @@ export function runJob (job: LoadJob): Promise<LoadResult> {
     const requests = requestsFor(job)
     const cpuBefore = process.cpuUsage()
     const serverBefore = treeCpuMicros(job.serverPid)
+    const rootBefore = pidCpuMicros(job.serverPid)
     const upstreamBefore = job.upstreamPid === undefined ? 0 : treeCpuMicros(job.upstreamPid)
     const started = performance.now()
     const instance = autocannon({
@@ -55,6 +56,7 @@ export function runJob (job: LoadJob): Promise<LoadResult> {
     }, function done (error) {
       const wall = (performance.now() - started) / 1000
       const serverCpuMicros = treeCpuMicros(job.serverPid) - serverBefore
+      const serverRootCpuMicros = pidCpuMicros(job.serverPid) - rootBefore
       const upstreamCpuMicros = job.upstreamPid === undefined ? undefined : treeCpuMicros(job.upstreamPid) - upstreamBefore
       const cpu = process.cpuUsage(cpuBefore)
       if (error !== null && error !== undefined) {
@@ -71,6 +73,7 @@ export function runJob (job: LoadJob): Promise<LoadResult> {
         ...(firstError === undefined ? {} : { firstError }),
         latencyMs: latencySummary(samples.values()),
         serverCpuMicros,
+        serverRootCpuMicros,
         ...(upstreamCpuMicros === undefined ? {} : { upstreamCpuMicros }),
         loadgenCpu: (cpu.user + cpu.system) / 1e6 / wall,
       })

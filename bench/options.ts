@@ -7,7 +7,7 @@ import { RESULTS_DIR } from './paths.js'
  * run takes them.
  * `auth-get-redis` needs a Redis (LANEGATE_BENCH_REDIS_URL, default redis://127.0.0.1:6379).
  */
-export const SCENARIO_IDS = ['auth-get', 'auth-get-redis', 'workers', 'live-proxy', 'proxy-service', 'token', 'flood-429', 'latency-c1', 'tls', 'memory'] as const
+export const SCENARIO_IDS = ['auth-get', 'auth-get-redis', 'workers', 'live-proxy', 'proxy-service', 'cache', 'token', 'flood-429', 'latency-c1', 'tls', 'memory', 'websocket'] as const
 export type ScenarioId = typeof SCENARIO_IDS[number]
 
 /** Everything a run is told on the command line. */
@@ -50,7 +50,7 @@ export interface BenchOptions {
 
 export const USAGE = `npm run bench -- [options]
 
-  --quick                 short run: 2 s per measurement, 3 rounds, memory 50k requests / 5k tokens
+  --quick                 short run: 2 s per measurement, 3 rounds, memory 50k requests / 5k tokens, websocket 2,000 idle connections
   --scenario ID[,ID]      ${SCENARIO_IDS.join(', ')} (default: all)
   --duration S            seconds per measurement (default 5)
   --warmup S              unmeasured seconds per variant before the rounds (default 2)

@@ -71,6 +71,14 @@ http {
   }
   server {
     ${listen}
+    # The websocket scenario: upgrades relayed to the lane (a connection per WebSocket, not the keep-alive pool).
+    location /ws/ {
+      proxy_pass http://127.0.0.1:${lanePort};
+      proxy_http_version 1.1;
+      proxy_set_header Upgrade $http_upgrade;
+      proxy_set_header Connection "upgrade";
+      proxy_read_timeout 3600s;
+    }
     location / {
       proxy_pass http://lane;
       proxy_http_version 1.1;

@@ -68,6 +68,15 @@ export function treeCpuMicros (pid: number): number {
   return ticks * 1e6 / clockTicks()
 }
 
+/** CPU time used so far by `pid` alone (not its children: the workers primary's own share), in microseconds. */
+export function pidCpuMicros (pid: number): number {
+  try {
+    return parseStatTicks(readFileSync(`/proc/${pid}/stat`, 'utf8')) * 1e6 / clockTicks()
+  } catch {
+    return Number.NaN
+  }
+}
+
 /** Resident set size and its peak (VmRSS, VmHWM) of one process, in bytes. */
 export function memoryOf (pid: number): { rss: number, peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')

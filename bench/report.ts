@@ -23,11 +23,15 @@ function scenarioTable (scenario: ScenarioResult): string[] {
     for (const v of scenario.variants) {
       lines.push(`| ${v.name} | ${v.role} | ${range(v.p50Ms)} | ${range(v.p99Ms)} | ${range(v.addedP50Ms)} | ${range(v.addedP99Ms)} | ${range(v.rps, 0)} | ${range(v.serverCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} |`)
     }
-  } else {
+  } else if (scenario.kind !== 'websocket') {
     lines.push('| variant | role | req/s | ratio to baseline | p50 ms | p99 ms | server CPU µs/req | upstream CPU µs/req | load gen CPU | statuses |', '|---|---|---|---|---|---|---|---|---|---|')
     for (const v of scenario.variants) {
       lines.push(`| ${v.name} | ${v.role} | ${range(v.rps, 0)} | ${v.role === 'baseline' ? '1' : range(v.ratio)} | ${range(v.p50Ms)} | ${range(v.p99Ms)} | ${range(v.serverCpuUsPerRequest, 1)} | ${range(v.upstreamCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} | ${statuses(v)} |`)
     }
+  }
+  const primaries = scenario.variants.filter((v) => v.primaryCpuUsPerRequest !== undefined && v.name !== 'lanegate-workers-1')
+  if (primaries.length > 0) {
+    lines.push('', `Of the server CPU per request, the workers' primary process used: ${primaries.map((v) => `${v.name} ${range(v.primaryCpuUsPerRequest, 1)} µs`).join(', ')} (every process pinned to the baseline's core).`)
   }
   if (scenario.memory !== undefined) {
     const m = scenario.memory
@@ -36,6 +40,12 @@ function scenarioTable (scenario: ScenarioResult): string[] {
       lines.push('', `Soak (${fmt(m.soak.minutes, 0)} min more, ${m.soak.requests} requests, ${m.soak.failures} failures), RSS MB by second: ` +
         m.soak.samples.map((sample) => `${sample.seconds} s ${fmt(sample.rss / MB, 1)}`).join(' · ') + '.')
     }
+  }
+  if (scenario.websocket !== undefined) {
+    const w = scenario.websocket
+    lines.push(`${w.echoConnections} connections, each echoing one ${w.messageBytes}-byte message at a time.`, '', '| variant | messages/s | ratio to lane-direct |', '|---|---|---|')
+    for (const v of w.variants) lines.push(`| ${v.name} | ${range(v.messagesPerSecond, 0)} | ${range(v.ratio)} |`)
+    lines.push('', `Gateway RSS: ${fmt(w.rssIdleGateway / MB, 1)} MB idle → ${fmt(w.rssWithIdleConnections / MB, 1)} MB with ${w.idleConnections} idle WebSockets open (+${fmt((w.rssWithIdleConnections - w.rssIdleGateway) / MB, 1)} MB).`)
   }
   if (scenario.split !== undefined) {
     lines.push('', `Proxied requests per target (two equal weights): ${scenario.split.map((t) => `${t.target} ${t.requests}`).join(', ')}.`)

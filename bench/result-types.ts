@@ -18,6 +18,8 @@ export interface VariantSummary {
   addedP99Ms?: Spread
   /** CPU of the system under test's process tree per response (µs). */
   serverCpuUsPerRequest: Spread
+  /** With server.workers > 1: the primary's own share of serverCpuUsPerRequest (µs; the workers scenario). */
+  primaryCpuUsPerRequest?: Spread
   /** CPU of the upstream lane per response (µs), for proxies. */
   upstreamCpuUsPerRequest?: Spread
   /** Highest share of its core the load generator used in any round. */
@@ -52,16 +54,27 @@ export interface SoakMeasurement {
   failures: number
 }
 
+/** The websocket scenario's measurements: echo rates by variant, and the RSS of idle connections (bytes). */
+export interface WebSocketMeasurement {
+  echoConnections: number
+  messageBytes: number
+  variants: Array<{ name: string, messagesPerSecond: Spread, ratio: Spread }>
+  idleConnections: number
+  rssIdleGateway: number
+  rssWithIdleConnections: number
+}
+
 export interface ScenarioResult {
   id: string
   title: string
-  kind: 'throughput' | 'latency' | 'memory'
+  kind: 'throughput' | 'latency' | 'memory' | 'websocket'
   baseline?: string
   connections: number
   variants: VariantSummary[]
   /** Every measured run, in the order it ran: round, variant, result. */
   runs: Array<{ round: number, variant: string, result: LoadResult }>
   memory?: MemoryMeasurement
+  websocket?: WebSocketMeasurement
   /** Peers that were asked for but could not run here, with why. */
   skipped: Array<{ variant: string, reason: string }>
   /** proxy-service: how the proxied requests of the whole scenario spread over the two equal targets. */

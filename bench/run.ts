@@ -13,6 +13,7 @@ import { prepareScenario } from './scenarios.js'
 import { ServerSet } from './servers.js'
 import { checkTargets } from './targets.js'
 import { proxyServiceChecks } from './proxy-failover.js'
+import { runWebSocket } from './websocket.js'
 
 /**
  * `npm run bench`: the project's own benchmark (issue 6). Servers run pinned to core 0, the load generator (a
@@ -78,6 +79,8 @@ export async function runBench (argv: string[]): Promise<number> {
       try {
         if (id === 'memory') {
           scenarios.push(await runMemory(current, worker, options, workDir, log))
+        } else if (id === 'websocket') {
+          scenarios.push(await runWebSocket(current, options, log))
         } else {
           const plan = await prepareScenario(id, current, options)
           const result = await runPlan(plan, worker, options, log)

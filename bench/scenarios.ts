@@ -4,7 +4,7 @@ import type { BenchOptions, ScenarioId } from './options.js'
 import { PEER_NAMES, peerMissing, type PeerName } from './peers.js'
 import type { VariantRole } from './result-types.js'
 import type { RunningServer, ServerSet } from './servers.js'
-import { CONTENT_CLIENT, EXCHANGE_CLIENT, PRICING_CLIENT, fetchToken, tokenForm } from './tokens.js'
+import { BENCH_API_KEY, CONTENT_CLIENT, EXCHANGE_CLIENT, PRICING_CLIENT, fetchToken, tokenForm } from './tokens.js'
 import { EXPRESS_GATEWAY_JWT_SECRET } from './servers/express-gateway-secret.js'
 
 /** One thing measured in a scenario: a server, the request sent to it, and the statuses it may answer. */
@@ -42,14 +42,16 @@ const OK = [200] as const
 export const SCENARIO_TITLES: Record<ScenarioId, string> = {
   'auth-get': 'Authenticated in-process GET through the full policy chain vs bare fastify hello-world',
   'auth-get-redis': 'The auth-get request with its limit counted in Redis (exact, and pre-counted with a sync every 50 ms) vs the same gateway counting in memory',
-  workers: 'The auth-get request on `lanegate start` with server.workers: 2 vs workers: 1 (both unpinned)',
+  workers: 'The auth-get request on `lanegate start` with server.workers: 2 (exact, and pre-counted with sync_interval_ms: 20) vs workers: 1, every process pinned to the same core',
   'live-proxy': 'Live-proxy GET to a lane through the full chain vs the lane hit directly',
   'proxy-service': 'GET through a `type: proxy` service (full chain, two equal targets) vs one target hit directly',
+  cache: 'A cached GET through the `type: proxy` service (full chain, then cache: every request a HIT) vs bare fastify hello-world',
   token: 'Token issuance (POST /oauth/token) on one core vs bare fastify POST',
   'flood-429': 'The 429 path under a flood (content limit: 100 per hour) vs bare fastify hello-world',
   'latency-c1': 'Added latency of a proxied request at c=1 vs the lane hit directly',
   tls: 'The auth-get request over HTTPS keep-alive vs plain HTTP, and new TLS handshakes per second (a new connection per request), beside nginx terminating TLS',
   memory: 'RSS after many requests rotating through many distinct valid tokens',
+  websocket: 'WebSocket messages echoed per second through the live proxy vs the lane directly (and nginx), and RSS of idle connections',
 }
 
 function bearer (token: string): Record<string, string> {
@@ -144,6 +146,17 @@ async function addPeers (servers: ServerSet, plan: ScenarioPlan): Promise<void> 
   }
 }
 
+/** The auth-get request authenticated by an API key (`api-key` in place of `auth`, the key cached after its first use). */
+async function apiKeyGet (servers: ServerSet): Promise<PreparedVariant> {
+  const gateway = await servers.gateway('api-key')
+  const headers = { 'x-api-key': BENCH_API_KEY }
+  // The first use of the key pays its scrypt run; the measured requests are cache hits.
+  const first = await fetch(gateway.url + GATEWAY_CONTENT_PATH, { headers })
+  await first.arrayBuffer()
+  if (first.status !== 200) throw new Error(`api-key variant: first GET answered ${first.status}`)
+  return { name: 'lanegate-api-key-get', role: 'peer', server: gateway, request: { url: gateway.url + GATEWAY_CONTENT_PATH, method: 'GET', headers }, expect: OK }
+}
+
 /** Starts what scenario `id` needs and describes its variants (the memory scenario has its own runner). */
 export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, servers: ServerSet, options: BenchOptions): Promise<ScenarioPlan> {
   const plan: ScenarioPlan = { id, title: SCENARIO_TITLES[id], kind: 'throughput', connections: options.connections, variants: [], skipped: [] }
@@ -158,6 +171,7 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
         // Not a target: bare fastify answering the same request with the same headers and body (see hello.ts).
         { name: 'fastify-same-response', role: 'peer', server: hello, request: { url: hello.url + '/content', method: 'GET', headers: bearer(token) }, expect: OK },
         await metricsOff(servers, GATEWAY_CONTENT_PATH, 'lanegate-auth-get-metrics-off', CONTENT_CLIENT),
+        await apiKeyGet(servers),
       )
       if (options.compare !== undefined) plan.variants.push(await compareVariant(servers, plan.variants[1] as PreparedVariant, GATEWAY_CONTENT_PATH, CONTENT_CLIENT))
       break
@@ -180,11 +194,15 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
     case 'workers': {
       const one = await servers.gateway('workers-1')
       const two = await servers.gateway('workers-2')
+      const precount = await servers.gateway('workers-2-precount')
       const request = async (gateway: RunningServer): Promise<PreparedVariant['request']> =>
         ({ url: gateway.url + GATEWAY_CONTENT_PATH, method: 'GET', headers: bearer(await fetchToken(gateway.url, CONTENT_CLIENT)) })
       plan.variants.push(
         { name: 'lanegate-workers-1', role: 'baseline', server: one, request: await request(one), expect: OK },
+        // Exact: one IPC round trip to the primary per counted request.
         { name: 'lanegate-workers-2', role: 'subject', server: two, request: await request(two), expect: OK },
+        // The issue-24 target: the workers pre-count their limits and sync with the primary every 20 ms.
+        { name: 'lanegate-workers-2-precount', role: 'subject', server: precount, request: await request(precount), expect: OK },
       )
       break
     }
@@ -208,6 +226,21 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
       plan.variants.push(
         await laneDirect(servers),
         { name: 'lanegate-proxy-service', role: 'subject', server: gateway, upstream: lane, request: { url: gateway.url + GATEWAY_PROXY_PATH, method: 'GET', headers: bearer(token) }, expect: OK },
+      )
+      break
+    }
+    case 'cache': {
+      // One target, the read_price route ending in `cache`: after the priming request every GET is a HIT.
+      const hello = await servers.hello()
+      const gateway = await servers.gateway('proxy-cache')
+      const token = await fetchToken(gateway.url, PRICING_CLIENT)
+      const headers = bearer(token)
+      const primed = await fetch(gateway.url + GATEWAY_PROXY_PATH, { headers })
+      await primed.arrayBuffer()
+      if (primed.status !== 200) throw new Error(`cache scenario: priming GET answered ${primed.status}`)
+      plan.variants.push(
+        { name: 'fastify-hello', role: 'baseline', server: hello, request: { url: hello.url + '/', method: 'GET' }, expect: OK },
+        { name: 'lanegate-proxy-cache-hit', role: 'subject', server: gateway, request: { url: gateway.url + GATEWAY_PROXY_PATH, method: 'GET', headers }, expect: OK },
       )
       break
     }

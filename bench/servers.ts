@@ -3,6 +3,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { benchConfigText } from './bench-config.js'
+import { hashSecret } from '../src/oauth/secret-hash.js'
+import { BENCH_API_KEY } from './tokens.js'
 import { logTail, freePort, spawnPinned, stopChild, waitForPort } from './processes.js'
 import { harnessScript, REPO_ROOT } from './paths.js'
 import { nginxConfig, nginxBinary } from './peers.js'
@@ -28,7 +30,7 @@ export interface RunningServer {
  * front of two bench lanes (`proxy`, the proxy-service scenario), or the main config served over HTTPS with a
  * certificate made for the run (`tls`, the tls scenario).
  */
-export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'proxy' | 'tls'
+export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'workers-2-precount' | 'proxy' | 'tls' | 'proxy-cache' | 'api-key'
 
 /** The Redis of the auth-get-redis scenario (its keys get a prefix of their own; nothing is flushed). */
 export const BENCH_REDIS_URL = process.env.LANEGATE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -39,6 +41,8 @@ export const BENCH_REDIS_URL = process.env.LANEGATE_BENCH_REDIS_URL ?? 'redis://
  * over-admission bound (3 intervals plus a round trip of other instances' traffic), not the CPU measured.
  */
 export const BENCH_REDIS_SYNC_INTERVAL_MS = 50
+/** The workers' pre-count interval of the `workers-2-precount` variant (memory driver, synced with the primary). */
+export const BENCH_WORKERS_SYNC_INTERVAL_MS = 20
 
 export interface ServerSetContext {
   /** Temp folder for configs, data dirs and logs of this scenario. */
@@ -113,7 +117,7 @@ export class ServerSet {
       const dataDir = join(this.context.workDir, `gateway-${flavour}-data`)
       await mkdir(dataDir, { recursive: true })
       const file = join(this.context.workDir, `gateway-${flavour}.yaml`)
-      const workers = flavour === 'workers-1' ? 1 : flavour === 'workers-2' ? 2 : undefined
+      const workers = flavour === 'workers-1' ? 1 : flavour === 'workers-2' || flavour === 'workers-2-precount' ? 2 : undefined
       await writeFile(file, benchConfigText(this.context.demoText, {
         dataDir,
         laneUrl: lane.url,
@@ -122,13 +126,17 @@ export class ServerSet {
         ...(flavour === 'redis' || flavour === 'redis-synced' ? { redisUrl: BENCH_REDIS_URL, redisPrefix: `lanegate-bench-${flavour}-${process.pid}-${Date.now()}` } : {}),
         ...(flavour === 'redis-synced' ? { redisSyncIntervalMs: BENCH_REDIS_SYNC_INTERVAL_MS } : {}),
         workers,
+        ...(flavour === 'workers-2-precount' ? { workersSyncIntervalMs: BENCH_WORKERS_SYNC_INTERVAL_MS } : {}),
         ...(flavour === 'proxy' ? { proxyTargets: [lane.url, (await this.lane('lane-b')).url] } : {}),
         ...(flavour === 'tls' ? { tls: this.certificate() } : {}),
+        ...(flavour === 'proxy-cache' ? { proxyTargets: [lane.url], cache: true } : {}),
+        ...(flavour === 'api-key' ? { apiKeyHash: await hashSecret(BENCH_API_KEY) } : {}),
       }))
       if (workers !== undefined) {
-        // The real `lanegate start` (a primary and its workers when workers > 1), not pinned: two workers pinned
-        // to one core would measure one core. Both variants run unpinned, so they compare like with like.
-        return this.spawn(`gateway-${flavour}`, process.execPath, [REPO_BIN, 'start', '--config', file, '--port', '{port}', '--host', '127.0.0.1'], undefined, false)
+        // The real `lanegate start` (a primary and its workers when workers > 1), pinned like every other server:
+        // the primary and its workers inherit the core, so CPU per request compares like with like with one process
+        // (an unpinned pair spread over the load generator's core too, and its CPU per request was not comparable).
+        return this.spawn(`gateway-${flavour}`, process.execPath, [REPO_BIN, 'start', '--config', file, '--port', '{port}', '--host', '127.0.0.1'])
       }
       const profile = this.context.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', this.context.profileDir]
       const open = this.context.console === true && flavour !== 'no-metrics' ? ['--console'] : []

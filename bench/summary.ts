@@ -52,6 +52,9 @@ export function summarizeVariants (
       statusCounts,
       requests: mine.reduce((n, r) => n + r.requests, 0),
     }
+    if (variant.name.startsWith('lanegate-workers-') && mine.some((r) => r.serverRootCpuMicros !== undefined)) {
+      summary.primaryCpuUsPerRequest = rounded(spread(mine.map((r) => perRequest(r.serverRootCpuMicros ?? Number.NaN, r))), 1)
+    }
     if (mine.some((r) => r.upstreamCpuMicros !== undefined)) {
       summary.upstreamCpuUsPerRequest = rounded(spread(mine.map((r) => perRequest(r.upstreamCpuMicros ?? Number.NaN, r))), 1)
     }

@@ -9,6 +9,10 @@ import { spread, type Spread } from './stats.js'
  * noise level (docs/performance.md).
  */
 export const TARGETS = {
+  /** Issue 22: messages/s echoed through the live proxy ÷ the lane direct, same rounds. */
+  websocketRatio: 0.5,
+  /** Issue 22: RSS of 10,000 idle WebSockets above an idle gateway. */
+  websocketIdleRssBytes: 150 * 1024 * 1024,
   /** Reported only since issue 16 (see authGetSameResponseRatio). */
   authGetRatio: 0.80,
   /** Issue 16: auth-get ÷ `fastify-same-response` (same body and headers), same rounds: a floor. */
@@ -28,6 +32,10 @@ export const TARGETS = {
   addedP99Ms: 0.3,
   /** Issue 16: the live proxy's added p99 at c=1 at most nginx's added p99 of the same round plus this. */
   addedP99OverNginxMs: 0.2,
+  /** Issue 25: a cached GET through the proxy service ÷ bare fastify hello-world (a hit does no upstream work). */
+  cacheHitRatio: 0.6,
+  /** Issue 25: the api-key GET's server CPU per request at most this much above auth-get's (same rounds). */
+  apiKeyCpuOverAuthGet: 0.10,
   rssBytes: 200 * 1024 * 1024,
   /** "Flat across a soak": the last sample at most this much above the first. */
   soakGrowth: 0.10,
@@ -46,6 +54,15 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   const sameResponse = perRound(scenarios, 'auth-get', 'lanegate-auth-get', 'fastify-same-response', (gw, peer) => gw.rps / peer.rps)
   if (sameResponse !== undefined) {
     checks.push({ scenario: 'auth-get', what: 'authenticated in-process GET ÷ bare fastify sending the same answer', goal: `≥ ${TARGETS.authGetSameResponseRatio}×`, measured: `${round3(sameResponse.median)}× (${round3(sameResponse.min)}–${round3(sameResponse.max)})`, met: sameResponse.median >= TARGETS.authGetSameResponseRatio })
+  }
+  const apiKey = subject('auth-get', 'lanegate-api-key-get')
+  if (apiKey !== undefined && auth !== undefined) {
+    const over = apiKey.serverCpuUsPerRequest.median / auth.serverCpuUsPerRequest.median - 1
+    checks.push({ scenario: 'auth-get', what: 'api-key GET server CPU per request over auth-get\'s', goal: `≤ +${TARGETS.apiKeyCpuOverAuthGet * 100} %`, measured: `${(over * 100).toFixed(1)} % (${apiKey.serverCpuUsPerRequest.median} vs ${auth.serverCpuUsPerRequest.median} µs)`, met: over <= TARGETS.apiKeyCpuOverAuthGet })
+  }
+  const cached = subject('cache', 'lanegate-proxy-cache-hit')
+  if (cached !== undefined) {
+    checks.push({ scenario: 'cache', what: 'cached GET through the proxy service ÷ bare fastify', goal: `≥ ${TARGETS.cacheHitRatio}×`, measured: `${cached.ratio.median}× (${cached.ratio.min}–${cached.ratio.max})`, met: cached.ratio.median >= TARGETS.cacheHitRatio })
   }
   const synced = subject('auth-get-redis', 'lanegate-auth-get-redis-synced')
   if (synced !== undefined) {
@@ -115,6 +132,19 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
         met: last <= first * (1 + TARGETS.soakGrowth) && highest <= TARGETS.rssBytes,
       })
     }
+  }
+  const websocket = scenarios.find((s) => s.id === 'websocket')?.websocket
+  if (websocket !== undefined) {
+    const gateway = websocket.variants.find((v) => v.name === 'lanegate-live')
+    const nginx = websocket.variants.find((v) => v.name === 'nginx')
+    if (gateway !== undefined && Number.isFinite(gateway.ratio.median)) {
+      checks.push({ scenario: 'websocket', what: 'messages/s echoed through the live proxy ÷ the lane direct', goal: `≥ ${TARGETS.websocketRatio}×`, measured: `${round3(gateway.ratio.median)}× (${round3(gateway.ratio.min)}–${round3(gateway.ratio.max)})`, met: gateway.ratio.median >= TARGETS.websocketRatio })
+      if (nginx !== undefined && Number.isFinite(nginx.ratio.median)) {
+        checks.push({ scenario: 'websocket', what: 'the live proxy\'s ratio against nginx\'s ratio ÷ 2', goal: '> nginx ÷ 2', measured: `${round3(gateway.ratio.median)} vs ${round3(nginx.ratio.median / 2)}`, met: gateway.ratio.median > nginx.ratio.median / 2 })
+      }
+    }
+    const added = websocket.rssWithIdleConnections - websocket.rssIdleGateway
+    checks.push({ scenario: 'websocket', what: `RSS of ${websocket.idleConnections} idle WebSockets above an idle gateway`, goal: `≤ ${TARGETS.websocketIdleRssBytes / MB} MB at 10,000`, measured: `${(added / MB).toFixed(1)} MB`, met: added <= TARGETS.websocketIdleRssBytes * (websocket.idleConnections / 10_000) })
   }
   return checks
 }

@@ -8,6 +8,8 @@ const unverifiedLoopback = new Agent({ connect: { rejectUnauthorized: false } })
 export const CONTENT_CLIENT = 'demo-content'
 export const EXCHANGE_CLIENT = 'demo-exchange'
 export const PRICING_CLIENT = 'demo-pricing'
+/** The API key the api-key gateway flavour gives demo-content (its hash is made at start; bench only). */
+export const BENCH_API_KEY = 'bench-api-key-0123456789abcdefghijklmnopqrstuv'
 
 /** The form body of a client-credentials token request for a demo account. */
 export function tokenForm (clientId: string): string {

@@ -18,6 +18,8 @@ import { deferredRequestLoggerFactory } from './request-logger.js'
 import type { GatewayMetrics } from './observability/metrics.js'
 import { countRefusal, MeteredLogController } from './observability/instrument-app.js'
 import { listenerTransport } from './tls/listener-tls.js'
+import { OpenWebSockets } from './websocket/open-websockets.js'
+import { routeUpgradeRequests } from './websocket/upgrade-requests.js'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
@@ -49,6 +51,14 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
   // The API description: no auth, no policies (docs/api-description.md).
   app.get(OPENAPI_PATH, createOpenApiHandler(gateway.current, gateway.catalog))
   await app.register(oauthRoutes({ shared: gateway.shared, snapshot: gateway.current }))
+
+  // WebSocket upgrades go through the router and the route's chain like any request (websocket/upgrade-requests.ts).
+  const websockets = new OpenWebSockets(gateway.current, app.log, metrics?.websockets)
+  app.decorate('websockets', websockets)
+  routeUpgradeRequests(app)
+  app.addHook('preClose', async function closeWebSockets () {
+    await websockets.closeAll(1001, 'server shutting down')
+  })
 
   await mountServices(app, gateway)
   return app

@@ -1,7 +1,7 @@
 import { pino, type DestinationStream, type Logger } from 'pino'
 
 /** Query parameters whose values never reach a log line (RFC 6750 §5.3, RELIABILITY G5). */
-const SECRET_QUERY_PARAMS = /^(access_token|client_secret|token|secret|password|refresh_token|code|api_key)$/i
+const SECRET_QUERY_PARAMS = /^(access_token|client_secret|token|secret|password|refresh_token|code|api_key|apikey|api-key|key)$/i
 
 /** The request URL as logged: the path, and query values replaced where the name looks like a credential. */
 export function redactUrl (url: string): string {

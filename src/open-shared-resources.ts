@@ -5,6 +5,7 @@ import type { SharedResources } from './runtime/shared-resources.js'
 import { createKeyStore } from './oauth/key-store.js'
 import { loadDevUserIssuer } from './oauth/dev-user-issuer.js'
 import { createTokenVerifier } from './auth/token-verifier.js'
+import { createApiKeyVerifier } from './auth/api-key-verifier.js'
 import { createLimiterRegistry } from './runtime/limiter-registry.js'
 import { createStore } from './store/create-store.js'
 import type { Store } from './store/store.js'
@@ -53,12 +54,14 @@ export async function openSharedResources (config: GatewayConfig, logger: Fastif
   }
   const tokens = createTokenVerifier({ keys, logger, devUserIssuer: loadDevUserIssuer })
   const upstreams = createSharedUpstreams(logger)
+  const apiKeys = createApiKeyVerifier()
   return {
     logger,
     keys,
     store,
     limiters,
     tokens,
+    apiKeys,
     upstreams,
     dependencyChecks: {
       database: () => store.ping(),

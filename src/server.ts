@@ -1,12 +1,13 @@
-import cluster from 'node:cluster'
 import type { AddressInfo } from 'node:net'
 import { bootGateway, type Booted } from './boot.js'
 import { followPrimary } from './cluster/worker.js'
 import { answerPrimaryAdmin } from './cluster/worker-admin.js'
+import { shareProbesWithPrimary } from './cluster/worker-probes.js'
 import { watchConfigFile } from './config/watch-config.js'
 import { startAdminListener } from './admin-listener.js'
 import { workerConsole } from './console/worker-console.js'
 import { issuerMismatch } from './issuer-mismatch.js'
+import { isLanegateWorker } from './runtime/worker-marker.js'
 import { writePidFile } from './pid-file.js'
 import { handleShutdownSignals } from './shutdown-signals.js'
 import { rotateListenerTls } from './tls/listener-rotation.js'
@@ -27,6 +28,10 @@ export interface StartOptions {
  * the admin listener and exit (shutdown-signals.ts).
  */
 export async function startServer (options: StartOptions): Promise<Booted> {
+  // A worker of lanegate's own primary (not merely a node:cluster worker: pm2's cluster mode forks those too).
+  const lanegateWorker = isLanegateWorker()
+  // Before the boot: the checks the first snapshot starts must already know that only one worker probes.
+  if (lanegateWorker) shareProbesWithPrimary()
   const booted = await bootGateway({
     file: options.file,
     // Applied at boot and on every reload, so the overrides stay and a reload sees no `server` change.
@@ -40,11 +45,11 @@ export async function startServer (options: StartOptions): Promise<Booted> {
   let admin: Awaited<ReturnType<typeof startAdminListener>>
   // A worker of `server.workers` > 1 opens no admin listener: the primary serves it and asks the workers over IPC
   // (answering before the worker listens, so the primary never asks a worker that cannot answer yet).
-  const stopAnswering = cluster.isWorker ? answerPrimaryAdmin({ ...booted, console: workerConsole(booted) }) : undefined
+  const stopAnswering = lanegateWorker ? answerPrimaryAdmin({ ...booted, console: workerConsole(booted) }) : undefined
   try {
     await app.listen({ port: server.port, host: server.host })
     // The admin port is taken (another gateway on this host?): do not run half-observable.
-    admin = cluster.isWorker ? undefined : await startAdminListener(booted)
+    admin = lanegateWorker ? undefined : await startAdminListener(booted)
   } catch (error) {
     await booted.close()
     throw error
@@ -52,7 +57,7 @@ export async function startServer (options: StartOptions): Promise<Booted> {
   const listening = app.server.address() as AddressInfo
   const mismatch = issuer.behind_proxy === true ? undefined : issuerMismatch(issuer.issuer, server.host, listening.port)
   if (mismatch !== undefined) logger.warn({ issuer: issuer.issuer, listening_port: listening.port }, mismatch)
-  if (!cluster.isWorker) {
+  if (!lanegateWorker) {
     const pidFile = writePidFile(server.data_dir)
     logger.info({ pid: process.pid, pid_file: pidFile }, `signal pid ${process.pid} (in ${pidFile}): SIGHUP reloads, SIGTERM stops; or lanegate reload / lanegate stop`)
   }
@@ -71,7 +76,7 @@ export async function startServer (options: StartOptions): Promise<Booted> {
     void gateway.reload()
   }
   // A worker of `server.workers` > 1 reloads when its primary says so; only the primary polls the file.
-  const stopWatching = cluster.isWorker ? followPrimary(reload) : watchConfigFile(options.file, reload)
+  const stopWatching = lanegateWorker ? followPrimary(reload) : watchConfigFile(options.file, reload)
   // Stays registered during the drain (then ignored): without a listener, SIGHUP's default action kills the process.
   process.on('SIGHUP', reload)
 

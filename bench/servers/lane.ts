@@ -1,5 +1,6 @@
 import { createServer } from 'node:http'
 import { parseArgs } from 'node:util'
+import { WebSocketServer } from 'ws'
 
 /**
  * The benchmark's lane: a raw node:http server with a fixed small JSON reply. The same process is hit directly
@@ -27,6 +28,9 @@ const server = createServer(function answer (request, response) {
   })
 })
 server.on('connection', () => { connections++ })
+// The websocket scenario: every upgrade is an echo of each message as it came (text or binary).
+const echo = new WebSocketServer({ server, perMessageDeflate: false, clientTracking: false })
+echo.on('connection', (ws) => { ws.on('message', (data, isBinary) => { ws.send(data, { binary: isBinary }) }) })
 server.keepAliveTimeout = 60_000
 server.listen(Number(values.port), '127.0.0.1')
 process.on('SIGTERM', function stop () {

@@ -11,10 +11,16 @@ const credentialsHeader = /^([^ \t]+)(?:[ \t]+(.*))?$/
  * `auth`: verifies the bearer token of the `Authorization` header and sets the request's caller (`context.setPrincipal`).
  * Only the header is read: a token in the query string or body is ignored (RFC 6750 §2.3 is not offered), and a
  * header token together with a query token is a 400 because a client must use one method only (B13).
+ * The exception is a route that may be upgraded to a WebSocket (`context.websocket`): a browser cannot set
+ * `Authorization` on a WebSocket (nor on an EventSource), so there the token may come as the `access_token` query
+ * parameter instead (RFC 6750 §2.3); both at once is still a 400. The relay removes it before going upstream, and
+ * the logger redacts it.
  */
 const auth = definePolicy({
   name: 'auth',
   description: 'Requires a valid bearer token (the gateway\'s service tokens or a trusted issuer\'s user tokens).',
+  // Reads only the request, the caller and the config: run again on the route's open WebSockets after a reload.
+  recheck: true,
   schema: authSchema,
   summarize: (options) => options.realm === defaultRealm ? 'bearer token' : `bearer token (realm ${options.realm})`,
   refusals: () => ['unauthenticated', 'bad_request'],
@@ -33,10 +39,18 @@ const auth = definePolicy({
     // No header, `Basic …`, another scheme or a bare `Bearer`: no credentials this API accepts, so the challenge
     // carries no `error` parameter (RFC 6750 §3.1).
     const missingCredentials = { headers: { 'WWW-Authenticate': bearerChallenge(realm) } }
+    const queryTokenAllowed = context.websocket === true
     return function authStep (request: FastifyRequest, _reply: FastifyReply): StepOutcome | Promise<StepOutcome> {
-      const token = bearerToken(request.headers.authorization)
+      let token = bearerToken(request.headers.authorization)
+      if (queryTokenAllowed && hasQueryToken(request)) {
+        if (request.headers.authorization !== undefined) {
+          return context.refuse('bad_request', { message: 'Send the access token one way only: the Authorization header or the access_token parameter.' })
+        }
+        token = queryToken(request)
+        if (token === undefined) return context.refuse('bad_request', { message: 'Send one access_token parameter.' })
+      }
       if (token === undefined) return context.refuse('unauthenticated', missingCredentials)
-      if (hasQueryToken(request)) {
+      if (!queryTokenAllowed && hasQueryToken(request)) {
         return context.refuse('bad_request', { message: 'Send the access token in the Authorization header only.' })
       }
       // The verifier checks the RFC 6750 b64token syntax before it first verifies a token (not on a cache hit).
@@ -87,6 +101,12 @@ function bearerToken (header: string | undefined): string | undefined {
 function hasQueryToken (request: FastifyRequest): boolean {
   const query = request.query
   return typeof query === 'object' && query !== null && Object.hasOwn(query, 'access_token')
+}
+
+/** The `access_token` query parameter when it is given once and not empty. */
+function queryToken (request: FastifyRequest): string | undefined {
+  const value = (request.query as Record<string, unknown>).access_token
+  return typeof value === 'string' && value !== '' ? value : undefined
 }
 
 /** A refusal the verifier threw is the step's refusal; anything else (a bug) is thrown on to become a 500. */

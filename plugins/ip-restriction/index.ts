@@ -15,6 +15,8 @@ type Block = [ipaddr.IPv4 | ipaddr.IPv6, number]
 const ipRestriction = definePolicy({
   name: 'ip-restriction',
   description: 'Allows or refuses the client\'s IP address (IPv4 and IPv6 CIDR blocks), honouring server.trusted_proxies.',
+  // Reads only the request, the caller and the config: run again on the route's open WebSockets after a reload.
+  recheck: true,
   schema: ipRestrictionSchema,
   errors: {
     ip_not_allowed: { status: 403, message: 'Requests from this address are not allowed on this route.' },

@@ -12,6 +12,8 @@ import { organizationSchema, type OrganizationOptions } from './schema.js'
 const organization = definePolicy({
   name: 'organization',
   description: 'Requires the targeted organization or store to be in the caller\'s organization tree.',
+  // Reads only the request, the caller and the config: run again on the route's open WebSockets after a reload.
+  recheck: true,
   schema: organizationSchema,
   requires: () => ['auth'],
   check (options) {

@@ -10,6 +10,8 @@ import { scopeSchema } from './schema.js'
 const scope = definePolicy({
   name: 'scope',
   description: 'Requires all (or any) of the listed scopes on the caller\'s token.',
+  // Reads only the request, the caller and the config: run again on the route's open WebSockets after a reload.
+  recheck: true,
   schema: scopeSchema,
   requires: () => ['auth'],
   check (options, config) {

@@ -11,6 +11,8 @@ import { tokenTypeSchema } from './schema.js'
 const tokenType = definePolicy({
   name: 'token-type',
   description: 'Accepts only the listed token types (service and/or user).',
+  // Reads only the request, the caller and the config: run again on the route's open WebSockets after a reload.
+  recheck: true,
   schema: tokenTypeSchema,
   requires: () => ['auth'],
   summarize: (options) => `${options.allow.join(' or ')} tokens`,

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster'
 import { MemoryWindowCounter, type KeyState } from '../runtime/request-counter.js'
-import { isMessage, type CountOutcomeItem, type CountReply, type CountRequest } from '../runtime/ipc-messages.js'
+import { isMessage, type CountOutcomeItem, type CountReply, type CountRequest, type WindowAddReply, type WindowAddRequest } from '../runtime/ipc-messages.js'
 
 /** The counters the primary keeps for its workers (the console lists their keys closest to the limit). */
 let served: ReadonlyMap<string, MemoryWindowCounter> | undefined
@@ -15,27 +15,40 @@ export function primaryLimitKeys (limit: string, points: number, windowSeconds: 
 }
 
 /**
- * The primary's side of IpcCounter: one MemoryWindowCounter per limit name and settings, answering every
- * worker's counts, so the workers share one count per limit and key. Counts outlive a crashed worker. Returns a
+ * The primary's side of IpcCounter and of the workers' pre-counts (runtime/ipc-window-store.ts): one
+ * MemoryWindowCounter per limit name and settings, answering every worker's counts and adds, so the workers share one count per limit and key. Counts outlive a crashed worker. Returns a
  * function that stops answering.
  */
 export function serveWorkerCounters (): () => void {
   const counters = new Map<string, MemoryWindowCounter>()
   served = counters
 
+  /**
+   * The counter of one limit. Keyed by settings too: while a reload rolls through the workers, old and new settings
+   * count apart, and a changed limit starts afresh (as a reload does with one process). Exact counts and
+   * pre-counted adds of the same limit share it.
+   */
+  function counterOf (limit: string, points: number, windowSeconds: number): MemoryWindowCounter {
+    const name = `${limit}\u0000${points}/${windowSeconds}`
+    let counter = counters.get(name)
+    if (counter === undefined) {
+      counter = new MemoryWindowCounter(points, windowSeconds)
+      counters.set(name, counter)
+    }
+    return counter
+  }
+
   function onWorkerMessage (worker: Worker, message: unknown): void {
+    if (isMessage<WindowAddRequest>(message, 'lanegate:window-add') && Array.isArray(message.adds)) {
+      const results = message.adds.map(([limit, points, windowSeconds, key, admitted]) => counterOf(limit, points, windowSeconds).add(key, admitted))
+      const reply: WindowAddReply = { channel: 'lanegate:window-add', id: message.id, results }
+      if (worker.isConnected()) worker.send(reply)
+      return
+    }
     if (!isMessage<CountRequest>(message, 'lanegate:count') || !Array.isArray(message.counts)) return
     const outcomes: CountOutcomeItem[] = []
     for (const [id, limit, points, windowSeconds, key] of message.counts) {
-      // Keyed by settings too: while a reload rolls through the workers, old and new settings count apart, and a
-      // changed limit starts afresh (as a reload does with one process).
-      const name = `${limit}\u0000${points}/${windowSeconds}`
-      let counter = counters.get(name)
-      if (counter === undefined) {
-        counter = new MemoryWindowCounter(points, windowSeconds)
-        counters.set(name, counter)
-      }
-      const outcome = counter.count(key)
+      const outcome = counterOf(limit, points, windowSeconds).count(key)
       outcomes.push([id, outcome.allowed ? 1 : 0, outcome.remaining, outcome.msBeforeReset])
     }
     const reply: CountReply = { channel: 'lanegate:count', outcomes }

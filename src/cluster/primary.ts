@@ -6,9 +6,12 @@ import { watchConfigFile } from '../config/watch-config.js'
 import { createAsyncLogDestination, type AsyncLogDestination } from '../log-destination.js'
 import { createLogger } from '../logging.js'
 import { writePidFile } from '../pid-file.js'
+import { isLanegateWorker, WORKER_MARKER } from '../runtime/worker-marker.js'
 import type { ReloadCommand, ShutdownCommand } from '../runtime/ipc-messages.js'
 import { startPrimaryAdmin, type PrimaryAdmin } from './primary-admin.js'
 import { serveWorkerCounters } from './primary-counters.js'
+import { serveWorkerSlots } from './connection-slots.js'
+import { coordinateProbes } from './primary-probes.js'
 import { resolveWorkerCount } from './worker-count.js'
 
 /** A worker that dies sooner than this after its start counts as crash-looping: its restart is delayed. */
@@ -29,11 +32,16 @@ export interface ClusterStartOptions {
  * worker, or when one process is configured, it returns false and the caller serves as usual.
  */
 export async function startCluster (options: ClusterStartOptions): Promise<boolean> {
-  if (!cluster.isPrimary) return false
+  if (isLanegateWorker()) return false
   // The loader resolves relative paths against the file's folder, as in the workers (config/resolve-paths.ts).
   const { config } = await loadGatewayConfig(options.file)
   const workers = resolveWorkerCount(config.server.workers)
   if (workers <= 1) return false
+  if (!cluster.isPrimary) {
+    // Another cluster manager (pm2's cluster mode) forked this process: it runs one gateway, as that manager asks.
+    console.error(`server.workers (${config.server.workers}) is ignored: this process was forked by another cluster manager (pm2?), which decides how many run`)
+    return false
+  }
   // Asynchronous like the workers' logs: a stdout pipe nobody reads must not block the primary's signal handling.
   const destination = createAsyncLogDestination(1)
   const logger = createLogger(config.server.log_level, destination)
@@ -73,6 +81,10 @@ function runPrimary (options: PrimaryOptions): void {
   // rate-limiter-flexible's cluster limiter: the token endpoint's limiters in the workers count here.
   void new RateLimiterClusterMaster()
   const stopCounting = serveWorkerCounters()
+  // connection-limit's open-connection counts, one per key for every worker.
+  const stopSlots = serveWorkerSlots()
+  // One worker probes the upstreams for the host; the others apply its results (upstream/probe-sharing.ts).
+  coordinateProbes()
   let stopping = false
   let serving = false
   const startedAt = new Map<number, number>()
@@ -91,7 +103,8 @@ function runPrimary (options: PrimaryOptions): void {
   cluster.on('listening', function onWorkerListening () { serving = true })
 
   function fork (): void {
-    const worker = cluster.fork()
+    // The marker tells a worker of ours from any node:cluster worker (runtime/worker-marker.ts).
+    const worker = cluster.fork({ [WORKER_MARKER]: '1' })
     startedAt.set(worker.id, Date.now())
   }
 
@@ -105,6 +118,7 @@ function runPrimary (options: PrimaryOptions): void {
       stopping = true
       logger.error({ worker_pid: worker.process.pid, code, signal }, 'a worker could not start: stopping')
       stopCounting()
+      stopSlots()
       stopWatching()
       killWorkers()
       exitAfterLogs(1)
@@ -150,6 +164,7 @@ function runPrimary (options: PrimaryOptions): void {
     waitForWorkers().then(() => {
       clearTimeout(deadline)
       stopCounting()
+      stopSlots()
       logger.info('every worker stopped')
       exitAfterLogs(0)
     }, () => {})

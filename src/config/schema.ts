@@ -102,6 +102,15 @@ const serviceAccount = obj('A service account that obtains tokens with the clien
       created: str('Issue date, YYYY-MM-DD; `lanegate validate` warns when older than issuer.secret_max_age_days.', { pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
     }, ['hash', 'created']),
   },
+  api_keys: {
+    type: 'array',
+    description: 'Hashed API keys (the `api-key` policy): a key gives the same principal as this account\'s token. Several during rotation.',
+    default: [],
+    items: obj('One hashed API key.', {
+      hash: str('PHC string printed by `lanegate hash-secret` (the key itself is never written here).'),
+      created: str('Issue date, YYYY-MM-DD; `lanegate validate` warns when older than issuer.secret_max_age_days.', { pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+    }, ['hash', 'created']),
+  },
   scopes: { type: 'array', description: 'Scopes this account may be granted.', items: { type: 'string', description: 'A scope name.' }, uniqueItems: true },
   organization: str('Organization the account acts for (token claim organization_id).', { pattern: ORG_ID }),
   token_type: { type: 'string', enum: ['service'], description: 'Type of token issued (service accounts issue service tokens).', default: 'service' },
@@ -215,7 +224,10 @@ export function buildConfigSchema (services: readonly ServiceSchema[]): Schema {
       redis_url: str('redis://… URL (driver redis).'),
       key_prefix: str('Prefix of the counter keys.', { default: 'lanegate' }),
       on_store_error: { type: 'string', enum: ['open', 'closed'], description: 'When the counter store fails: open lets requests through without limit headers, closed answers 503.', default: 'open' },
-      sync_interval_ms: int('Driver redis: 0 (default) sends every counted request to Redis (exact); 1–10000 pre-counts route limits in each instance and synchronises with Redis every this many ms (no round trip per request; over-admission bounded as docs/performance.md says).', { minimum: 0, maximum: 10_000, default: 0 }),
+      sync_interval_ms: int('Driver redis (or memory with server.workers > 1): 0 (default) sends every counted request to Redis, or to the primary process (exact); 1–10000 pre-counts route limits in each instance (worker) and synchronises with Redis (the primary) every this many ms (no round trip per request; over-admission bounded as docs/performance.md says).', { minimum: 0, maximum: 10_000, default: 0 }),
+    }, [], { default: {} }),
+    cache_store: obj('Memory of the `cache` policy, shared by every route that uses it; emptied by every reload.', {
+      max_bytes: int('Most bytes of cached answers (bodies, headers and keys) kept in memory; the least recently used go first.', { minimum: 1024, maximum: 4_294_967_296, default: 67_108_864 }),
     }, [], { default: {} }),
     issuer: obj('The OAuth 2.0 token issuer.', {
       issuer: str('iss of issued tokens and the RFC 8414 issuer identifier; default http://localhost:<server.port>, https:// when server.tls is set.', { pattern: '^https?://' }),

@@ -75,17 +75,19 @@ export function checkReferences (config: GatewayConfig, now = Date.now()): { pro
     account.scopes.forEach((scope, j) => {
       if (!knownScope(scope)) report(['service_accounts', i, 'scopes', j], `unknown scope "${scope}" (declare it under scopes)`)
     })
-    account.secrets.forEach((secret, j) => {
-      const created = Date.parse(`${secret.created}T00:00:00Z`)
-      if (Number.isNaN(created)) {
-        report(['service_accounts', i, 'secrets', j, 'created'], 'not a valid date')
-      } else if (account.status === 'active' && now - created > config.issuer.secret_max_age_days * DAY_MS) {
-        warnings.push({
-          path: formatPath(['service_accounts', i, 'secrets', j, 'created']),
-          message: `secret of "${account.client_id}" is older than ${config.issuer.secret_max_age_days} days: rotate it`,
-        })
-      }
-    })
+    for (const [list, what] of [['secrets', 'secret'], ['api_keys', 'API key']] as const) {
+      account[list].forEach((secret, j) => {
+        const created = Date.parse(`${secret.created}T00:00:00Z`)
+        if (Number.isNaN(created)) {
+          report(['service_accounts', i, list, j, 'created'], 'not a valid date')
+        } else if (account.status === 'active' && now - created > config.issuer.secret_max_age_days * DAY_MS) {
+          warnings.push({
+            path: formatPath(['service_accounts', i, list, j, 'created']),
+            message: `${what} of "${account.client_id}" is older than ${config.issuer.secret_max_age_days} days: rotate it`,
+          })
+        }
+      })
+    }
   })
 
   // Trusted user-token issuers: exactly one key source each, never the gateway's own issuer.
@@ -101,8 +103,10 @@ export function checkReferences (config: GatewayConfig, now = Date.now()): { pro
   if (config.rate_limit_store.driver === 'redis' && config.rate_limit_store.redis_url === undefined) {
     report(['rate_limit_store', 'redis_url'], 'required when driver is redis')
   }
-  if (config.rate_limit_store.driver === 'memory' && (config.rate_limit_store.sync_interval_ms ?? 0) > 0) {
-    report(['rate_limit_store', 'sync_interval_ms'], 'only applies to driver redis (the memory driver counts every request in the process already)')
+  // With the memory driver it applies to the workers of server.workers (counted in the primary); one process
+  // counts every request in itself already.
+  if (config.rate_limit_store.driver === 'memory' && (config.rate_limit_store.sync_interval_ms ?? 0) > 0 && config.server.workers === 1) {
+    report(['rate_limit_store', 'sync_interval_ms'], 'only applies to driver redis, or to the memory driver with server.workers > 1 (one process counts every request in itself already)')
   }
 
   // Services: prefixes may not overlap (each service's routes and chains are the pipeline's to check).

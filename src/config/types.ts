@@ -16,6 +16,8 @@ export interface GatewayConfig {
   admin?: AdminConfig | false
   storage: StorageConfig
   rate_limit_store: RateLimitStoreConfig
+  /** Memory of the `cache` policy (all routes together); a reload empties it. */
+  cache_store: { max_bytes: number }
   issuer: IssuerConfig
   /** Every scope name the gateway knows, with a description. A scope named anywhere else must be listed here. */
   scopes: Record<string, { description: string }>
@@ -188,6 +190,8 @@ export interface ServiceAccountConfig {
   name: string
   /** More than one during rotation; remove the old one to reject it. */
   secrets: ServiceAccountSecret[]
+  /** Hashed API keys accepted by the `api-key` policy for this account (same shape as a secret). */
+  api_keys: ServiceAccountSecret[]
   scopes: string[]
   organization: string
   token_type: 'service'

@@ -1,5 +1,5 @@
-import cluster from 'node:cluster'
 import type { GatewayMetrics } from '../observability/metrics.js'
+import { isLanegateWorker } from '../runtime/worker-marker.js'
 import { SampleRing } from './samples.js'
 
 /** What a process keeps for the console: its metrics and the ring of their last 15 minutes. */
@@ -14,5 +14,5 @@ export interface ConsoleState {
 /** Starts sampling `metrics` once a second (the admin listener's process, or each worker for its primary). */
 export function startConsoleState (metrics: GatewayMetrics): ConsoleState {
   const ring = new SampleRing(metrics)
-  return { metrics, ring, inWorker: cluster.isWorker, stop: () => { ring.stop() } }
+  return { metrics, ring, inWorker: isLanegateWorker(), stop: () => { ring.stop() } }
 }

@@ -108,7 +108,7 @@ export function explainRequest (config: GatewayConfig, catalog: Catalog, method:
     })
     const step: StepVerdict = { policy: link.policy, ...verdict }
     steps.push(step)
-    if (link.policy === 'auth' && verdict.outcome === 'pass') authenticated = true
+    if ((link.policy === 'auth' || link.plugin?.provides?.includes('auth') === true) && verdict.outcome === 'pass') authenticated = true
     if (verdict.outcome === 'refuse') refusedAt = step
   }
   if (refusedAt !== undefined) return { ...base, route, steps, result: { outcome: 'refuse', at: refusedAt.policy, status: refusedAt.status, code: refusedAt.code } }

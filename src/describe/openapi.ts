@@ -109,6 +109,11 @@ function serviceOperation (row: ServedRoute, method: string, several: boolean): 
     operation.requestBody = { required: false, description: 'Relayed upstream as it is (streamed, never parsed).', content: { '*/*': { schema: {} } } }
   }
   operation.responses = { '2XX': { description: 'Success.' }, ...errorResponses(row) }
+  if (row.websocket !== undefined && method === 'GET') {
+    // The route upgrades: the chain runs on the upgrade request, refusals are the responses listed (docs/websocket.md).
+    operation['x-websocket'] = { ...row.websocket, access_token_query: true }
+    operation.responses = { 101: { description: 'Switching Protocols: upgraded to a WebSocket relayed to the upstream (docs/websocket.md). The token may also come as the access_token query parameter.' }, ...operation.responses as Json }
+  }
   return operation
 }
 

@@ -6,6 +6,7 @@ import { JWKS_PATH, METADATA_PATH, TOKEN_PATH } from '../oauth/metadata.js'
 import type { PolicyPlugin } from '../plugin/policy.js'
 import type { Catalog } from '../pipeline/registry.js'
 import { declaredRoutes, moduleForService, type RouteDeclaration } from '../services/service-module.js'
+import type { WebSocketLimits } from '../services/websocket-settings.js'
 
 /** One policy of a resolved chain, in run order. */
 export interface ChainLink {
@@ -35,6 +36,8 @@ export interface ServedRoute {
   readonly declaration?: RouteDeclaration
   /** The service's validated settings (undefined for the gateway's own endpoints). */
   readonly settings?: GatewayConfig['services'][string]
+  /** The WebSocket limits when a GET of the route may be upgraded (docs/websocket.md); else undefined. */
+  readonly websocket?: WebSocketLimits
 }
 
 /** The gateway's own endpoints: no policy chain (the token endpoint runs its own named steps). */
@@ -73,6 +76,7 @@ export function servedRoutes (config: GatewayConfig, catalog: Catalog): ServedRo
         ],
         declaration,
         settings,
+        websocket: module.websocketRoute?.(settings, declaration.id),
       })
     }
   }
@@ -110,15 +114,20 @@ export function routesJson (rows: readonly ServedRoute[]): unknown {
       envelope: row.envelope,
       description: row.description,
       chain: row.chain.map((l) => ({ policy: l.policy, from: l.from, options: l.options, summary: l.summary })),
+      // Only on routes that upgrade, so the rows of every other route stay as they were.
+      ...(row.websocket === undefined ? {} : { websocket: row.websocket }),
     })),
   }
 }
 
-/** The human table `lanegate routes` prints: one line per route, the chain as `policy(summary) → …`. */
+/**
+ * The human table `lanegate routes` prints: one line per route, the chain as `policy(summary) → …`; a route that
+ * upgrades to a WebSocket shows `+WS` after its methods.
+ */
 export function routesTable (rows: readonly ServedRoute[]): string {
   const header = ['METHOD', 'PATH', 'SERVICE', 'ROUTE', 'ENVELOPE', 'CHAIN']
   const lines = rows.map((row) => [
-    row.methods.join(','),
+    row.methods.join(',') + (row.websocket === undefined ? '' : '+WS'),
     row.path,
     row.service,
     row.routeId,

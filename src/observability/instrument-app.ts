@@ -28,6 +28,9 @@ export class MeteredLogController extends LogController {
     const gw = request.gw as FastifyRequest['gw'] | null | undefined
     const series: RouteSeries = gw?.service === undefined ? this.#unrouted : this.#metrics.route(gw.service, gw.routeId)
     series.record(request.method, reply.statusCode, reply.elapsedTime)
+    // The cache policy marks every answer it looked up (HIT or MISS); other routes have no such header.
+    const cached = reply.getHeader('x-cache')
+    if ((cached === 'HIT' || cached === 'MISS') && gw?.service !== undefined) this.#metrics.cacheLookups.inc(gw.service, gw.routeId, cached === 'HIT' ? 'hit' : 'miss')
     super.requestCompleted(error, request, reply)
   }
 }

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 import { asPromMetric, CounterFamily, HistogramFamily, type CounterCell, type HistogramCell } from './series.js'
+import { WebSocketMetrics } from './websocket-metrics.js'
 
 /** How one call to an upstream (a lane, a proxied service) ended. */
 export type UpstreamOutcome = 'ok' | 'http_4xx' | 'http_5xx' | 'unreachable' | 'timeout' | 'tls'
@@ -79,12 +80,15 @@ export class GatewayMetrics {
   readonly clientRefusals = new CounterFamily('lanegate_console_client_refusals', 'Refusals by service-account client id and status (console only).', ['client_id', 'status'])
   /** Certificate name (`listener`) → its not-after time in seconds since the epoch. */
   readonly certificateExpiry = new Map<string, number>()
+  /** Open WebSockets, their messages and closes (websocket-metrics.ts). */
+  readonly websockets = new WebSocketMetrics(this.registry)
+  readonly cacheLookups = new CounterFamily('lanegate_cache_lookups_total', 'GET/HEAD answers of routes with the cache policy, by service, route id and result (hit, miss).', ['service', 'route', 'result'])
   readonly #routes = new Map<string, Map<string, RouteSeries>>()
   readonly #upstreams = new Map<string, { outcomes: Map<UpstreamOutcome, CounterCell>, duration: HistogramCell }>()
 
   constructor (sources: MetricSources) {
     for (const family of [this.requests, this.durations, this.upstreamRequests, this.upstreamDurations, this.rateLimited,
-      this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches]) {
+      this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches, this.cacheLookups]) {
       this.registry.registerMetric(asPromMetric(family))
     }
     new Gauge({

@@ -2,7 +2,8 @@ import { buildIndexes } from '../config/indexes.js'
 import { policyName } from '../config/semantic-checks.js'
 import { routePolicies, type GatewayConfig } from '../config/types.js'
 import type { SharedResources } from '../runtime/shared-resources.js'
-import { chainKey, type Snapshot } from '../runtime/snapshot.js'
+import { chainKey, type Snapshot, type UpgradeLimits } from '../runtime/snapshot.js'
+import { routeWebSocketLimits } from '../services/service-module.js'
 import type { PolicyStep } from '../plugin/step.js'
 import { policyContext } from '../plugin/context.js'
 import { policyViews } from './policy-views.js'
@@ -18,20 +19,30 @@ export function buildSnapshot (config: GatewayConfig, version: number, catalog: 
   const chains = new Map<string, readonly PolicyStep[]>()
   const preflights = new Map<string, readonly PolicyStep[]>()
   const views = policyViews(shared, config, indexes)
+  const rechecks = new Map<string, readonly PolicyStep[]>()
+  const upgrades = new Map<string, UpgradeLimits>()
   for (const [service, settings] of Object.entries(config.services)) {
     for (const [routeId, routeEntry] of Object.entries(settings.routes)) {
       const preflight: PolicyStep[] = []
+      const recheck: PolicyStep[] = []
+      const limits = routeWebSocketLimits(catalog.services, service, settings, routeId)
+      const websocket = limits !== undefined
       const steps = [...settings.policies, ...routePolicies(routeEntry)].map((entry) => {
         const name = policyName(entry)
         const plugin = catalog.plugins.get(name)
         if (plugin === undefined) throw new Error(`unknown policy "${name}"`)
-        const step = plugin.create(entry[name] ?? {}, policyContext(plugin, { config, indexes, ...views, service, routeId, envelope: settings.envelope }))
+        const step = plugin.create(entry[name] ?? {}, policyContext(plugin, { config, indexes, ...views, service, routeId, envelope: settings.envelope, websocket }))
         if (plugin.answersPreflight === true) preflight.push(step)
+        if (plugin.recheck === true) recheck.push(step)
         return step
       })
       chains.set(chainKey(service, routeId), steps)
       if (preflight.length > 0) preflights.set(chainKey(service, routeId), preflight)
+      if (limits !== undefined) {
+        upgrades.set(chainKey(service, routeId), limits)
+        rechecks.set(chainKey(service, routeId), recheck)
+      }
     }
   }
-  return { version, config, indexes, chains, preflights }
+  return { version, config, indexes, chains, preflights, rechecks, upgrades }
 }

@@ -53,12 +53,25 @@ function serviceSchema (module: ServiceModule): ServiceSchema {
 
 function checkSecretHashes (config: GatewayConfig, report: Report): void {
   config.service_accounts.forEach((account, i) => {
-    account.secrets.forEach((secret, j) => {
-      if (parseSecretHash(secret.hash) === undefined) {
-        report(['service_accounts', i, 'secrets', j, 'hash'], 'not a scrypt PHC hash; create one with `lanegate hash-secret` (never paste a plain secret)')
-      }
-    })
+    for (const [list, what] of [['secrets', 'secret'], ['api_keys', 'key']] as const) {
+      account[list].forEach((secret, j) => {
+        if (parseSecretHash(secret.hash) === undefined) {
+          report(['service_accounts', i, list, j, 'hash'], `not a scrypt PHC hash; create one with \`lanegate hash-secret\` (never paste a plain ${what})`)
+        }
+      })
+    }
   })
+}
+
+/**
+ * `cache` answers from memory in place of everything after it, so it must end the chain: then every step that may
+ * refuse (auth, scope, organization, rate-limit…) has run before a cached answer is served.
+ */
+function checkCacheIsLast (chain: readonly Placed[], report: Report): void {
+  const at = chain.findIndex(({ entry }) => policyName(entry) === 'cache')
+  if (at !== -1 && at !== chain.length - 1) {
+    report([...(chain[at] as Placed).at, 'cache'], 'policy "cache" must be the last of the chain (service policies, then the route\'s): a cached answer skips every step after it')
+  }
 }
 
 /** A chain entry and where it sits in the file. */
@@ -83,8 +96,9 @@ function checkServices (config: GatewayConfig, catalog: Catalog, indexes: Config
       }
       const atChain = Array.isArray(routeEntry) ? ['services', serviceName, 'routes', routeId] : ['services', serviceName, 'routes', routeId, 'policies']
       const own = routePolicies(routeEntry).map((entry, i): Placed => ({ entry, at: [...atChain, i] }))
-      checkChain(own, before, config, catalog, indexes, report, addedPlugins)
-      if (!servicePolicies.some(({ entry }) => policyName(entry) === 'auth') && !own.some(({ entry }) => policyName(entry) === 'auth')) {
+      const ran = checkChain(own, before, config, catalog, indexes, report, addedPlugins)
+      checkCacheIsLast([...servicePolicies, ...own], report)
+      if (!ran.has('auth')) {
         warnings.push({ path: formatPath(['services', serviceName, 'routes', routeId]), message: 'route has no auth policy: anyone can call it' })
       }
     }
@@ -130,6 +144,7 @@ function checkChain (chain: Placed[], ranBefore: ReadonlySet<string>, config: Ga
       report([...at, name, ...splitPointer(problem.path)], problem.message)
     }
     before.add(name)
+    for (const stoodFor of plugin.provides ?? []) before.add(stoodFor)
   }
   return before
 }

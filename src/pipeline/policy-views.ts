@@ -1,16 +1,26 @@
 import type { ConfigIndexes } from '../config/indexes.js'
 import type { GatewayConfig } from '../config/types.js'
+import { connectionSlots } from '../cluster/connection-slots.js'
+import type { ConnectionSlots } from '../plugin/connection-slots.js'
 import type { LimiterHandle } from '../plugin/limiter.js'
 import type { TokenVerifierView } from '../plugin/tokens.js'
+import type { ApiKeyVerifierView } from '../plugin/api-keys.js'
 import type { SharedResources } from '../runtime/shared-resources.js'
 
 /**
  * The narrow views of the gateway's shared resources a policy's context offers (`context.tokens`,
- * `context.limiter`): a policy sees what it may use, never the resources themselves.
+ * `context.apiKeys`, `context.limiter`, `context.connectionSlots`): a policy sees what it may use, never the resources
+ * themselves.
  */
-export function policyViews (shared: SharedResources, config: GatewayConfig, indexes: ConfigIndexes): { tokens: TokenVerifierView, limiter: (name: string) => LimiterHandle } {
+export function policyViews (shared: SharedResources, config: GatewayConfig, indexes: ConfigIndexes): { tokens: TokenVerifierView, apiKeys: ApiKeyVerifierView, limiter: (name: string) => LimiterHandle, connectionSlots: ConnectionSlots } {
   const verifier = shared.tokens
+  const keys = shared.apiKeys
   return {
+    // Held by the host: a Map in one process, the primary's counts under server.workers (cluster/connection-slots.ts).
+    connectionSlots: connectionSlots(),
+    apiKeys: {
+      verify: function verifyApiKey (key) { return keys.verify(key, config, indexes) },
+    },
     tokens: {
       verify: function verifyToken (token, slot) { return verifier.verifyFast(token, config, indexes, slot) },
     },

@@ -14,6 +14,7 @@ export type {
 export type { Principal, RequestState } from './request-state.js'
 export type { CountOutcome, LimiterHandle } from './limiter.js'
 export type { TokenSlot, TokenVerifierView } from './tokens.js'
+export type { ApiKeyFailure, ApiKeyVerifierView } from './api-keys.js'
 export { RESPONSE_BODY_LIMIT, type ResponseHead, type ResponseHeadHook, type ResponseSentHook, type SentResponse } from './response-phase.js'
 export type { GatewayConfig, RateLimitConfig } from '../config/types.js'
 export type { ConfigIndexes } from '../config/indexes.js'
@@ -24,6 +25,7 @@ export type { ClientCertificate } from './client-certificate.js'
 export { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox'
 export { bearerChallenge, defaultRealm } from './bearer-challenge.js'
 export { clientIpKey } from './client-ip.js'
+export type { ConnectionSlots } from './connection-slots.js'
 
 /**
  * Types a policy whose options are declared with TypeBox: `options` in `create`, `check` and `requires` is

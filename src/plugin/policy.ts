@@ -3,6 +3,7 @@ import type { GatewayConfig } from '../config/types.js'
 import type { ConfigIndexes } from '../config/indexes.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
 import type { ClientCertificate } from './client-certificate.js'
+import type { ConnectionSlots } from './connection-slots.js'
 import type { ErrorCode } from '../errors/catalogue.js'
 import type { ErrorFields } from '../errors/gateway-error.js'
 import type { LimiterHandle } from './limiter.js'
@@ -10,6 +11,7 @@ import type { Principal } from './request-state.js'
 import type { ResponseHeadHook, ResponseSentHook } from './response-phase.js'
 import type { PolicyStep, Refusal, StepOutcome } from './step.js'
 import type { TokenVerifierView } from './tokens.js'
+import type { ApiKeyVerifierView } from './api-keys.js'
 
 export type { PolicyStep, Refusal, StepOutcome }
 
@@ -42,6 +44,8 @@ export interface PolicyContext<Codes extends string = string> {
   readonly indexes: ConfigIndexes
   /** The gateway's bearer-token verifier for this route's config (how `auth` verifies; an auth-like policy may too). */
   readonly tokens: TokenVerifierView
+  /** The gateway's API key verifier for this route's config (how `api-key` verifies keys). */
+  readonly apiKeys: ApiKeyVerifierView
   /**
    * The counter of the named limit of gateway.yaml's `rate_limits` (throws for an unknown name: `check` it). The same
    * name and settings give the same counter across reloads, so counts survive a reload.
@@ -50,6 +54,16 @@ export interface PolicyContext<Codes extends string = string> {
   readonly service: string
   readonly routeId: string
   readonly envelope: EnvelopeName
+  /**
+   * Whether the route may be upgraded to a WebSocket (docs/websocket.md): then a browser, which cannot set
+   * `Authorization` on a WebSocket, may send its bearer token as the `access_token` query parameter.
+   */
+  readonly websocket?: boolean
+  /**
+   * Open-connection counts held for the host (a Map in one process, the primary's under `server.workers` > 1), for
+   * policies that bound connections rather than requests (`connection-limit`).
+   */
+  readonly connectionSlots: ConnectionSlots
   /**
    * A refusal for a code of the policy's own `errors` map, or a catalogued code (docs/errors.md). Return it from
    * the step; the route's envelope renders it.
@@ -132,6 +146,11 @@ export interface PolicyPlugin<Options = any, Codes extends string = string> { //
   readonly errors?: Readonly<Record<Codes, DeclaredError>>
   /** Policies that must appear earlier in the same chain, given these options. */
   requires?(options: Options, config?: GatewayConfig): string[]
+  /**
+   * Policies this one stands in for in other policies' `requires`: `api-key` provides `auth` (it sets the same
+   * principal with `context.setPrincipal`), so `scope` or `organization` may follow it.
+   */
+  readonly provides?: readonly string[]
   /** Checks that need the whole config (e.g. that named scopes exist). */
   check?(options: Options, config: GatewayConfig, indexes: ConfigIndexes): PolicyOptionProblem[]
   /**
@@ -140,6 +159,13 @@ export interface PolicyPlugin<Options = any, Codes extends string = string> { //
    * rest of the chain would refuse it) and the step must `answer` it.
    */
   readonly answersPreflight?: boolean
+  /**
+   * Set by a policy whose step only reads the request, the caller and the config (no counter, no store): after a
+   * config reload, the gateway runs such steps again, from the new snapshot, on every WebSocket (and event stream)
+   * their route has open, and closes the connections they would now refuse with 1008 (docs/websocket.md). `auth`,
+   * `token-type`, `scope`, `organization` and `ip-restriction` set it; a limit (`rate-limit`) must not.
+   */
+  readonly recheck?: boolean
   /** One line describing what these options do (for `lanegate routes`). */
   summarize?(options: Options): string
   /**

@@ -122,7 +122,9 @@ function runSentHooks (reply: FastifyReply, hooks: ResponseHooks): void {
     relayed: hooks.relayed !== undefined,
     completed: res.writableFinished,
     elapsedMs: reply.elapsedTime,
-    body: hooks.captured === undefined || hooks.captured === false || !res.writableFinished ? undefined : Buffer.concat(hooks.captured),
+    // `end` was called: the whole body went through (a relay cut off destroys the response instead). Not
+    // `writableFinished`: an injected request's response (light-my-request) never reports it.
+    body: hooks.captured === undefined || hooks.captured === false || !res.writableEnded ? undefined : Buffer.concat(hooks.captured),
   }
   for (const hook of hooks.sent ?? []) {
     try {

@@ -12,6 +12,7 @@ import type { GatewayConfig } from '../config/types.js'
 import { createErrorHandler } from '../errors/error-handler.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
 import { policyContext } from './context.js'
+import { localConnectionSlots } from './connection-slots.js'
 import type { LimiterHandle } from './limiter.js'
 import { policyOptions } from './options.js'
 import type { PolicyPlugin } from './policy.js'
@@ -19,6 +20,7 @@ import type { Principal } from './request-state.js'
 import { runInProcessHeadHooks } from './response-phase.js'
 import { runSteps } from './run-steps.js'
 import type { TokenVerifierView } from './tokens.js'
+import type { ApiKeyVerifierView } from './api-keys.js'
 
 export type { Principal }
 
@@ -41,6 +43,8 @@ export interface PolicyHarnessOptions {
   handler?: (request: FastifyRequest, reply: FastifyReply) => unknown
   /** `context.tokens`; default a verifier that refuses every token (pass `principal` to test as a caller). */
   tokens?: TokenVerifierView
+  /** `context.apiKeys`; default a verifier that knows no key (pass `principal` to test as a caller). */
+  apiKeys?: ApiKeyVerifierView
   /** `context.limiter(name)`; default an in-memory fixed window per named limit of `config`'s `rate_limits`. */
   limiter?: (name: string) => LimiterHandle
 }
@@ -77,7 +81,9 @@ export async function testPolicy<Options> (plugin: PolicyPlugin<Options>, option
     config,
     indexes,
     tokens: harness.tokens ?? refusingVerifier,
+    apiKeys: harness.apiKeys ?? noKeys,
     limiter: harness.limiter ?? memoryLimiters(config),
+    connectionSlots: localConnectionSlots(),
     service: 'test',
     routeId: 'test',
     envelope,
@@ -130,4 +136,9 @@ function memoryLimiters (config: GatewayConfig): (name: string) => LimiterHandle
       },
     }
   }
+}
+
+/** The harness's default `context.apiKeys`: every key is unknown. */
+const noKeys: ApiKeyVerifierView = {
+  verify () { return 'invalid' },
 }

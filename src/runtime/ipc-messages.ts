@@ -25,6 +25,37 @@ export interface CountReply {
   outcomes: CountOutcomeItem[]
 }
 
+/**
+ * What a worker's pre-count (`sync_interval_ms` > 0, memory driver) admitted for one key since its last sync:
+ * `[limit, points, windowSeconds, key, admitted]`.
+ */
+export type WindowAddItem = [limit: string, points: number, windowSeconds: number, key: string, admitted: number]
+
+/** Worker → primary: one sync of a pre-counting limit (or one key's first request, `admitted` 1). */
+export interface WindowAddRequest {
+  channel: 'lanegate:window-add'
+  id: number
+  adds: WindowAddItem[]
+}
+
+/** Primary → worker: each key's window count after the adds, and the milliseconds left in it, in the adds' order. */
+export interface WindowAddReply {
+  channel: 'lanegate:window-add'
+  id: number
+  results: [consumed: number, msLeft: number][]
+}
+
+/** Prober worker → primary → every other worker: one active probe's result (upstream/probe-sharing.ts). */
+export interface ProbeResultMessage {
+  channel: 'lanegate:probe'
+  url: string
+  path: string
+  healthy: boolean
+}
+
+/** Primary → worker: whether it is the one that runs the active health probes of this host. */
+export interface ProberCommand { channel: 'lanegate:prober', probing: boolean }
+
 /** Primary → worker: re-read the config file now (SIGHUP to the primary, or the primary saw the file change). */
 export interface ReloadCommand { channel: 'lanegate:reload' }
 
@@ -47,7 +78,13 @@ export interface AdminQuery {
 /** Worker → primary: the answer to one AdminQuery (`value` is undefined when the worker could not produce it). */
 export interface AdminAnswer { channel: 'lanegate:admin', id: number, value: unknown }
 
-export type PrimaryMessage = CountReply | ReloadCommand | ShutdownCommand | AdminQuery
+/** Worker → primary: take a place for an open connection of `key` (at most `max`), or give one back. */
+export interface SlotRequest { channel: 'lanegate:slots', op: 'acquire' | 'release', id: number, key: string, max: number }
+
+/** Primary → worker: whether the `acquire` with this `id` got its place. */
+export interface SlotReply { channel: 'lanegate:slots', id: number, allowed: boolean }
+
+export type PrimaryMessage = CountReply | WindowAddReply | ProbeResultMessage | ProberCommand | ReloadCommand | ShutdownCommand | AdminQuery | SlotReply
 
 export function isMessage<T extends { channel: string }> (value: unknown, channel: T['channel']): value is T {
   return typeof value === 'object' && value !== null && (value as { channel?: unknown }).channel === channel

@@ -1,8 +1,9 @@
-import cluster from 'node:cluster'
 import { createRequire } from 'node:module'
 import type { Redis } from 'ioredis'
 import { MemoryWindowCounter, StoreCounter, type RequestCounter } from './request-counter.js'
 import { SyncedWindowCounter } from './synced-window-counter.js'
+import { ipcWindowStore } from './ipc-window-store.js'
+import { isLanegateWorker } from './worker-marker.js'
 import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import { IpcCounter } from './ipc-counter.js'
 import type { RateLimitConfig, RateLimitStoreConfig } from '../config/types.js'
@@ -100,7 +101,7 @@ export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Red
 
   // A worker of `server.workers` > 1 with the memory driver counts in the primary, so the workers share counts;
   // one process keeps the synchronous in-process counter (no promise on the hot path).
-  const inWorker = cluster.isWorker
+  const inWorker = isLanegateWorker()
   const syncIntervalMs = config.sync_interval_ms ?? 0
   const synced = new Set<SyncedWindowCounter>()
   // The route counters by limit name, the newest of each (the console asks which keys are closest to their limit).
@@ -121,7 +122,12 @@ export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Red
       return counter
     }
     if (config.driver !== 'memory') return new StoreCounter(build(`${prefix}:${name}`, limit))
-    return inWorker ? new IpcCounter(name, limit.points, limit.window_seconds) : new MemoryWindowCounter(limit.points, limit.window_seconds)
+    if (!inWorker) return new MemoryWindowCounter(limit.points, limit.window_seconds)
+    // Workers with the memory driver count in the primary: per request (exact), or pre-counted and synced.
+    if (syncIntervalMs === 0) return new IpcCounter(name, limit.points, limit.window_seconds)
+    const counter = new SyncedWindowCounter({ store: ipcWindowStore(name, limit.points, limit.window_seconds), points: limit.points, windowSeconds: limit.window_seconds, syncIntervalMs })
+    synced.add(counter)
+    return counter
   }
   const limiters = keptBySettings((name, limit) => build(`${prefix}#${name}`, limit))
 

@@ -44,15 +44,32 @@ export class MemoryWindowCounter implements RequestCounter {
 
   count (key: string): CountOutcome {
     const now = this.now()
+    const window = this.#window(key, now)
+    window.used++
+    const allowed = window.used <= this.points
+    return { allowed, remaining: allowed ? this.points - window.used : 0, msBeforeReset: window.resetAt - now }
+  }
+
+  /**
+   * Adds `points` requests admitted elsewhere (a worker's pre-count, SyncedWindowCounter) to the key's window,
+   * opening it when there is none, and answers the window's count and the milliseconds left in it: what
+   * RateLimiterRedis's script answers, so a pre-counting worker reads the primary as it reads Redis.
+   */
+  add (key: string, points: number): [consumed: number, msLeft: number] {
+    const now = this.now()
+    const window = this.#window(key, now)
+    window.used += points
+    return [window.used, window.resetAt - now]
+  }
+
+  #window (key: string, now: number): { used: number, resetAt: number } {
     if (now >= this.#nextSweepAt) this.#sweep(now)
     let window = this.#windows.get(key)
     if (window === undefined || window.resetAt <= now) {
       window = { used: 0, resetAt: now + this.#windowMs }
       this.#windows.set(key, window)
     }
-    window.used++
-    const allowed = window.used <= this.points
-    return { allowed, remaining: allowed ? this.points - window.used : 0, msBeforeReset: window.resetAt - now }
+    return window
   }
 
   /**

@@ -37,6 +37,19 @@ export interface TokenVerifier {
 /** What the verifier remembers of one connection (declared by the contract: `context.tokens`). */
 export type { TokenSlot }
 
+import type { ApiKeyFailure } from '../plugin/api-keys.js'
+export type { ApiKeyFailure }
+
+/** Verifies API keys (`service_accounts[].api_keys`), with a bounded cache of verified and of wrong keys. */
+export interface ApiKeyVerifier {
+  /**
+   * The principal of the account whose key this is (as its token would give: scopes, organization), or why not.
+   * A key verified before answers synchronously; a first-seen key through a promise (bounded scrypt work).
+   * `config` and `indexes` are the request's snapshot: a key or account removed or revoked there fails at once.
+   */
+  verify (key: string, config: GatewayConfig, indexes: ConfigIndexes): Principal | ApiKeyFailure | Promise<Principal | ApiKeyFailure>
+}
+
 /** Rate limiters by name; the same name and settings give the same limiter across reloads, so counts survive. */
 export interface LimiterRegistry {
   /** A rate-limiter-flexible limiter (the token endpoint's limits, which also read and penalise counts). */
@@ -61,6 +74,8 @@ export interface SharedResources {
   readonly logger: FastifyBaseLogger
   readonly keys: KeyStore
   readonly tokens: TokenVerifier
+  /** API keys (the `api-key` policy); its caches survive reloads. */
+  readonly apiKeys: ApiKeyVerifier
   readonly limiters: LimiterRegistry
   readonly store: Store
   /** Upstream connection pools shared by services (lanes: live relay and fan-out), closed at shutdown. */

@@ -15,6 +15,19 @@ export interface Snapshot {
   readonly chains: ReadonlyMap<string, readonly PolicyStep[]>
   /** `service/routeId` → the steps that answer the route's CORS preflights (policies with `answersPreflight`). */
   readonly preflights?: ReadonlyMap<string, readonly PolicyStep[]>
+  /**
+   * `service/routeId` → the route's steps that are run again on its open WebSockets after a reload (policies with
+   * `recheck`), for the routes that may be upgraded.
+   */
+  readonly rechecks?: ReadonlyMap<string, readonly PolicyStep[]>
+  /** `service/routeId` → the WebSocket limits of each route that may be upgraded (docs/websocket.md). */
+  readonly upgrades?: ReadonlyMap<string, UpgradeLimits>
+}
+
+/** The limits of the WebSocket connections of one route. */
+export interface UpgradeLimits {
+  readonly max_message_bytes: number
+  readonly idle_timeout_seconds: number
 }
 
 export function chainKey (service: string, routeId: string): string {

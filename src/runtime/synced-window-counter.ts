@@ -41,12 +41,54 @@ interface KeyWindow {
   pending: Promise<void> | undefined
 }
 
-/** How a SyncedWindowCounter reaches Redis and what it counts. */
-export interface SyncedWindowOptions {
+/**
+ * Where the shared counts live: Redis (every instance), or the primary process (every worker of one host). Both
+ * answer an add with the window's count and the milliseconds left in it, opening the window at its first add.
+ */
+export interface WindowStore {
+  /** Whether a command may be sent now (false: fail at once, the caller's on_store_error decides). */
+  readonly ready: boolean
+  /** Adds `points` to one key's window: `[count, msLeft]`. */
+  add (key: string, points: number): Promise<[number, number]>
+  /** Adds to several keys in one round trip, answers in the same order; rejects when any add failed. */
+  addMany (entries: readonly (readonly [key: string, points: number])[]): Promise<[number, number][]>
+}
+
+/**
+ * Redis as a WindowStore: RateLimiterRedis's own script and keys (`<keyPrefix>:<key>`), one call per key, a
+ * pipeline for many.
+ */
+export function redisWindowStore (client: Redis, keyPrefix: string, windowSeconds: number): WindowStore {
+  if (!(COMMAND in client)) client.defineCommand(COMMAND, { numberOfKeys: 1, lua: windowIncrScript })
+  const redisKey = (key: string): string => `${keyPrefix}:${key}`
+  return {
+    get ready () { return client.status === 'ready' },
+    // Cast: the defineCommand'd script is a method ioredis does not type.
+    add: (key, points) => (client as unknown as Record<typeof COMMAND, WindowIncr>)[COMMAND](redisKey(key), points, windowSeconds),
+    async addMany (entries) {
+      // Cast: ioredis types a command added by defineCommand nowhere; the pipeline has it at run time.
+      const pipeline = client.pipeline() as unknown as WindowIncrPipeline
+      for (const [key, points] of entries) pipeline[COMMAND](redisKey(key), points, windowSeconds)
+      const replies = await pipeline.exec()
+      if (replies === null) throw new Error('the rate-limit Redis pipeline was discarded')
+      return replies.map(([error, reply]) => {
+        if (error !== null) throw error
+        return reply as [number, number]
+      })
+    },
+  }
+}
+
+/** How a SyncedWindowCounter reaches its store and what it counts. */
+export type SyncedWindowOptions = ({
   /** An ioredis client without an offline queue (a command while disconnected fails at once). */
   readonly client: Redis
   /** `<key_prefix>:<limit name>`: a key's Redis key is `<keyPrefix>:<key>`, as RateLimiterRedis writes it. */
   readonly keyPrefix: string
+} | {
+  /** Any other store (the primary process of server.workers, cluster/ipc-window-store.ts). */
+  readonly store: WindowStore
+}) & {
   readonly points: number
   readonly windowSeconds: number
   /** How often the local counts go to Redis and the global counts come back (> 0). */
@@ -55,10 +97,11 @@ export interface SyncedWindowOptions {
 }
 
 /**
- * A fixed-window limit counted in Redis with a local pre-count (`rate_limit_store.sync_interval_ms` > 0): the hot
- * path answers synchronously from what this instance last read, and every `syncIntervalMs` one pipeline sends the
- * counts admitted since (INCRBY through RateLimiterRedis's own script) and reads each key's global count and PTTL
- * back. A request is admitted while `global + inFlight + unsent < points`.
+ * A fixed-window limit counted in a shared store with a local pre-count (`rate_limit_store.sync_interval_ms` > 0):
+ * Redis (the instances of a cluster; INCRBY through RateLimiterRedis's own script), or the primary process (the
+ * workers of `server.workers`, memory driver). The hot path answers synchronously from what this instance last
+ * read, and every `syncIntervalMs` one round trip sends the counts admitted since and reads each key's global
+ * count and time left back. A request is admitted while `global + inFlight + unsent < points`.
  *
  * A key's request goes to Redis itself (a promise, as in exact mode; it is counted there at once) when this
  * instance holds no count it may admit on: the key is new here, its window ended, or its count was read more than
@@ -75,9 +118,8 @@ export interface SyncedWindowOptions {
  */
 export class SyncedWindowCounter implements RequestCounter {
   readonly points: number
-  readonly #client: Redis
-  readonly #keyPrefix: string
-  readonly #windowSeconds: number
+  readonly #store: WindowStore
+  readonly #windowMs: number
   readonly #freshForMs: number
   readonly #now: () => number
   readonly #windows = new Map<string, KeyWindow>()
@@ -87,13 +129,11 @@ export class SyncedWindowCounter implements RequestCounter {
 
   constructor (options: SyncedWindowOptions) {
     this.points = options.points
-    this.#client = options.client
-    this.#keyPrefix = options.keyPrefix
-    this.#windowSeconds = options.windowSeconds
+    this.#store = 'store' in options ? options.store : redisWindowStore(options.client, options.keyPrefix, options.windowSeconds)
+    this.#windowMs = options.windowSeconds * 1000
     this.#freshForMs = 2 * options.syncIntervalMs
     this.#now = options.now ?? Date.now
-    this.#nextSweepAt = this.#now() + options.windowSeconds * 1000
-    if (!(COMMAND in this.#client)) this.#client.defineCommand(COMMAND, { numberOfKeys: 1, lua: windowIncrScript })
+    this.#nextSweepAt = this.#now() + this.#windowMs
     this.#timer = setInterval(() => { void this.sync() }, options.syncIntervalMs)
     this.#timer.unref()
   }
@@ -101,7 +141,7 @@ export class SyncedWindowCounter implements RequestCounter {
   count (key: string): CountOutcome | Promise<CountOutcome> {
     const now = this.#now()
     const window = this.#windows.get(key)
-    if (window !== undefined && window.pending === undefined && window.resetAt > now && this.#client.status === 'ready') {
+    if (window !== undefined && window.pending === undefined && window.resetAt > now && this.#store.ready) {
       const counted = window.global + window.inFlight + window.unsent
       if (counted >= this.points) return { allowed: false, remaining: 0, msBeforeReset: window.resetAt - now }
       if (now - window.readAt <= this.#freshForMs) {
@@ -132,8 +172,7 @@ export class SyncedWindowCounter implements RequestCounter {
     const keys = this.#queue
     this.#queue = []
     const sent: { window: KeyWindow, points: number }[] = []
-    // Cast: ioredis types a command added by defineCommand nowhere; the pipeline has it at run time.
-    const pipeline = this.#client.pipeline() as unknown as WindowIncrPipeline
+    const entries: [string, number][] = []
     for (const key of keys) {
       const window = this.#windows.get(key)
       if (window === undefined) continue
@@ -143,25 +182,23 @@ export class SyncedWindowCounter implements RequestCounter {
         window.unsent = 0
         continue
       }
-      pipeline[COMMAND](this.#redisKey(key), window.unsent, this.#windowSeconds)
+      entries.push([key, window.unsent])
       sent.push({ window, points: window.unsent })
       window.inFlight += window.unsent
       window.unsent = 0
     }
     if (sent.length === 0) return
-    if (this.#client.status !== 'ready') {
+    if (!this.#store.ready) {
       this.#forget()
       return
     }
     try {
-      const replies = await pipeline.exec()
-      if (replies === null) throw new Error('the rate-limit Redis pipeline was discarded')
+      const replies = await this.#store.addMany(entries)
       const readAt = this.#now()
-      replies.forEach(([error, reply], i) => {
-        if (error !== null) throw error
+      replies.forEach((reply, i) => {
         const { window, points } = sent[i] as { window: KeyWindow, points: number }
         window.inFlight -= points
-        this.#read(window, reply as [number, number], readAt)
+        this.#read(window, reply, readAt)
       })
     } catch {
       this.#forget()
@@ -178,7 +215,7 @@ export class SyncedWindowCounter implements RequestCounter {
   /** One request counted in Redis itself; later requests of the key wait for it, then count locally. */
   #countInStore (key: string, known: KeyWindow | undefined, now: number): Promise<CountOutcome> {
     // As RateLimiterRedis's rejectIfRedisNotReady: no command while disconnected, the caller's on_store_error decides.
-    if (this.#client.status !== 'ready') throw new Error('the rate-limit Redis is not connected')
+    if (!this.#store.ready) throw new Error('the rate-limit store is not connected')
     if (known?.pending !== undefined) {
       return known.pending.then(() => this.count(key))
     }
@@ -186,8 +223,7 @@ export class SyncedWindowCounter implements RequestCounter {
       ? known
       : { global: 0, resetAt: 0, readAt: 0, unsent: 0, inFlight: 0, queued: false, pending: undefined }
     this.#windows.set(key, window)
-    // Cast: the defineCommand'd script is a method ioredis does not type (see the pipeline above).
-    const counted = (this.#client as unknown as Record<typeof COMMAND, WindowIncr>)[COMMAND](this.#redisKey(key), 1, this.#windowSeconds).then(
+    const counted = this.#store.add(key, 1).then(
       (reply) => {
         window.pending = undefined
         this.#read(window, reply, this.#now())
@@ -211,10 +247,6 @@ export class SyncedWindowCounter implements RequestCounter {
     window.readAt = readAt
   }
 
-  #redisKey (key: string): string {
-    return `${this.#keyPrefix}:${key}`
-  }
-
   /** After a store failure: no count is trusted and none is kept. */
   #forget (): void {
     this.#windows.clear()
@@ -228,7 +260,7 @@ export class SyncedWindowCounter implements RequestCounter {
       const stale = now - window.readAt > this.#freshForMs && window.global < this.points
       if (window.resetAt <= now || stale) this.#windows.delete(key)
     }
-    this.#nextSweepAt = now + this.#windowSeconds * 1000
+    this.#nextSweepAt = now + this.#windowMs
   }
 }
 

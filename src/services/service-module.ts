@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest, HTTPMethods, RouteShorthandOptions }
 import type { SharedResources } from '../runtime/shared-resources.js'
 import type { GatewayConfig, ServiceConfig } from '../config/types.js'
 import type { ConfigIndexes } from '../config/indexes.js'
+import type { WebSocketLimits } from './websocket-settings.js'
 
 /**
  * What a handler returns: the body to send (fastify serializes it), or the reply itself when it sent already. A
@@ -106,6 +107,16 @@ export interface ServiceModule {
    * built, at boot and on each reload, before it is swapped in. A block the reload removed is never passed again.
    */
   reconcile?(blocks: ReadonlyMap<string, ServiceConfig>, shared: SharedResources): void
+  /**
+   * The limits of route `routeId` when these settings let it be upgraded to a WebSocket (docs/websocket.md);
+   * undefined when they do not (the default for every route of a service without it).
+   */
+  websocketRoute?(settings: ServiceConfig, routeId: string): WebSocketLimits | undefined
+}
+
+/** The WebSocket limits of a route of `services.<service>`, or undefined when it is not upgraded. */
+export function routeWebSocketLimits (modules: readonly ServiceModule[], service: string, settings: ServiceConfig, routeId: string): WebSocketLimits | undefined {
+  return moduleForService(modules, service, settings)?.websocketRoute?.(settings, routeId)
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { UpstreamHealth, UpstreamSettings } from './settings.js'
+import { probeSharing, registerCheck, unregisterCheck, type ProbeResult, type SharedCheck } from './probe-sharing.js'
 import type { Target } from './target.js'
 
 /**
@@ -23,7 +24,7 @@ type ActiveSettings = NonNullable<UpstreamHealth['active']>
  * The first round runs at once, when the checks start (the upstream is built with the snapshot that declares
  * it): a target that is down at boot or reload is ejected before a request meets it, not one interval later.
  */
-export class ActiveHealth {
+export class ActiveHealth implements SharedCheck {
   private readonly timer: NodeJS.Timeout
   private running = false
   private stopped = false
@@ -31,6 +32,7 @@ export class ActiveHealth {
   constructor (private readonly upstream: ProbedUpstream, private readonly active: ActiveSettings) {
     this.timer = setInterval(() => { void this.round() }, active.interval_seconds * 1000)
     this.timer.unref()
+    registerCheck(this)
     void this.round()
   }
 
@@ -43,11 +45,12 @@ export class ActiveHealth {
   stop (): void {
     this.stopped = true
     clearInterval(this.timer)
+    unregisterCheck(this)
   }
 
-  /** One round over the current targets. */
+  /** One round over the current targets; none where another process probes for this host (probe-sharing.ts). */
   async round (): Promise<void> {
-    if (this.running || this.stopped) return
+    if (this.running || this.stopped || !probeSharing().probing) return
     this.running = true
     try {
       await Promise.all(this.upstream.targets.map((target) => this.probe(target)))
@@ -58,7 +61,6 @@ export class ActiveHealth {
 
   private async probe (target: Target): Promise<void> {
     const { timeouts } = this.upstream.settings
-    const wasDown = target.ejected
     let healthy = false
     let detail = ''
     try {
@@ -76,6 +78,19 @@ export class ActiveHealth {
       detail = `GET ${this.active.path} failed: ${(error as { code?: string }).code ?? (error as Error).name}`
     }
     if (this.stopped) return
+    this.record(target, healthy, detail)
+    probeSharing().publish({ url: target.url, path: this.active.path, healthy })
+  }
+
+  /** The prober's result for one of this check's targets (another worker probed it). */
+  applyShared (result: ProbeResult): void {
+    if (this.stopped || result.path !== this.active.path) return
+    const target = this.upstream.targets.find((t) => t.url === result.url)
+    if (target !== undefined) this.record(target, result.healthy, `${result.healthy ? 'passed' : 'failed'} (probed by another worker)`)
+  }
+
+  private record (target: Target, healthy: boolean, detail: string): void {
+    const wasDown = target.ejected
     target.recordProbe(healthy, detail)
     if (healthy === wasDown) {
       this.upstream.logger?.[healthy ? 'info' : 'warn']({ upstream_target: target.url }, healthy ? 'upstream target healthy again' : 'upstream target failed its health check')

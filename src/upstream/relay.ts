@@ -82,6 +82,20 @@ export function relayUpstream (upstream: Upstream, input: RelayInput): Promise<v
   })
 }
 
+/** stream_idle_ms when an upstream's settings leave it out (lanes, the gateway's own single-target upstreams). */
+export const DEFAULT_STREAM_IDLE_MS = 300_000
+
+/** undici's own body timeout: past the longer of the two idle limits, so the attempt's own timer always acts first. */
+function bodyBackstopMs (timeouts: Upstream['settings']['timeouts']): number {
+  return Math.max(timeouts.body_idle_ms, timeouts.stream_idle_ms ?? DEFAULT_STREAM_IDLE_MS) + 1_000
+}
+
+/** Whether an answer is a server-sent event stream (`text/event-stream`, any parameters). */
+function isEventStream (headers: UpstreamHeaders): boolean {
+  const type = headers['content-type']
+  return typeof type === 'string' && type.trimStart().toLowerCase().startsWith('text/event-stream')
+}
+
 function startAttempt (attempt: Attempt): void {
   const { target, input } = attempt
   target.inFlight++
@@ -92,6 +106,9 @@ function startAttempt (attempt: Attempt): void {
     body: attempt.requestBody(),
     // Writes are never sent twice, even when a kept-alive connection turns out to be closed.
     idempotent: input.req.method === 'GET' || input.req.method === 'HEAD',
+    // A backstop only: the attempt runs its own body idle timer (body_idle_ms, or stream_idle_ms for an event
+    // stream, which only the answer's head tells apart).
+    bodyTimeout: bodyBackstopMs(attempt.upstream.settings.timeouts),
   }, attempt)
 }
 
@@ -109,9 +126,11 @@ class Attempt implements Dispatcher.DispatchHandler {
   private upstreamHeaders: UpstreamHeaders = {}
   private errorBody: PassThrough | undefined
   private readonly timer: NodeJS.Timeout
+  /** Cuts an answer body silent for body_idle_ms (stream_idle_ms for `text/event-stream`); refreshed per chunk. */
+  private idle: NodeJS.Timeout | undefined
 
   constructor (
-    private readonly upstream: Upstream,
+    readonly upstream: Upstream,
     readonly input: RelayInput,
     readonly headers: Record<string, string | string[]>,
     readonly target: Target,
@@ -161,14 +180,28 @@ class Attempt implements Dispatcher.DispatchHandler {
       return
     }
     this.status = statusCode
+    const eventStream = isEventStream(headers)
+    this.watchIdle(controller, eventStream)
     if (statusCode >= 400) {
       this.collectErrorBody(controller, statusCode, headers)
       return
     }
     this.upstreamHeaders = headers
+    // An event stream's head goes out at once (an EventSource opens on it), not with its first event.
+    if (eventStream && this.startCaller()) this.input.res.flushHeaders()
+  }
+
+  /** Starts the body idle timer: a body silent this long is aborted like undici's own body timeout. */
+  private watchIdle (controller: Dispatcher.DispatchController, eventStream: boolean): void {
+    const { timeouts } = this.upstream.settings
+    const ms = eventStream ? timeouts.stream_idle_ms ?? DEFAULT_STREAM_IDLE_MS : timeouts.body_idle_ms
+    this.idle = setTimeout(() => {
+      controller.abort(Object.assign(new Error(`the answer body was silent for ${ms} ms`), { code: 'UND_ERR_BODY_TIMEOUT' }))
+    }, ms)
   }
 
   onResponseData (controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.idle?.refresh()
     if (this.errorBody !== undefined) {
       if (!this.errorBody.destroyed) this.errorBody.write(chunk)
       return
@@ -189,6 +222,7 @@ class Attempt implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd (): void {
+    clearTimeout(this.idle)
     this.complete = true
     this.release()
     if (this.errorBody !== undefined) {
@@ -202,6 +236,7 @@ class Attempt implements Dispatcher.DispatchHandler {
 
   onResponseError (_controller: Dispatcher.DispatchController, error: Error): void {
     clearTimeout(this.timer)
+    clearTimeout(this.idle)
     this.release()
     if (this.streaming) {
       // Part of the body is out: the caller must see a cut connection, never a complete-looking response.

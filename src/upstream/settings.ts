@@ -40,6 +40,8 @@ export interface UpstreamTimeouts {
   readonly response_ms: number
   /** Once the head arrived, a body silent for this long is cut off. */
   readonly body_idle_ms: number
+  /** The same for a `text/event-stream` answer (default 300000: events may be minutes apart). */
+  readonly stream_idle_ms?: number
 }
 
 export interface UpstreamRetry {
@@ -82,5 +84,5 @@ export function singleTargetSettings (
 /** What changes a target's connection pool: a change here replaces the pools (in-flight requests finish first). */
 export function poolFingerprint (settings: UpstreamSettings): string {
   const { timeouts } = settings
-  return `${settings.max_sockets}|${timeouts.connect_ms}|${timeouts.response_ms}|${timeouts.body_idle_ms}|${JSON.stringify(settings.tls ?? null)}`
+  return `${settings.max_sockets}|${timeouts.connect_ms}|${timeouts.response_ms}|${timeouts.body_idle_ms}|${timeouts.stream_idle_ms ?? ''}|${JSON.stringify(settings.tls ?? null)}`
 }

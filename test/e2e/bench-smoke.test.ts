@@ -34,9 +34,9 @@ t.test('a tiny auth-get run writes a result file and a report, with only 2xx ans
   t.equal(scenario.baseline, 'fastify-hello')
   t.same(scenario.variants.map((v) => [v.name, v.role]), [
     ['fastify-hello', 'baseline'], ['lanegate-auth-get', 'subject'], ['fastify-same-response', 'peer'],
-    ['lanegate-auth-get-metrics-off', 'peer'],
+    ['lanegate-auth-get-metrics-off', 'peer'], ['lanegate-api-key-get', 'peer'],
   ])
-  t.same(scenario.runs.map((r) => r.round), [1, 1, 1, 1, 2, 2, 2, 2])
+  t.same(scenario.runs.map((r) => r.round), [1, 1, 1, 1, 1, 2, 2, 2, 2, 2])
   for (const variant of scenario.variants) {
     t.ok(variant.requests > 0, `${variant.name} got answers`)
     t.same(Object.keys(variant.statusCounts), ['200'], `${variant.name} answered only 200`)
@@ -45,11 +45,27 @@ t.test('a tiny auth-get run writes a result file and a report, with only 2xx ans
       t.same(Object.keys(variant[key]).sort(), ['max', 'median', 'min'], `${variant.name}.${key} is a spread`)
     }
   }
-  // The hello-world ratio (reported) and the floor against bare fastify sending the same answer.
-  t.same(result.targets.map((target) => target.scenario), ['auth-get', 'auth-get'])
+  // The hello-world ratio (reported), the floor against bare fastify sending the same answer, api-key's CPU.
+  t.same(result.targets.map((target) => target.scenario), ['auth-get', 'auth-get', 'auth-get'])
   t.match(res.stdout, '### auth-get:')
   const markdown = await readFile(join(out, files[1]), 'utf8')
   t.match(markdown, '| lanegate-auth-get | subject |')
+})
+
+t.test('a tiny websocket run echoes through the gateway and the lane directly, and measures idle connections', async (t) => {
+  const out = await mkdtemp(join(tmpdir(), 'lanegate-bench-smoke-ws-'))
+  t.teardown(() => rm(out, { recursive: true, force: true }))
+  const res = await runHarness(['--scenario', 'websocket', '--quick', '--duration', '0.5', '--warmup', '0.5', '--rounds', '1', '--no-peers', '--out', out])
+  t.equal(res.code, 0, res.stderr)
+  const json = (await readdir(out)).find((f) => f.endsWith('.json')) as string
+  const result = JSON.parse(await readFile(join(out, json), 'utf8')) as BenchResult
+  t.same(result.failures, [])
+  const measured = result.scenarios[0]?.websocket
+  t.same(measured?.variants.map((v) => v.name), ['lane-direct', 'lanegate-live'])
+  for (const v of measured?.variants ?? []) t.ok(v.messagesPerSecond.median > 0, `${v.name} echoed messages`)
+  t.ok((measured?.idleConnections ?? 0) > 0, `${measured?.idleConnections} idle connections held`)
+  t.ok((measured?.rssWithIdleConnections ?? 0) > 0, 'RSS read')
+  t.match(res.stdout, '| lanegate-live |')
 })
 
 t.test('a bad option exits 2 with the usage', async (t) => {

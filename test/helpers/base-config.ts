@@ -19,6 +19,7 @@ export function baseTestConfig (overrides: Partial<GatewayConfig> = {}): Gateway
     },
     storage: { driver: 'sqlite', sqlite_file: 'lanegate.db' },
     rate_limit_store: { driver: 'memory', key_prefix: 'lanegate', on_store_error: 'open' },
+    cache_store: { max_bytes: 67108864 },
     issuer: {
       issuer: 'https://auth.test', audience: 'lanegate', algorithm: 'EdDSA', key_dir: 'keys', default_lifetime_seconds: 3600,
       scope_lifetimes: {}, clock_tolerance_seconds: 5, token_rate_limit: { points: 60, window_seconds: 60 },

@@ -30,6 +30,7 @@ async function account (clientId: string, scopes: string[], secrets: string[], s
     client_id: clientId,
     name: `${clientId} (test)`,
     secrets: await Promise.all(secrets.map(async (s) => ({ hash: await hashSecret(s, LOG_N), created: '2026-01-15' }))),
+    api_keys: [],
     scopes,
     organization: 'org_acme',
     token_type: 'service',
@@ -76,6 +77,7 @@ export async function buildOauthConfig (options: OauthConfigOptions = {}): Promi
     },
     storage: { driver: 'sqlite', sqlite_file: 'lanegate.sqlite' },
     rate_limit_store: { driver: 'memory', key_prefix: 'test:', on_store_error: 'open' },
+    cache_store: { max_bytes: 67108864 },
     issuer: {
       issuer: options.issuer ?? 'https://auth.lanegate.test',
       audience: 'lanegate',

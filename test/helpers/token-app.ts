@@ -14,6 +14,7 @@ import type { LimiterRegistry, SharedResources } from '../../src/runtime/shared-
 import { createSharedUpstreams } from '../../src/upstream/registry.js'
 import type { Store } from '../../src/store/store.js'
 import { createTokenVerifier } from '../../src/auth/token-verifier.js'
+import { createApiKeyVerifier } from '../../src/auth/api-key-verifier.js'
 import type { DevUserIssuerLoader } from '../../src/auth/token-profiles.js'
 import { createLimiterRegistry } from '../../src/runtime/limiter-registry.js'
 import { snapshotOf, testConfig } from './token-config.js'
@@ -48,6 +49,7 @@ export async function tokenEnv (options: TokenEnvOptions = {}): Promise<TokenEnv
     logger: silentLogger,
     keys,
     tokens: createTokenVerifier({ keys, logger: silentLogger, devUserIssuer: options.devUserIssuer }),
+    apiKeys: createApiKeyVerifier(),
     limiters: options.limiters ?? createLimiterRegistry(config.rate_limit_store),
     // Policies never touch the store.
     store: { close: async () => {} } as unknown as Store,

@@ -15,7 +15,7 @@ const lane: LaneConfig = { base_url: 'http://127.0.0.1:9', connect_timeout_ms: 1
  */
 export function testConfig (userJwks: { keys: JWK[] }, extraIssuers: UserTokenIssuerConfig[] = []): GatewayConfig {
   const account = (client_id: string, organization: string, scopes: string[], status: 'active' | 'revoked' = 'active') =>
-    ({ client_id, name: client_id, secrets: [], scopes, organization, token_type: 'service' as const, status })
+    ({ client_id, name: client_id, secrets: [], api_keys: [], scopes, organization, token_type: 'service' as const, status })
   return {
     plugins: [],
     server: {
@@ -25,6 +25,7 @@ export function testConfig (userJwks: { keys: JWK[] }, extraIssuers: UserTokenIs
     },
     storage: { driver: 'sqlite', sqlite_file: ':memory:' },
     rate_limit_store: { driver: 'memory', key_prefix: 'test:', on_store_error: 'open' },
+    cache_store: { max_bytes: 67108864 },
     issuer: {
       issuer: serviceIssuer, audience: serviceAudience, algorithm: 'EdDSA', key_dir: 'keys', default_lifetime_seconds: 3600,
       scope_lifetimes: {}, clock_tolerance_seconds: 5, token_rate_limit: { points: 60, window_seconds: 60 },

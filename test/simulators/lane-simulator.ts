@@ -1,5 +1,6 @@
 import http from 'node:http'
 import type { Socket } from 'node:net'
+import { acceptEventSockets, serveEventStream } from './lane-events.js'
 
 /** One request as the lane received it. `body` is filled once the request ended (empty while streaming). */
 export interface RecordedRequest {
@@ -63,7 +64,8 @@ const INTERNAL_LOCATION = 'http://lane-internal.invalid:8443/secret/next'
  * A small lane-software stand-in on a real socket. Paths pick behaviours (the mode applies otherwise):
  * `/__sim/status/<code>[?html=1]`, `/__sim/stall`, `/__sim/slow?ms=N`, `/__sim/reset`, `/__sim/reset-mid-body`,
  * `/__sim/redirect`, `/__sim/big-error?bytes=N`, `/__sim/hop-headers`, `/__sim/gzip-error`,
- * `/stream?chunks=N&interval=MS` (chunked body), the fan-out protocol (`POST /fanout/:operation/preview` and
+ * `/stream?chunks=N&interval=MS` (chunked body), `…/events?interval=MS&count=N` (price events as SSE, or pushed
+ * over a WebSocket when upgraded: lane-events.ts), the fan-out protocol (`POST /fanout/:operation/preview` and
  * `/apply` with Idempotency-Key), and an echo of everything else (`{lane, method, url, headers, body}`).
  */
 export async function startLaneSimulator (options: LaneSimulatorOptions): Promise<LaneSimulator> {
@@ -113,6 +115,10 @@ export async function startLaneSimulator (options: LaneSimulatorOptions): Promis
     if (url.pathname.endsWith('/bulk')) {
       if (!applyMode(res)) return
       bulkBody(res, Number(url.searchParams.get('bytes') ?? 1024))
+      return
+    }
+    if (url.pathname.endsWith('/events') && record.method === 'GET') {
+      serveEventStream(options.name, url, res)
       return
     }
     if (url.pathname.endsWith('/stream')) {
@@ -242,6 +248,7 @@ export async function startLaneSimulator (options: LaneSimulatorOptions): Promis
     json(res, 200, replies.get(key))
   }
 
+  acceptEventSockets(options.name, server)
   server.on('connection', (socket) => {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))

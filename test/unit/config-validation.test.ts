@@ -190,6 +190,6 @@ t.test('rate_limit_store.sync_interval_ms: 0 by default, 1–10000 ms with drive
   t.same(await problemsOf(store('  driver: memory\n  sync_interval_ms: 50\n')), [{
     path: 'rate_limit_store.sync_interval_ms',
     line: 3,
-    message: 'only applies to driver redis (the memory driver counts every request in the process already)',
+    message: 'only applies to driver redis, or to the memory driver with server.workers > 1 (one process counts every request in itself already)',
   }])
 })

@@ -12,7 +12,7 @@ const plugin: PolicyPlugin<unknown, 'header_missing'> = {
   create: () => () => undefined,
 }
 const context = policyContext(plugin as PolicyPlugin, {
-  config: {} as never, indexes: {} as never, tokens: {} as never, limiter: () => ({}) as never, service: 's', routeId: 'r', envelope: 'exchange',
+  config: {} as never, indexes: {} as never, tokens: {} as never, apiKeys: {} as never, limiter: () => ({}) as never, connectionSlots: {} as never, service: 's', routeId: 'r', envelope: 'exchange',
 })
 
 t.test('a code of the policy\'s own errors map renders in every envelope like a catalogued code-shaped error', async (t) => {

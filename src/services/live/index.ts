@@ -6,7 +6,11 @@ import type { LaneConfig } from '../../config/types.js'
 import { canonicalLanePath, pathBelowBase, splitLiveUrl } from './lane-path.js'
 import { resolveLaneStore } from './lane-store.js'
 import { relayCallerRequest } from '../relay-reply.js'
-import { liveSettings, liveSettingsSchema } from './settings.js'
+import { relayWebSocket, upgradeLimits } from '../websocket-relay.js'
+import { withoutAccessToken } from '../access-token-query.js'
+import { liveSettings, liveSettingsSchema, type LiveSettings } from './settings.js'
+import { websocketLimits } from '../websocket-settings.js'
+import type { ServiceConfig } from '../../config/types.js'
 
 /** The routes (ids are the YAML keys under `services.live.routes`). */
 export const liveRoutes: readonly RouteDeclaration[] = [
@@ -48,6 +52,8 @@ export const liveService: ServiceModule = {
     const handler = liveHandler(deps.shared.upstreams.lanes)
     return { handlers: { read: handler, write: handler } }
   },
+  // Only reads may be upgraded: a WebSocket starts as a GET.
+  websocketRoute: (settings, routeId) => routeId === 'read' ? websocketLimits(liveSettingsOf(settings).websocket, undefined) : undefined,
 }
 
 function liveHandler (lanes: UpstreamRegistry<LaneConfig>) {
@@ -58,11 +64,20 @@ function liveHandler (lanes: UpstreamRegistry<LaneConfig>) {
     const settings = liveSettings(request.gw.snapshot.config)
 
     const { remainder, query } = splitLiveUrl(request.raw.url ?? '', storeId)
-    const path = pathBelowBase(canonicalLanePath(remainder), query)
+    const websocket = upgradeLimits(request)
+    // On the read route with `websocket:` the token may come as `access_token`: it never reaches the lane.
+    const upgradable = request.gw.routeId === 'read' && settings.websocket !== undefined && settings.websocket !== false
+    const path = pathBelowBase(canonicalLanePath(remainder), upgradable ? withoutAccessToken(query) : query)
 
     // Counted in lanegate_upstream_* by store id (the lanes registry's key).
-    return relayCallerRequest(request, reply, lanes.get(store.id, store.lane), path, settings)
+    const lane = lanes.get(store.id, store.lane)
+    if (websocket !== undefined) return relayWebSocket(request, reply, lane, path, websocket, settings.max_upstream_error_body_bytes)
+    return relayCallerRequest(request, reply, lane, path, settings)
   }
+}
+
+function liveSettingsOf (settings: ServiceConfig): LiveSettings {
+  return settings as unknown as LiveSettings
 }
 
 export default liveService

@@ -27,7 +27,10 @@ export function checkProxySettings (block: ServiceConfig): ServiceSettingProblem
 
   const served = new Map<string, string>()
   for (const [id, entry] of Object.entries(settings.routes)) {
-    const { methods, path } = entry as ProxyRouteEntry
+    const { methods, path, websocket } = entry as ProxyRouteEntry
+    if (websocket !== undefined && websocket !== false && !methods.includes('GET')) {
+      problems.push({ path: `routes.${id}.websocket`, message: 'a WebSocket starts as a GET: a route with websocket must serve GET' })
+    }
     if (path.split('/').some((segment) => segment === '.' || segment === '..')) {
       problems.push({ path: `routes.${id}.path`, message: 'dot segments (. and ..) are not allowed in a route path' })
     }

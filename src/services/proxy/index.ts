@@ -5,11 +5,15 @@ import { GatewayError } from '../../errors/gateway-error.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
 import type { UpstreamSettings } from '../../upstream/settings.js'
 import { relayCallerRequest } from '../relay-reply.js'
+import { relayWebSocket, upgradeLimits } from '../websocket-relay.js'
+import { urlWithoutAccessToken } from '../access-token-query.js'
+import { chainKey } from '../../runtime/snapshot.js'
 import type { RouteDeclaration, RouteHandler, ServiceModule } from '../service-module.js'
 import { checkProxySettings } from './check.js'
 import { proxiedPath } from './proxy-path.js'
 import { ProxyRouteEntrySchema, proxySettings, proxySettingsSchema, type ProxyRouteEntry } from './settings.js'
 import { proxyUpstreamSettings } from './upstream-settings.js'
+import { websocketLimits } from '../websocket-settings.js'
 
 /**
  * The `proxy` service type: any HTTP backend behind the gateway, configured only in gateway.yaml. A block
@@ -35,6 +39,10 @@ export const proxyService: ServiceModule = {
     return { handlers: () => handler }
   },
   reconcile: reconcileProxyUpstreams,
+  websocketRoute (settings, routeId) {
+    const entry = settings.routes[routeId] as unknown as ProxyRouteEntry | undefined
+    return websocketLimits(entry?.websocket, proxySettings(settings).websocket)
+  },
 }
 
 /**
@@ -79,9 +87,15 @@ function proxyHandler (service: string, prefix: string, upstreams: UpstreamRegis
     const block = request.gw.snapshot.config.services[service]
     if (block === undefined) throw new GatewayError('not_found')
     const settings = proxySettings(block)
-    const path = proxiedPath(request.raw.url ?? '', prefix, settings.upstream.strip_prefix)
+    const websocket = upgradeLimits(request)
+    const upgradable = request.gw.snapshot.upgrades?.has(chainKey(service, request.gw.routeId)) === true
+    // On a route that may be upgraded the token may come as `access_token`: it never goes upstream.
+    const rawUrl = upgradable ? urlWithoutAccessToken(request.raw.url ?? '') : request.raw.url ?? ''
+    const path = proxiedPath(rawUrl, prefix, settings.upstream.strip_prefix)
     // Keyed by the block's name: that is the `upstream` label of lanegate_upstream_* (bounded: one per block).
-    return relayCallerRequest(request, reply, upstreams.get(service, proxyUpstreamSettings(settings.upstream)), path, settings)
+    const upstream = upstreams.get(service, proxyUpstreamSettings(settings.upstream))
+    if (websocket !== undefined) return relayWebSocket(request, reply, upstream, path, websocket, settings.max_upstream_error_body_bytes)
+    return relayCallerRequest(request, reply, upstream, path, settings)
   }
 }
 

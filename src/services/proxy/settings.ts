@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { backendTls, policyChain } from '../../config/schema.js'
 import type { BackendTlsConfig, ServiceConfig } from '../../config/types.js'
 import { settingsProperties, type SettingsOf } from '../service-settings.js'
+import { WebSocketLimitsSchema, websocketSwitchSchema, type WebSocketSwitch } from '../websocket-settings.js'
 
 /** Methods a proxied route may serve (upper case; `lanegate validate` refuses `get`). */
 export const PROXY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
@@ -36,6 +37,7 @@ const Upstream = Type.Object({
     connect_ms: Type.Integer({ minimum: 1, maximum: 600000, default: 2000, description: 'No connection to a target within this: 502 upstream_failure timeout.' }),
     response_ms: Type.Integer({ minimum: 1, maximum: 600000, default: 15000, description: 'No response head within this from the start of an attempt: 502 upstream_failure timeout (never 504).' }),
     body_idle_ms: Type.Integer({ minimum: 1, maximum: 600000, default: 15000, description: 'Once the head arrived, an answer body silent this long is cut off.' }),
+    stream_idle_ms: Type.Integer({ minimum: 1, maximum: 86400000, default: 300000, description: 'The same for an event stream (`text/event-stream`): cut only after this long without a byte.' }),
   }, { additionalProperties: false, default: {}, description: 'Upstream timeouts.' }),
   retry: Type.Object({
     attempts: Type.Integer({ minimum: 1, maximum: 10, default: 2, description: 'Attempts in all, the first included (1: never retried); each retry goes to a target not tried yet.' }),
@@ -72,6 +74,10 @@ export const ProxySettingsSchema = Type.Object({
     default: 8192,
     description: 'How many bytes of a failing upstream\'s body (4xx/5xx) are kept in upstream_body.',
   }),
+  websocket: Type.Optional(Type.Object({ ...WebSocketLimitsSchema.properties }, {
+    additionalProperties: false,
+    description: 'Limits of the block\'s WebSocket routes (those with `websocket:` set), unless a route sets its own (docs/websocket.md).',
+  })),
 })
 
 export type ProxySettings = Static<typeof ProxySettingsSchema>
@@ -86,6 +92,9 @@ export const ProxyRouteEntrySchema = Type.Object({
     description: 'Path below the prefix: static segments, `:name` parameters (seen by policies), and an optional final `*`.',
   }),
   policies: Type.Unsafe<Record<string, unknown>[]>(policyChain('The route\'s own policies, after the service\'s.')),
+  websocket: Type.Optional(Type.Unsafe<WebSocketSwitch>(websocketSwitchSchema(
+    '`true` (or limits `{ max_message_bytes, idle_timeout_seconds }`): a GET of the route may be upgraded to a WebSocket, relayed to the upstream once the route\'s chain passed (docs/websocket.md).',
+  ))),
 }, { additionalProperties: false, description: 'One proxied route.' })
 
 export type ProxyRouteEntry = Static<typeof ProxyRouteEntrySchema>

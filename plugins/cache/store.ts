@@ -1,0 +1,65 @@
+import { LRUCache } from 'lru-cache'
+import type { GatewayConfig } from '../../src/plugin/index.js'
+
+/** One cached answer. */
+export interface CachedAnswer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: Buffer
+  /** When it was stored (ms since epoch), for `Age`. */
+  readonly storedAt: number
+}
+
+/** The `cache` policy's memory for one config snapshot: answers by key, and the Vary names of each primary key. */
+export interface CacheStore {
+  readonly entries: LRUCache<string, CachedAnswer>
+  readonly varyNames: LRUCache<string, string[]>
+}
+
+/**
+ * One store per config snapshot (every route's `cache` step of that snapshot shares it), bounded by
+ * `cache_store.max_bytes`: a reload builds a new snapshot, so it starts empty, and the old store goes with the old
+ * snapshot once its last request is done.
+ */
+const stores = new WeakMap<GatewayConfig, CacheStore>()
+
+export function cacheStoreOf (config: GatewayConfig): CacheStore {
+  let store = stores.get(config)
+  if (store === undefined) {
+    store = {
+      entries: new LRUCache<string, CachedAnswer>({
+        maxSize: config.cache_store.max_bytes,
+        sizeCalculation: sizeOf,
+        // A stale entry is dropped when read, never served.
+        ttlAutopurge: false,
+        allowStale: false,
+      }),
+      // Small (names of a few headers per URL); counted apart, bounded by count.
+      varyNames: new LRUCache<string, string[]>({ max: 100_000 }),
+    }
+    stores.set(config, store)
+  }
+  return store
+}
+
+/** Bytes an entry holds: body, headers and key (UTF-16 in memory), plus a fixed overhead. */
+function sizeOf (answer: CachedAnswer, key: string): number {
+  let size = answer.body.length + key.length * 2 + 128
+  for (const [name, value] of Object.entries(answer.headers)) size += (name.length + value.length) * 2
+  return size
+}
+
+/** Headers that belong to one answer (or to the steps before the cache), never replayed from a stored one. */
+const PER_ANSWER = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date', 'age', 'set-cookie',
+  'x-request-id', 'x-cache', 'retry-after', 'trailer', 'upgrade', 'proxy-connection'])
+
+/** The headers of a sent answer worth replaying: not per-answer ones, not rate-limit or CORS headers of its request. */
+export function storedHeaders (headers: Readonly<Record<string, string | number | string[] | undefined>>): Record<string, string> {
+  const kept: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase()
+    if (value === undefined || PER_ANSWER.has(lower) || lower.startsWith('x-ratelimit-') || lower.startsWith('access-control-')) continue
+    kept[lower] = Array.isArray(value) ? value.join(', ') : String(value)
+  }
+  return kept
+}

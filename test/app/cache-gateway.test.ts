@@ -1,0 +1,54 @@
+import { readFile } from 'node:fs/promises'
+import t from 'tap'
+import { ConfigError } from '../../src/config/config-error.js'
+import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
+import { cacheStoreOf } from '../../plugins/cache/store.js'
+import { buildTestApp, getToken } from '../helpers/build-app.js'
+import { repoPath } from '../helpers/paths.js'
+
+/** The cache policy on in-process routes of the demo gateway (inject), its metrics, its load-time rule and its bound. */
+const demo = await readFile(repoPath('gateway.yaml'), 'utf8')
+const yaml = demo
+  .replace('processor_config: [ { scope: { all: [commerce:payment-intents.read] } } ]', 'processor_config: [ { scope: { all: [commerce:payment-intents.read] } }, { cache: { ttl_seconds: 60 } } ]')
+  .replace('content_list: [ { scope: { all: [engage:content.view] } } ]', 'content_list: [ { scope: { all: [engage:content.view] } }, { cache: { ttl_seconds: 60, by: organization } } ]')
+
+t.test('an in-process answer is cached with its headers; a private, no-cache one is not; hits and misses are counted', async (t) => {
+  t.not(yaml, demo)
+  const gw = await buildTestApp({ yaml })
+  t.teardown(() => gw.close())
+  const token = await getToken(gw.app, 'demo-checkout')
+  const call = async () => gw.app.inject({ url: '/api/v1/ecommerce/config/processor', headers: { authorization: `Bearer ${token}` } })
+  const miss = await call()
+  const hit = await call()
+  t.same({ status: miss.statusCode, cache: miss.headers['x-cache'] }, { status: 200, cache: 'MISS' })
+  t.same({ status: hit.statusCode, cache: hit.headers['x-cache'], type: hit.headers['content-type'], body: hit.body },
+    { status: 200, cache: 'HIT', type: miss.headers['content-type'], body: miss.body })
+  t.not(hit.headers['x-request-id'], miss.headers['x-request-id'], 'the hit carries its own request id')
+
+  const content = await getToken(gw.app, 'demo-content')
+  const list = async () => gw.app.inject({ url: '/public/v1/content', headers: { authorization: `Bearer ${content}` } })
+  const first = await list()
+  const second = await list()
+  t.same([first.statusCode, first.headers['x-cache'], second.headers['x-cache'], second.headers['cache-control']], [200, 'MISS', 'MISS', 'private, no-cache'])
+
+  const metrics = await gw.metrics?.registry.metrics() ?? ''
+  t.match(metrics, /lanegate_cache_lookups_total\{service="payments",route="processor_config",result="hit"\} 1\n/)
+  t.match(metrics, /lanegate_cache_lookups_total\{service="payments",route="processor_config",result="miss"\} 1\n/)
+  t.match(metrics, /lanegate_cache_lookups_total\{service="content",route="content_list",result="miss"\} 2\n/)
+})
+
+t.test('cache anywhere but last in its chain is a config error at its path', async (t) => {
+  const wrong = demo.replace('processor_config: [ { scope: { all: [commerce:payment-intents.read] } } ]', 'processor_config: [ { cache: { ttl_seconds: 60 } }, { scope: { all: [commerce:payment-intents.read] } } ]')
+  const error = await parseGatewayConfig(wrong, 'gateway.yaml', { env: {} }).catch((e: unknown) => e)
+  t.ok(error instanceof ConfigError)
+  t.match((error as ConfigError).message, /services\.payments\.routes\.processor_config\[0\]\.cache: policy "cache" must be the last of the chain/)
+})
+
+t.test('the store keeps at most cache_store.max_bytes', async (t) => {
+  const { config } = await parseGatewayConfig(demo.replace('issuer:\n', 'cache_store: { max_bytes: 4096 }\nissuer:\n'), 'gateway.yaml', { env: {} })
+  t.equal(config.cache_store.max_bytes, 4096)
+  const store = cacheStoreOf(config)
+  for (let i = 0; i < 20; i++) store.entries.set(`k${i}`, { status: 200, headers: { 'content-type': 'text/plain' }, body: Buffer.alloc(1000), storedAt: Date.now() })
+  t.ok(store.entries.calculatedSize <= 4096, `held ${store.entries.calculatedSize} bytes`)
+  t.ok(store.entries.has('k19') && !store.entries.has('k0'), 'the least recently used went first')
+})

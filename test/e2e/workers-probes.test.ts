@@ -1,0 +1,83 @@
+import { createServer, request as httpRequest, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { fetchGatewayToken } from '../helpers/fetch-token.js'
+import { repoPath } from '../helpers/paths.js'
+import { spawnGateway } from '../helpers/spawn-gateway.js'
+import { letTimePass, waitFor } from '../helpers/wait-for.js'
+
+/**
+ * Issue 24: with `server.workers: 2` the active health probes run once per host (one worker probes, the primary
+ * passes its results to the other), on a real `lanegate start`: a backend sees one probe per interval, not two,
+ * and a target whose probe fails is left out by both workers.
+ */
+interface Backend { server: Server, url: string, name: string, probes: number, healthy: boolean }
+
+async function backend (name: string): Promise<Backend> {
+  const b: Backend = { server: createServer(), url: '', name, probes: 0, healthy: true }
+  b.server.on('request', (req, res) => {
+    if (req.url === '/health') {
+      b.probes++
+      res.writeHead(b.healthy ? 200 : 500).end()
+      return
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ served_by: name }))
+  })
+  await new Promise<void>((resolve) => b.server.listen(0, '127.0.0.1', resolve))
+  b.url = `http://127.0.0.1:${(b.server.address() as AddressInfo).port}`
+  return b
+}
+
+/** A GET on a fresh connection (the primary's round-robin spreads those over both workers). */
+function fresh (url: string, token: string): Promise<{ status: number, body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      let body = ''
+      res.on('data', (d: Buffer) => { body += d.toString() })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+t.test('one prober per host: the probe rate is one worker\'s, and a failed probe ejects the target in every worker', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'lanegate-workers-probes-'))
+  const a = await backend('a')
+  const b = await backend('b')
+  t.teardown(async () => {
+    for (const s of [a, b]) { s.server.closeAllConnections(); s.server.close() }
+    await rm(dir, { recursive: true, force: true })
+  })
+  const config = join(dir, 'gateway.yaml')
+  await writeFile(config, (await readFile(repoPath('gateway.yaml'), 'utf8'))
+    .replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
+    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
+    .replace(/  workers: 1 /, '  workers: 2 ')
+    .replace('${PRICING_URL_A:-http://127.0.0.1:9301}', a.url)
+    .replace('${PRICING_URL_B:-http://127.0.0.1:9302}', b.url)
+    .replace('active: { path: /health, interval_seconds: 10 }', 'active: { path: /health, interval_seconds: 1 }'))
+  const gateway = await spawnGateway({ config })
+  t.teardown(async () => { gateway.child.kill('SIGTERM'); await gateway.exited })
+  await waitFor(() => (gateway.output().match(/Server listening at/g) ?? []).length === 2, { what: 'both workers listening' })
+
+  // Let the prober settle, then count the probes one backend gets over 4 intervals: one prober makes about 4
+  // (a late timer makes fewer); two workers probing would make about 8.
+  await letTimePass(1_500)
+  const before = a.probes
+  await letTimePass(4_000)
+  const probes = a.probes - before
+  t.ok(probes >= 1 && probes <= 6, `${probes} probes of backend a in 4 s at a 1 s interval (two probing workers: ~8)`)
+
+  const token = await fetchGatewayToken(gateway.base, 'demo-pricing')
+  b.healthy = false
+  await waitFor(() => /upstream target failed its health check/.test(gateway.output()), { what: 'the failed probe logged' })
+  // Both workers left b out: every request on a fresh connection (spread over both) is served by a.
+  const served = await Promise.all(Array.from({ length: 12 }, () => fresh(`${gateway.base}/legacy/pricing/prices/1`, token)))
+  t.same(served.map((r) => [r.status, JSON.parse(r.body).served_by]), Array(12).fill([200, 'a']), 'b left out by both workers')
+  const lines = gateway.output().split('\n').filter((l) => l.includes('failed its health check'))
+  t.equal(new Set(lines.map((l) => (JSON.parse(l) as { pid: number }).pid)).size, 2, 'each worker logged the ejection it applied')
+})

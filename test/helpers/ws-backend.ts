@@ -1,0 +1,64 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { WebSocketServer, type WebSocket } from 'ws'
+
+interface Teardown {
+  teardown (fn: () => unknown): void
+}
+
+/** A WebSocket backend on port 0 (the `ws` package), as a proxied service or a lane would run one. */
+export interface WsBackend {
+  url: string
+  /** The handshakes it received, in order: URL and headers. */
+  handshakes: Array<{ url: string, headers: IncomingHttpHeaders }>
+  /** Its side of each accepted connection, in order. */
+  sockets: WebSocket[]
+  server: Server
+}
+
+/**
+ * Paths: `/refuse…` answers the upgrade 403 with a JSON body; `/silent…` accepts and never sends; `/push…` sends
+ * `event 1` at once and `event 2` when the client sends `next`; anything else echoes every message as it came
+ * (text stays text, binary stays binary). Plain GETs answer 200 `plain <url>`. The subprotocol `chat.v2` is chosen
+ * when offered.
+ */
+export async function startWsBackend (t: Teardown, maxPayload = 64 * 1024 * 1024): Promise<WsBackend> {
+  const handshakes: WsBackend['handshakes'] = []
+  const sockets: WebSocket[] = []
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' })
+    res.end(`plain ${req.url ?? ''}`)
+  })
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload,
+    handleProtocols: (offered) => offered.has('chat.v2') ? 'chat.v2' : false,
+  })
+  server.on('upgrade', (req, socket, head) => {
+    handshakes.push({ url: req.url ?? '', headers: req.headers })
+    if ((req.url ?? '').includes('/refuse')) {
+      const body = '{"error":"not for you"}'
+      socket.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`)
+      return
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.push(ws)
+      const url = req.url ?? ''
+      if (url.includes('/silent')) return
+      if (url.includes('/push')) {
+        ws.send('event 1')
+        ws.on('message', () => { ws.send('event 2') })
+        return
+      }
+      ws.on('message', (data, isBinary) => { ws.send(data, { binary: isBinary }) })
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  t.teardown(async () => {
+    for (const ws of sockets) ws.terminate()
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+  })
+  return { url: `http://127.0.0.1:${port}`, handshakes, sockets, server }
+}
