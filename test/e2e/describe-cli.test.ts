@@ -89,7 +89,7 @@ t.test('routes reports an invalid config like validate and exits 1', async (t) =
   const res = await run(['routes', '--config', repoPath('no-such-gateway.yaml')])
   t.equal(res.code, 1)
   t.equal(res.stdout, '')
-  t.match(res.stderr, /no-such-gateway\.yaml: 1 error\(s\)/)
+  t.match(res.stderr, /no-such-gateway\.yaml: 1 error$/m)
 })
 
 async function explain (args: string[]): Promise<Record<string, unknown>> {
