@@ -128,9 +128,9 @@ t.test('a reload that removes the blocks: the request in flight finishes, the pa
   const logged = gateway.output().length
   await rewrite(config(dataDir, other))
   t.ok(await until(async () => await get('/legacy/q/x') !== '200 A /x'), 'the reload applied')
-  t.equal(await get('/legacy/q/x'), '404 {"error":"Not found."}')
-  t.equal(await get('/legacy/p/x'), '404 {"error":"Not found."}')
-  t.equal(await get('/legacy/q/x', 'PUT'), '404 {"error":"Not found."}', 'its other methods answer 404 too, not 405')
+  t.equal(await get('/legacy/q/x'), '404 {"error":"not_found","message":"Not found."}')
+  t.equal(await get('/legacy/p/x'), '404 {"error":"not_found","message":"Not found."}')
+  t.equal(await get('/legacy/q/x', 'PUT'), '404 {"error":"not_found","message":"Not found."}', 'its other methods answer 404 too, not 405')
   releaseSlow()
   t.equal(await inFlight, '200 A /slow', 'the request in flight during the removal completed')
   t.ok(await until(() => a.openConnections() === 0), 'the removed block\'s pools closed their connections (the backend keeps idle ones 60 s)')
