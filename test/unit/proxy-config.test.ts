@@ -42,7 +42,7 @@ t.test('a valid block gets its defaults, and two proxy blocks under names of the
     targets: [{ url: 'http://127.0.0.1:9301', weight: 1 }, { url: 'http://127.0.0.1:9302/base', weight: 2 }],
     balance: 'round_robin',
     max_sockets: 32,
-    timeouts: { connect_ms: 2000, response_ms: 15000, body_idle_ms: 15000 },
+    timeouts: { connect_ms: 2000, response_ms: 15000, body_idle_ms: 15000, stream_idle_ms: 300000 },
     retry: { attempts: 2, methods: ['GET', 'HEAD', 'OPTIONS'] },
     health: {},
     credential: undefined,
