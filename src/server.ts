@@ -68,6 +68,7 @@ export async function startServer (options: StartOptions): Promise<Booted> {
       stopAnswering?.()
     },
     abortConnections: () => app.server.closeAllConnections(),
+    closeIdleConnections: () => app.server.closeIdleConnections(),
     flushLogs: booted.flushLogs,
   })
   return booted
