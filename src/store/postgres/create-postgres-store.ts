@@ -24,6 +24,9 @@ export interface PostgresStoreOptions {
   max?: number
 }
 
+/** How long a query may wait for a pooled connection (a new one included) before it fails. */
+const CONNECT_TIMEOUT_MS = 5_000
+
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
 
 /** Connects a pool, migrates the schema, and builds every sub-store over the pool. */
@@ -34,6 +37,9 @@ export async function createPostgresStore (options: PostgresStoreOptions): Promi
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.max ?? 10,
+    // A database that is down or restarting answers a request with 503 within this, never a hang past
+    // server.request_timeout_ms waiting for a pooled connection (issue 27).
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     options: options.schema === undefined ? undefined : `-c search_path=${options.schema}`,
   })
   // An idle client losing its connection must not crash the process; the next query reports the problem.
