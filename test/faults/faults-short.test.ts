@@ -2,6 +2,7 @@ import t from 'tap'
 import { postgresBinariesPresent } from '../helpers/own-postgres.js'
 import { brokenTargets } from './broken-target.js'
 import { postgresRestart } from './postgres-restart.js'
+import { redisRestart } from './redis-restart.js'
 
 // The short fault suite (issue 27): each case of `npm run faults` for a few seconds under load. A case returns
 // its figures and the checks that failed; the test asserts none did.
@@ -26,3 +27,13 @@ t.test('a broken proxy target (stall, reset mid-body, trickle, malformed) under 
   t.same(row.failures, [])
   t.ok((row.byStatus['502'] ?? 0) > 0 && (row.byStatus['200'] ?? 0) > 0)
 })
+
+for (const [syncIntervalMs, onStoreError] of [[0, 'open'], [50, 'closed']] as const) {
+  t.test(`Redis SIGKILLed and restarted (sync_interval_ms ${syncIntervalMs}, on_store_error ${onStoreError}): never a 500 or a bogus 429, /readyz 503 while down, counted again within 2 s`, async (t) => {
+    const row = await redisRestart({ phaseMs: 2000, concurrency: 4, syncIntervalMs, onStoreError })
+    t.comment(JSON.stringify(row))
+    t.same(row.failures, [])
+    t.equal(row.byStatus['500'], undefined)
+    t.equal(row.byStatus['429'], undefined)
+  })
+}

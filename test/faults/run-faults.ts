@@ -1,5 +1,6 @@
 import { brokenTargets } from './broken-target.js'
 import { postgresRestart } from './postgres-restart.js'
+import { redisRestart } from './redis-restart.js'
 import { markdownTable, type FaultRow } from './report.js'
 
 /**
@@ -10,6 +11,8 @@ import { markdownTable, type FaultRow } from './report.js'
 export async function runFaults (short: boolean): Promise<FaultRow[]> {
   const rows: FaultRow[] = []
   rows.push(await postgresRestart({ phaseMs: short ? 1500 : 8000, concurrency: short ? 4 : 16 }))
+  rows.push(await redisRestart({ phaseMs: short ? 2000 : 8000, concurrency: short ? 4 : 16, syncIntervalMs: 0, onStoreError: 'open' }))
+  rows.push(await redisRestart({ phaseMs: short ? 2000 : 8000, concurrency: short ? 4 : 16, syncIntervalMs: 50, onStoreError: 'closed' }))
   rows.push(await brokenTargets({ durationMs: short ? 3000 : 20_000, concurrency: short ? 4 : 16 }))
   return rows
 }
