@@ -3,6 +3,7 @@ import { postgresBinariesPresent } from '../helpers/own-postgres.js'
 import { brokenTargets } from './broken-target.js'
 import { postgresRestart } from './postgres-restart.js'
 import { redisRestart } from './redis-restart.js'
+import { slowReaders } from './slow-readers.js'
 
 // The short fault suite (issue 27): each case of `npm run faults` for a few seconds under load. A case returns
 // its figures and the checks that failed; the test asserts none did.
@@ -37,3 +38,9 @@ for (const [syncIntervalMs, onStoreError] of [[0, 'open'], [50, 'closed']] as co
     t.equal(row.byStatus['429'], undefined)
   })
 }
+
+t.test('200 slow readers (1 KB/s) of a 4 MB proxied response: RSS bounded (backpressure, not buffering), a healthy lane unaffected', async (t) => {
+  const row = await slowReaders({ readers: 200, durationMs: 5000, bodyBytes: 4 * 1024 * 1024 })
+  t.comment(JSON.stringify(row))
+  t.same(row.failures, [])
+})
