@@ -82,7 +82,10 @@ export async function postgresRestart (options: PostgresRestartOptions): Promise
     // Let every key in progress finish (each loop retries its key until 201).
     const result = await load.stop()
     if (slow > 0) failures.push(`${slow} answers slower than request_timeout_ms`)
-    if (gw.child.exitCode !== null) failures.push(`the gateway exited (${gw.child.exitCode})`)
+    if (gw.child.exitCode !== null) {
+      const last = gw.output().split('\n').filter((l) => /"level":(50|60)/.test(l)).slice(-3).join(' ')
+      throw new Error(`the gateway exited (${gw.child.exitCode}) during the case: ${last} ${gw.errors().slice(-500)}`)
+    }
 
     // Lost: acknowledged but not readable. Duplicated: one key, several rows.
     let lost = 0

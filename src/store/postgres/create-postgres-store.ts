@@ -44,6 +44,10 @@ export async function createPostgresStore (options: PostgresStoreOptions): Promi
   })
   // An idle client losing its connection must not crash the process; the next query reports the problem.
   pool.on('error', () => {})
+  // Nor a checked-out one: pg-pool listens with `once` while a pool.query runs, and a connection ended by the
+  // server (57P01 on a fast shutdown, then the socket's own error) can emit twice; the second, unheard, was an
+  // uncaught error that ended the gateway mid-restart (issue 27). Every client keeps a listener for its life.
+  pool.on('connect', function listenForClientErrors (client) { client.on('error', () => {}) })
   try {
     if (options.schema !== undefined) await createSchema(pool, options.schema)
     await migratePostgres(pool, postgresMigrations)
