@@ -1,4 +1,5 @@
-import { write } from 'node:fs'
+import { fstatSync, write } from 'node:fs'
+import { Socket } from 'node:net'
 import type { DestinationStream } from 'pino'
 
 /** A log destination that never blocks the event loop, and can be flushed (with a deadline) before exiting. */
@@ -13,14 +14,70 @@ export interface AsyncLogDestination extends DestinationStream {
 const RETRY_MS = 20
 
 /**
- * Writes log lines to `fd` with asynchronous `fs.write` (libuv's thread pool), holding at most `maxBufferedBytes`
- * meanwhile and dropping lines beyond that. Why not pino's default: it writes stdout synchronously, and when
- * stdout is a pipe nobody reads (a stalled log shipper) a synchronous write blocks the event loop for good, so the
- * gateway could neither finish a drain nor act on a second signal (issue 15). Here a full pipe costs at most one
- * blocked thread-pool thread and some dropped lines; `process.exit` still ends the process. And unlike pino's own
- * asynchronous destination, nothing flushes synchronously at exit (that flush spins forever on a full pipe).
+ * The gateway's log destination on `fd`, holding at most `maxBufferedBytes` while the reader lags and dropping
+ * (and counting) lines beyond that. Why not pino's default: it writes stdout synchronously, and when stdout is a
+ * pipe nobody reads (a stalled log shipper) a synchronous write blocks the event loop for good, so the gateway
+ * could neither finish a drain nor act on a second signal (issue 15). And unlike pino's own asynchronous
+ * destination, nothing flushes synchronously at exit (that flush spins forever on a full pipe).
+ *
+ * A pipe or socket (what child_process.spawn gives a child) is written through a non-blocking libuv stream: a
+ * blocking descriptor written from the thread pool left a thread stuck in write() once the reader stalled, and
+ * the process's exit waits for every thread-pool thread, so SIGTERM never ended the process (issue 27). A file or
+ * terminal is written with `fs.write` from the thread pool (a disk write does not wait on a reader).
  */
 export function createAsyncLogDestination (fd = 1, maxBufferedBytes = 8 * 1024 * 1024): AsyncLogDestination {
+  return isPipeOrSocket(fd) ? streamDestination(fd, maxBufferedBytes) : threadPoolDestination(fd, maxBufferedBytes)
+}
+
+function isPipeOrSocket (fd: number): boolean {
+  try {
+    const stat = fstatSync(fd)
+    return stat.isFIFO() || stat.isSocket()
+  } catch {
+    return false
+  }
+}
+
+/** How often a flush looks whether the stream's queue is empty. */
+const FLUSH_POLL_MS = 10
+
+/**
+ * Through libuv's stream on the descriptor, which makes it non-blocking (O_NONBLOCK) and waits for writability
+ * in the event loop, never in a thread. For fd 1 and 2 that is Node's own process.stdout/stderr (one handle per
+ * descriptor: a second libuv watcher on the same descriptor would never be woken).
+ */
+function streamDestination (fd: number, maxBufferedBytes: number): AsyncLogDestination {
+  // unref: lines a stalled reader never takes must not keep an otherwise finished process alive.
+  const stream = fd === 1 ? process.stdout : fd === 2 ? process.stderr : new Socket({ fd, readable: false, writable: true }).unref()
+  let dropped = 0
+  let broken = false
+  // EPIPE (the reader closed its end) would otherwise be an unhandled 'error' event, i.e. a crash.
+  stream.on('error', function logStreamFailed () { broken = true })
+  return {
+    write (line: string) {
+      if (broken || stream.writableLength + line.length > maxBufferedBytes) {
+        dropped += 1
+        return
+      }
+      stream.write(line)
+    },
+    flush (timeoutMs: number) {
+      const deadline = Date.now() + timeoutMs
+      return new Promise<void>((resolve) => {
+        // Not unref'd: a flush is bounded by its deadline, and the caller's exit code comes after it.
+        function check (): void {
+          if (broken || stream.writableLength === 0 || Date.now() >= deadline) resolve()
+          else setTimeout(check, FLUSH_POLL_MS)
+        }
+        check()
+      })
+    },
+    get dropped () { return dropped },
+  }
+}
+
+/** With `fs.write` from libuv's thread pool: for files and terminals. */
+function threadPoolDestination (fd: number, maxBufferedBytes: number): AsyncLogDestination {
   let queued: string[] = []
   let queuedBytes = 0
   let writing: Buffer | undefined

@@ -94,6 +94,8 @@ export async function startServer (options: StartOptions): Promise<Booted> {
     },
     // An HTTP/2 server has no closeAllConnections: fastify's close has already sent its sessions GOAWAY.
     abortConnections: () => (app.server as { closeAllConnections?: () => void }).closeAllConnections?.(),
+    // Likewise closeIdleConnections (HTTP/1.1 servers only).
+    closeIdleConnections: () => (app.server as { closeIdleConnections?: () => void }).closeIdleConnections?.(),
     flushLogs: booted.flushLogs,
   })
   return booted

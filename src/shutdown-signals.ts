@@ -8,6 +8,12 @@ export interface ShutdownOptions {
   drain (): Promise<void>
   /** Called once the grace period is over and the drain still runs: close every connection, in flight or not. */
   abortConnections (): void
+  /**
+   * Closes the connections that carry no request now. Called every IDLE_SWEEP_MS while draining: a keep-alive
+   * connection whose request finished during the drain would otherwise stay open (and hold the drain) until the
+   * client or the keep-alive timeout closed it, or the grace period ended (issue 27).
+   */
+  closeIdleConnections?: () => void
   /** Writes out buffered log lines, waiting at most `timeoutMs`. */
   flushLogs (timeoutMs: number): Promise<void>
   /** Ends the process (tests pass their own). */
@@ -16,6 +22,9 @@ export interface ShutdownOptions {
 
 /** After the grace period, how long closing the stores may still take before the process exits anyway. */
 export const SHUTDOWN_MARGIN_MS = 1_000
+
+/** While draining, how often connections that went idle are closed. */
+export const IDLE_SWEEP_MS = 100
 
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const
 
@@ -52,7 +61,8 @@ export function handleShutdownSignals (options: ShutdownOptions): () => void {
       logger.error('shutdown did not finish within the grace period and margin: exiting')
       exit(1)
     }, graceMs + SHUTDOWN_MARGIN_MS).unref()
-    options.drain().then(() => exitCode, (error: unknown) => {
+    const sweep = options.closeIdleConnections === undefined ? undefined : setInterval(options.closeIdleConnections, IDLE_SWEEP_MS).unref()
+    options.drain().finally(() => clearInterval(sweep)).then(() => exitCode, (error: unknown) => {
       logger.error({ err: error }, 'error while shutting down')
       return 1
     }).then(async (code) => {

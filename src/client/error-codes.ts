@@ -28,6 +28,7 @@ export const lanegateErrorCodes = {
   validation_failed: { status: 422 },
   internal_error: { status: 500, text: 'Internal server error.' },
   service_unavailable: { status: 503, text: 'The gateway is shutting down or a dependency is unavailable; retry shortly.' },
+  store_unavailable: { status: 503 },
   idempotency_key_invalid: { status: 400 },
   idempotency_key_reused: { status: 422 },
   idempotency_key_in_use: { status: 409 },
@@ -126,5 +127,6 @@ function paymentsMessageCode (message: unknown): LanegateErrorCode | undefined {
   if (message.startsWith('Idempotency-Key must be')) return 'idempotency_key_invalid'
   if (message.startsWith('This Idempotency-Key was already used')) return 'idempotency_key_reused'
   if (message.startsWith('A request with this Idempotency-Key is still being processed')) return 'idempotency_key_in_use'
+  if (message.startsWith('The database is unavailable')) return 'store_unavailable'
   return undefined
 }

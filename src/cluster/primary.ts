@@ -100,7 +100,12 @@ function runPrimary (options: PrimaryOptions): void {
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL')
   }
 
-  cluster.on('listening', function onWorkerListening () { serving = true })
+  // Workers that listen (and so follow the primary's commands); one still booting has no command listener yet.
+  const listening = new Set<number>()
+  cluster.on('listening', function onWorkerListening (worker: Worker) {
+    serving = true
+    listening.add(worker.id)
+  })
 
   function fork (): void {
     // The marker tells a worker of ours from any node:cluster worker (runtime/worker-marker.ts).
@@ -110,6 +115,7 @@ function runPrimary (options: PrimaryOptions): void {
 
   cluster.on('exit', function onWorkerExit (worker: Worker, code: number | null, signal: string | null) {
     const lived = Date.now() - (startedAt.get(worker.id) ?? 0)
+    listening.delete(worker.id)
     startedAt.delete(worker.id)
     options.admin?.workerExited(worker.id)
     if (stopping) return
@@ -156,6 +162,11 @@ function runPrimary (options: PrimaryOptions): void {
     logger.info({ signal, workers: Object.keys(cluster.workers ?? {}).length }, 'shutting down: every worker finishes its in-flight requests')
     stopWatching()
     broadcast({ channel: 'lanegate:shutdown' })
+    // A replacement still booting would miss the command and boot on into serving, holding the primary until
+    // its deadline (issue 27): it has no request to finish, so it stops now.
+    for (const worker of Object.values(cluster.workers ?? {})) {
+      if (worker !== undefined && !listening.has(worker.id)) worker.process.kill('SIGTERM')
+    }
     const deadline = setTimeout(() => {
       logger.error('workers still running after the grace period: killing them')
       killWorkers()

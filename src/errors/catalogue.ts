@@ -55,6 +55,7 @@ export const catalogue = {
   validation_failed: { status: 422, message: 'The request body is invalid.', shape: 'code', oauth: 'invalid_request' },
   internal_error: { status: 500, message: 'Internal server error.', shape: 'text', oauth: 'server_error' },
   service_unavailable: { status: 503, message: 'The gateway is shutting down or a dependency is unavailable; retry shortly.', shape: 'text', oauth: 'temporarily_unavailable' },
+  store_unavailable: { status: 503, message: 'The database is unavailable; retry shortly.', shape: 'code', oauth: 'temporarily_unavailable' },
 
   // ---- Payments ----
   idempotency_key_invalid: { status: 400, message: 'Idempotency-Key must be 1 to 255 printable ASCII characters.', shape: 'code' },

@@ -41,7 +41,10 @@ const BY_CODE: Readonly<Record<string, UpstreamFailureKind>> = {
 
 /** The kind of a network error undici reported (its code, or its cause's). */
 export function failureKindOf (error: unknown): UpstreamFailureKind {
-  const code = codeOf(error) ?? codeOf((error as { cause?: unknown } | undefined)?.cause)
+  const cause = (error as { cause?: unknown } | undefined)?.cause
+  // undici's llhttp parser errors (invalid status line, header, Content-Length…) carry no code (issue 27).
+  if (nameOf(error) === 'HTTPParserError' || nameOf(cause) === 'HTTPParserError') return 'protocol'
+  const code = codeOf(error) ?? codeOf(cause)
   if (code === undefined) return 'unreachable'
   // `other side closed` right after a TLS alert (a backend that wants a client certificate): tls-alerts.ts.
   if (code === 'UND_ERR_SOCKET' && tlsAlertOn((error as { socket?: { localPort?: unknown } }).socket?.localPort) !== undefined) return 'tls'
@@ -50,6 +53,11 @@ export function failureKindOf (error: unknown): UpstreamFailureKind {
   if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT')) return 'tls'
   if (code.startsWith('HPE_')) return 'protocol'
   return 'unreachable'
+}
+
+function nameOf (error: unknown): string | undefined {
+  const name = (error as { name?: unknown } | null | undefined)?.name
+  return typeof name === 'string' ? name : undefined
 }
 
 function codeOf (error: unknown): string | undefined {

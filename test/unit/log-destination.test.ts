@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -11,9 +11,20 @@ t.test('a full pipe nobody reads: writes never block, the excess is dropped, flu
   execFileSync('mkfifo', [fifo])
   // Opened read-write (so the open does not wait for a reader) and non-blocking: nobody ever reads it.
   const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK)
-  // The FIFO's descriptor stays open to the end of the process: the destination keeps retrying its buffered
-  // lines, and a closed descriptor number would be reused by the next test's file (the gateway's fd 1 never closes).
-  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+  // The FIFO's descriptor stays open to the end of the process (the gateway's fd 1 never closes). At the end a
+  // reader finally reads it dry, so the stream's pending writes finish and the test process can end.
+  t.teardown(async () => {
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
+    const chunk = Buffer.alloc(65536)
+    for (let idle = 0; idle < 20;) {
+      let n = 0
+      try { n = readSync(reader, chunk) } catch {}
+      idle = n > 0 ? 0 : idle + 1
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    closeSync(reader)
+    rmSync(dir, { recursive: true, force: true })
+  })
   const destination = createAsyncLogDestination(fd, 256 * 1024)
   const line = `${JSON.stringify({ level: 30, msg: 'x'.repeat(200) })}\n`
   const started = Date.now()

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net'
 import t from 'tap'
 import { gzipSync } from 'node:zlib'
 import { deadPort, startBackend, startRelay, testSettings, testUpstream } from '../helpers/upstream-servers.js'
@@ -78,6 +79,25 @@ t.test('a refused connection is 502 with upstream_failure refused', async (t) =>
   const base = await startRelay(t, upstream)
   const res = await fetch(`${base}/`)
   t.same([res.status, await res.json()], [502, { error: 'upstream_error', upstream_status: 0, upstream_failure: 'refused', upstream_body: '', message: 'The upstream service could not be reached.' }])
+})
+
+// Issue 27: undici's HTTPParserError carries no code; it was reported as `unreachable`.
+t.test('a target that answers with malformed HTTP is 502 with upstream_failure protocol (as docs/errors.md says)', async (t) => {
+  const replies = [
+    'GARBAGE\r\n\r\n',
+    'HTTP/1.1 99x OK\r\n\r\n',
+    'HTTP/1.1 200 OK\r\nBad Header: x\r\ncontent-length: 2\r\n\r\nok',
+    'HTTP/1.1 200 OK\r\ncontent-length: abc\r\n\r\nok',
+  ]
+  for (const reply of replies) {
+    const raw = createServer((socket) => { socket.once('data', () => { socket.end(reply) }) })
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve))
+    t.teardown(() => { raw.close() })
+    const upstream = testUpstream(t, testSettings([`http://127.0.0.1:${(raw.address() as AddressInfo).port}`]))
+    const base = await startRelay(t, upstream)
+    const res = await fetch(`${base}/`)
+    t.same([res.status, await res.json()], [502, { error: 'upstream_error', upstream_status: 0, upstream_failure: 'protocol', upstream_body: '', message: 'The upstream service answered with an invalid response.' }], JSON.stringify(reply))
+  }
 })
 
 t.test('a request body is streamed upstream and bounded: over the limit answers 413', async (t) => {

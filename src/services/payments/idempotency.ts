@@ -53,8 +53,11 @@ export function requestFingerprint (request: FastifyRequest): string {
  * Runs a POST handler under the Idempotency-Key rules (docs/payments.md): without a key it just runs; with
  * one, a finished request with the same fingerprint is replayed with `Idempotent-Replayed: true`, a different
  * fingerprint is 422, a request still running is 409. Only 2xx results are remembered: when `run` throws
- * (validation, 403/404/409, a failure) the key is released so a corrected retry runs. If remembering the result
- * itself fails, the key stays `in_progress` until it is abandoned, rather than letting a retry run twice.
+ * (validation, 403/404/409, a failure) the key is released so a corrected retry runs. When the database itself
+ * failed (503 `store_unavailable`), the release is retried in the background until the database answers again
+ * (at most until the key would be abandoned anyway), so a retry after recovery completes instead of answering
+ * 409 (issue 27). A create that succeeded but whose result could not be remembered is released too: the intent
+ * row carries the key's reference, so the retry finds that intent rather than creating a second one.
  */
 export async function withIdempotency (request: FastifyRequest, reply: FastifyReply, store: IdempotencyStore,
   settings: PaymentsSettings, run: () => Promise<HandlerResult>): Promise<unknown> {
@@ -82,14 +85,32 @@ export async function withIdempotency (request: FastifyRequest, reply: FastifyRe
   let result: HandlerResult
   try {
     result = await run()
+    await store.complete(scope, result, Date.now())
   } catch (error) {
-    await store.release(scope).catch((releaseError: unknown) => {
-      request.log.error({ err: releaseError }, 'could not release an idempotency key; it is freed when abandoned')
-    })
+    releaseKey(request, store, scope, Date.now() + settings.idempotency_abandon_after_seconds * 1000)
     throw error
   }
-  await store.complete(scope, result, Date.now())
   return send(reply, result)
+}
+
+/** First wait between two attempts to release a key while the database is unavailable; doubles up to the max. */
+const RELEASE_RETRY_MS = 250
+const RELEASE_RETRY_MAX_MS = 2_000
+
+/**
+ * Releases the key now, or (the database unavailable) keeps trying in the background until `giveUpAt`, when the
+ * abandon rule frees it anyway. Never throws and never fails the request a second time: the request's own error
+ * is what the caller gets.
+ */
+function releaseKey (request: FastifyRequest, store: IdempotencyStore, scope: IdempotencyScope, giveUpAt: number, waitMs = RELEASE_RETRY_MS): void {
+  store.release(scope).catch(function releaseFailed (error: unknown) {
+    if (Date.now() + waitMs >= giveUpAt) {
+      request.log.warn({ err: error }, 'idempotency key not released; it is freed when abandoned (idempotency_abandon_after_seconds)')
+      return
+    }
+    // unref: a pending retry never holds a stopping process.
+    setTimeout(() => releaseKey(request, store, scope, giveUpAt, Math.min(waitMs * 2, RELEASE_RETRY_MAX_MS)), waitMs).unref()
+  })
 }
 
 function send (reply: FastifyReply, result: HandlerResult): unknown {

@@ -24,6 +24,9 @@ export interface PostgresStoreOptions {
   max?: number
 }
 
+/** How long a query may wait for a pooled connection (a new one included) before it fails. */
+const CONNECT_TIMEOUT_MS = 5_000
+
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
 
 /** Connects a pool, migrates the schema, and builds every sub-store over the pool. */
@@ -34,10 +37,17 @@ export async function createPostgresStore (options: PostgresStoreOptions): Promi
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.max ?? 10,
+    // A database that is down or restarting answers a request with 503 within this, never a hang past
+    // server.request_timeout_ms waiting for a pooled connection (issue 27).
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     options: options.schema === undefined ? undefined : `-c search_path=${options.schema}`,
   })
   // An idle client losing its connection must not crash the process; the next query reports the problem.
   pool.on('error', () => {})
+  // Nor a checked-out one: pg-pool listens with `once` while a pool.query runs, and a connection ended by the
+  // server (57P01 on a fast shutdown, then the socket's own error) can emit twice; the second, unheard, was an
+  // uncaught error that ended the gateway mid-restart (issue 27). Every client keeps a listener for its life.
+  pool.on('connect', function listenForClientErrors (client) { client.on('error', () => {}) })
   try {
     if (options.schema !== undefined) await createSchema(pool, options.schema)
     await migratePostgres(pool, postgresMigrations)

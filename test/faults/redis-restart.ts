@@ -1,0 +1,83 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fetchGatewayToken } from '../helpers/fetch-token.js'
+import { ownRedis } from '../helpers/own-redis.js'
+import { spawnGateway } from '../helpers/spawn-gateway.js'
+import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { steadyLoad, totalByStatus } from './load.js'
+import type { FaultRow } from './report.js'
+
+export interface RedisRestartOptions {
+  phaseMs: number
+  concurrency: number
+  /** 0: exact (every request counted in Redis); > 0: pre-counted, synchronised every this many ms. */
+  syncIntervalMs: number
+  onStoreError: 'open' | 'closed'
+}
+
+/**
+ * Redis (a server of its own) SIGKILLed and restarted while payments requests run against a limit far above the
+ * load (so every 429 would be one Redis did not decide). While down: `open` serves without limit headers,
+ * `closed` answers its documented 503; /readyz is 503. Recovery: from Redis accepting again to the first answer
+ * counted in it again (X-RateLimit-Remaining back), which must come within 2 s.
+ */
+export async function redisRestart (options: RedisRestartOptions): Promise<FaultRow> {
+  const failures: string[] = []
+  const redis = await ownRedis()
+  const prefix = `faults${Date.now().toString(36)}`
+  const cfg = await tempConfig((text) => setKey(text, 'data_dir', './data')
+    .replace(/rate_limit_store:\n {2}driver: memory[^\n]*\n/, `rate_limit_store:\n  driver: redis\n  redis_url: "${redis.url}"\n  sync_interval_ms: ${options.syncIntervalMs}\n`)
+    .replace(/key_prefix: lanegate/, `key_prefix: ${prefix}`)
+    .replace(/on_store_error: open /, `on_store_error: ${options.onStoreError} `)
+    .replace(/payments-per-ip: \{ key: ip, points: 100,/, 'payments-per-ip: { key: ip, points: 10000000,'))
+  const gw = await spawnGateway({ config: cfg.file }).catch(async (error: unknown) => {
+    await Promise.all([cfg.remove(), redis.stop()])
+    throw error
+  })
+  try {
+    const token = await fetchGatewayToken(gw.base, 'demo-status')
+    let phase: 'before' | 'down' | 'after' = 'before'
+    let backAt = 0
+    let countedAgainAt = 0
+    const load = steadyLoad(options.concurrency, () => ({
+      kind: 'processor_config', method: 'GET', url: `${gw.base}/api/v1/ecommerce/config/processor`, headers: { authorization: `Bearer ${token}` },
+    }), (answer) => {
+      const counted = answer.headers['x-ratelimit-remaining'] !== undefined
+      if (answer.status === 500 || answer.status === 429) failures.push(`${phase}: ${answer.status}`)
+      if (phase === 'before' && (answer.status !== 200 || !counted)) failures.push(`before: ${answer.status}, counted ${counted}`)
+      if (phase === 'down' && options.onStoreError === 'closed' && answer.status !== 503 && !counted) failures.push(`down (closed): ${answer.status}`)
+      if (phase === 'down' && options.onStoreError === 'open' && answer.status !== 200) failures.push(`down (open): ${answer.status}`)
+      if (phase === 'after' && counted && answer.status === 200 && countedAgainAt === 0) countedAgainAt = Date.now()
+    })
+    await sleep(options.phaseMs)
+    await redis.stop()
+    phase = 'down'
+    await sleep(options.phaseMs / 2)
+    const ready = gw.admin === undefined ? undefined : await fetch(`${gw.admin}/readyz`).then((r) => r.status, () => -1)
+    if (ready !== 503) failures.push(`/readyz while Redis is down: ${ready}`)
+    await sleep(options.phaseMs / 2)
+    await redis.start()
+    backAt = Date.now()
+    phase = 'after'
+    await sleep(options.phaseMs)
+    const result = await load.stop()
+    const recoveryMs = countedAgainAt === 0 ? undefined : countedAgainAt - backAt
+    if (recoveryMs === undefined || recoveryMs > 2000) failures.push(`limits counted again after ${recoveryMs ?? 'never'} ms`)
+    if (gw.child.exitCode !== null) failures.push('the gateway exited')
+    return {
+      case: `Redis SIGKILLed and restarted (${options.syncIntervalMs === 0 ? 'exact' : `sync_interval_ms: ${options.syncIntervalMs}`}, on_store_error: ${options.onStoreError})`,
+      load: `${options.concurrency} loops, GET payments config under a limit far above the load`,
+      sent: result.sent,
+      byStatus: totalByStatus(result.counts),
+      lost: 0,
+      duplicated: 0,
+      recoveryMs,
+      failures: [...new Set(failures)].slice(0, 5),
+      notes: `/readyz while down: ${ready}; slowest answer ${result.maxMs} ms`,
+    }
+  } finally {
+    gw.child.kill('SIGKILL')
+    await gw.exited
+    await cfg.remove()
+    await redis.stop()
+  }
+}

@@ -1,0 +1,112 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fetchGatewayToken } from '../helpers/fetch-token.js'
+import { spawnGateway } from '../helpers/spawn-gateway.js'
+import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { steadyLoad, totalByStatus, type LoadRequest } from './load.js'
+
+export interface SoakSample {
+  atS: number
+  rssMb: number
+  fds: number
+  /** nodejs_eventloop_lag_p99_seconds from the admin /metrics, in ms (prom-client resets it at each scrape). */
+  loopP99Ms: number
+}
+
+export interface SoakResult {
+  minutes: number
+  sent: number
+  byStatus: Record<string, number>
+  reloads: number
+  samples: SoakSample[]
+  /** Reloads the gateway logged as applied. */
+  reloadsApplied: number
+  /** RSS and open descriptors: the last sample at most 10 % above the first. */
+  flat: { rss: boolean, fds: boolean }
+}
+
+function rssMb (pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:')) ?? ''
+  return Number(/(\d+)/.exec(line)?.[1] ?? 0) / 1024
+}
+
+async function loopP99Ms (admin: string | undefined): Promise<number> {
+  if (admin === undefined) return NaN
+  const text = await fetch(`${admin}/metrics`).then((r) => r.text(), () => '')
+  const m = /^nodejs_eventloop_lag_p99_seconds(?:\{[^}]*\})? ([0-9.e+-]+)$/m.exec(text)
+  return m === null ? NaN : Number(m[1]) * 1000
+}
+
+/** No growth beyond 10 % (a drop, the collector giving memory back, is not a leak). */
+const within10 = (first: number, last: number): boolean => last <= first * 1.1
+
+/**
+ * `npm run faults -- --soak-minutes N`: one gateway (SQLite, memory limits) under a moderate mixed load (payments
+ * config reads, intent creates, content lists) for N minutes, its config reloaded every minute; every 30 s its
+ * RSS, open descriptors and event-loop delay p99. Flat: the last RSS and descriptor counts at most 10 % above the
+ * first (taken after 30 s of warm-up); lower is flat too.
+ */
+export async function soak (minutes: number, log: (line: string) => void): Promise<SoakResult> {
+  const cfg = await tempConfig((text) => setKey(text, 'data_dir', './data')
+    .replace(/payments-per-ip: \{ key: ip, points: 100,/, 'payments-per-ip: { key: ip, points: 10000000,')
+    .replace(/content-per-client: \{ key: client, points: 600,/, 'content-per-client: { key: client, points: 10000000,'))
+  const gw = await spawnGateway({ config: cfg.file })
+  try {
+    const pid = gw.child.pid as number
+    const checkout = await fetchGatewayToken(gw.base, 'demo-checkout')
+    const content = await fetchGatewayToken(gw.base, 'demo-content')
+    let turn = 0
+    const load = steadyLoad(4, (): LoadRequest => {
+      const kind = turn++ % 3
+      if (kind === 0) return { kind: 'config', method: 'GET', url: `${gw.base}/api/v1/ecommerce/config/processor`, headers: { authorization: `Bearer ${checkout}` } }
+      if (kind === 1) {
+        return {
+          kind: 'create', method: 'POST', url: `${gw.base}/api/v1/ecommerce/payment-intents`,
+          headers: { authorization: `Bearer ${checkout}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ organization_id: 'org_hq_demo', amount: 500, currency: 'usd' }),
+        }
+      }
+      return { kind: 'content', method: 'GET', url: `${gw.base}/public/v1/content`, headers: { authorization: `Bearer ${content}` } }
+    })
+    const samples: SoakSample[] = []
+    const started = Date.now()
+    let reloads = 0
+    let nextReload = started + 60_000
+    let nextSample = started + 30_000
+    const end = started + minutes * 60_000
+    while (Date.now() < end) {
+      await sleep(Math.max(0, Math.min(nextReload, nextSample, end) - Date.now()))
+      if (Date.now() >= nextSample) {
+        const sample = { atS: Math.round((Date.now() - started) / 1000), rssMb: Math.round(rssMb(pid) * 10) / 10, fds: readdirSync(`/proc/${pid}/fd`).length, loopP99Ms: Math.round(await loopP99Ms(gw.admin) * 10) / 10 }
+        samples.push(sample)
+        log(`soak ${sample.atS} s: RSS ${sample.rssMb} MB, ${sample.fds} fds, event-loop delay p99 ${sample.loopP99Ms} ms`)
+        nextSample += 30_000
+      }
+      if (Date.now() >= nextReload) {
+        // An edit the watcher applies (a 2nd-line comment changes nothing else): a real reload, every minute.
+        reloads += 1
+        await cfg.write((text) => `${setKey(text, 'data_dir', './data')
+          .replace(/payments-per-ip: \{ key: ip, points: 100,/, 'payments-per-ip: { key: ip, points: 10000000,')
+          .replace(/content-per-client: \{ key: client, points: 600,/, 'content-per-client: { key: client, points: 10000000,')
+          .replace(/keep_alive_timeout_ms: \d+/, `keep_alive_timeout_ms: ${5000 + reloads}`)}`)
+        nextReload += 60_000
+      }
+    }
+    const result = await load.stop()
+    const first = samples[0]
+    const last = samples.at(-1)
+    return {
+      minutes,
+      sent: result.sent,
+      byStatus: totalByStatus(result.counts),
+      reloads,
+      reloadsApplied: (gw.output().match(/"msg":"config reloaded"/g) ?? []).length,
+      samples,
+      flat: { rss: first !== undefined && last !== undefined && within10(first.rssMb, last.rssMb), fds: first !== undefined && last !== undefined && within10(first.fds, last.fds) },
+    }
+  } finally {
+    gw.child.kill('SIGKILL')
+    await gw.exited
+    await cfg.remove()
+  }
+}
