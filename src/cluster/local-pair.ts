@@ -5,8 +5,13 @@
  * the same data_dir, so they share the signing keys. Ctrl-C (or SIGTERM) stops both, each draining its in-flight
  * requests; when one exits on its own the other is stopped too, and the script exits non-zero. Their admin
  * listeners (/metrics, /readyz) get ports 9464, 9465… (`LANEGATE_ADMIN_PORT` of the first; the file reads it).
+ * The file's admin listener asks for the bearer token in LANEGATE_ADMIN_TOKEN; when it is unset this script makes
+ * one up for the run and writes it to `<data dir>/admin-token` (never to the terminal: terminals get logged).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 
@@ -16,13 +21,30 @@ const config = process.env.LANEGATE_CLUSTER_CONFIG ?? `${root}docker/gateway.clu
 const ports = (process.env.LANEGATE_CLUSTER_PORTS ?? '8081,8082').split(',').map((p) => Number(p.trim()))
 const firstAdminPort = Number(process.env.LANEGATE_ADMIN_PORT ?? 9464)
 
+/**
+ * The admin bearer token both instances read (docker/gateway.cluster.yaml `admin.auth.token_env`): the caller's
+ * LANEGATE_ADMIN_TOKEN, or a random one for this run, written owner-only beside the keys so a scrape can use it.
+ */
+function adminToken (): { token: string, file?: string } {
+  const given = process.env.LANEGATE_ADMIN_TOKEN
+  if (given !== undefined && given !== '') return { token: given }
+  const token = randomBytes(24).toString('hex')
+  // The file's data_dir, relative to the file's folder as the gateway resolves it.
+  const dataDir = resolve(dirname(config), process.env.LANEGATE_DATA_DIR ?? '../data/cluster')
+  mkdirSync(dataDir, { recursive: true })
+  const file = join(dataDir, 'admin-token')
+  writeFileSync(file, `${token}\n`, { mode: 0o600 })
+  chmodSync(file, 0o600) // an older file keeps its mode through writeFileSync
+  return { token, file }
+}
+
 interface Instance { name: string, port: number, child: ChildProcess, exited: Promise<number | null> }
 
-function startInstance (name: string, port: number, adminPort: number): Instance {
+function startInstance (name: string, port: number, adminPort: number, token: string): Instance {
   const child = spawn(process.execPath, [bin, 'start', '--config', config, '--port', String(port)], {
     cwd: root,
     // Each instance its own admin port: two on one host cannot share 9464.
-    env: { ...process.env, LANEGATE_ADMIN_PORT: String(adminPort) },
+    env: { ...process.env, LANEGATE_ADMIN_PORT: String(adminPort), LANEGATE_ADMIN_TOKEN: token },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   // Each line prefixed with the instance's name, so the two logs stay readable in one terminal.
@@ -40,7 +62,9 @@ function main (): void {
     return
   }
   console.log(`starting ${ports.length} gateways with ${config} on ports ${ports.join(', ')}; Ctrl-C stops them`)
-  const instances = ports.map((port, i) => startInstance(`gw-${i + 1}`, port, firstAdminPort === 0 ? 0 : firstAdminPort + i))
+  const admin = adminToken()
+  if (admin.file !== undefined) console.log(`admin listeners ask for a bearer token: LANEGATE_ADMIN_TOKEN was unset, so this run made one up, in ${admin.file}`)
+  const instances = ports.map((port, i) => startInstance(`gw-${i + 1}`, port, firstAdminPort === 0 ? 0 : firstAdminPort + i, admin.token))
   let stopping = false
 
   function stopAll (signal: NodeJS.Signals): void {

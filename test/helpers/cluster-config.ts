@@ -76,6 +76,9 @@ function replaceOnce (text: string, pattern: RegExp, replacement: string): strin
   return text.replace(pattern, replacement)
 }
 
+/** The admin bearer token tests give the cluster config's instances (LANEGATE_ADMIN_TOKEN). */
+export const CLUSTER_ADMIN_TOKEN = 'cluster-test-admin-token-0123456789'
+
 /** The environment docker/gateway.cluster.yaml reads, pointed at this run's own schema, prefix and folders. */
 export function clusterEnv (options: { schema: string, prefix: string, dataDir: string, redisUrl?: string, lanes?: Record<string, string> }): NodeJS.ProcessEnv {
   return {
@@ -86,6 +89,8 @@ export function clusterEnv (options: { schema: string, prefix: string, dataDir: 
     LANEGATE_DATA_DIR: options.dataDir,
     // The file sits in a temporary folder here; its relative default (../content) would point next to it.
     LANEGATE_CONTENT_DIR: repoPath('content'),
+    // The file's admin listener asks for this bearer token (admin.auth.token_env).
+    LANEGATE_ADMIN_TOKEN: CLUSTER_ADMIN_TOKEN,
     ...options.lanes,
   }
 }
