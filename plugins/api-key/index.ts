@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import {
-  bearerChallenge, defaultRealm, definePolicy, isRefusal, type PolicyContext, type Principal, type Refusal, type RefuseOptions, type StepOutcome, type TokenSlot,
+  bearerChallenge, defaultRealm, definePolicy, isRefusal, type PolicyContext, type Principal, type Refusal, type RefuseOptions, type StepOutcome,
 } from '../../src/plugin/index.js'
+import { tokenSlotOf } from '../token-slot-of.js'
 import { removeQueryParameter } from './strip-query.js'
 import { apiKeySchema } from './schema.js'
 
@@ -107,19 +108,6 @@ function takeKey (request: FastifyRequest, header: string | undefined, query: st
   return count > 1 ? null : key
 }
 
-/** One token slot per client connection, as `auth` keeps them. */
-const slots = new WeakMap<object, TokenSlot>()
-
-function slotOf (request: FastifyRequest): TokenSlot {
-  const socket: object = request.raw.socket ?? request.raw
-  let slot = slots.get(socket)
-  if (slot === undefined) {
-    slot = {}
-    slots.set(socket, slot)
-  }
-  return slot
-}
-
 /** With `bearer: true` and no key: the bearer token verified as `auth` verifies it (default realm). */
 function verifyBearer (request: FastifyRequest, authorization: string, context: PolicyContext, missing: RefuseOptions): StepOutcome | Promise<StepOutcome> {
   const match = credentialsHeader.exec(authorization)
@@ -127,7 +115,7 @@ function verifyBearer (request: FastifyRequest, authorization: string, context: 
   if (match === null || match[1]?.toLowerCase() !== 'bearer' || token === '') return context.refuse('unauthenticated', missing)
   let verified: Principal | Promise<Principal>
   try {
-    verified = context.tokens.verify(token, slotOf(request))
+    verified = context.tokens.verify(token, tokenSlotOf(request))
   } catch (error) {
     return refusal(error)
   }

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import {
-  bearerChallenge, defaultRealm, definePolicy, isRefusal, type ErrorCode, type PolicyContext, type Principal, type Refusal, type StepOutcome, type TokenSlot,
+  bearerChallenge, defaultRealm, definePolicy, isRefusal, type ErrorCode, type PolicyContext, type Principal, type Refusal, type StepOutcome,
 } from '../../src/plugin/index.js'
+import { tokenSlotOf } from '../token-slot-of.js'
 import { authSchema } from './schema.js'
 
 /** `<scheme> <credentials>`; the scheme is compared case-insensitively (RFC 9110 §11.1). */
@@ -56,7 +57,7 @@ const auth = definePolicy({
       // The verifier checks the RFC 6750 b64token syntax before it first verifies a token (not on a cache hit).
       let verified: Principal | Promise<Principal>
       try {
-        verified = verifier.verify(token, slotOf(request))
+        verified = verifier.verify(token, tokenSlotOf(request))
       } catch (error) {
         return refusal(withRealm(error, realm, context))
       }
@@ -72,19 +73,6 @@ const auth = definePolicy({
     }
   },
 })
-
-/** One token slot per client connection (keep-alive clients send the same token on each request). */
-const slots = new WeakMap<object, TokenSlot>()
-
-function slotOf (request: FastifyRequest): TokenSlot {
-  const socket: object = request.raw.socket ?? request.raw
-  let slot = slots.get(socket)
-  if (slot === undefined) {
-    slot = {}
-    slots.set(socket, slot)
-  }
-  return slot
-}
 
 /** The token of a `Bearer <token>` header value, or undefined for anything else. */
 function bearerToken (header: string | undefined): string | undefined {

@@ -137,3 +137,19 @@ t.test('a gateway token whose cache time ran out after its key was retired is ve
   await t.rejects(verifier.verify(token, config, snapshot.indexes), { code: 'unauthenticated' })
   t.equal(store.lookups, 2, 'its signature was checked again')
 })
+
+t.test('a connection\'s remembered token serves only that exact token: a same-length token differing in one character is verified (and fails)', async (t) => {
+  const verifier = newVerifier()
+  const token = await mint(key, serviceClaims())
+  const slot = {}
+  t.equal((await verifier.verifyFast(token, config, snapshot.indexes, slot)).clientId, 'svc_pay')
+  t.equal((verifier.verifyFast(token, config, snapshot.indexes, slot) as { clientId: string }).clientId, 'svc_pay', 'the remembered token answers synchronously')
+  const last = token.length - 1
+  const flipped = `${token.slice(0, last)}${token[last] === 'A' ? 'B' : 'A'}`
+  // The same low byte as the last character: a latin1 comparison would take this for the remembered token.
+  const wide = `${token.slice(0, last)}${String.fromCharCode(token.charCodeAt(last) + 256)}`
+  for (const other of [flipped, wide]) {
+    t.equal(other.length, token.length)
+    await t.rejects(async () => await verifier.verifyFast(other, config, snapshot.indexes, slot), { code: 'unauthenticated' })
+  }
+})
