@@ -34,7 +34,7 @@ export async function relayCallerRequest (request: FastifyRequest, reply: Fastif
     maxBodyBytes: limits.max_body_bytes,
     maxErrorBodyBytes: limits.max_upstream_error_body_bytes,
     takeOver: function takeOverReply (upstreamHeaders, status) {
-      return takeOverReplyHeaders(request, reply, upstreamHeaders, status)
+      return takeOverReplyHeaders(request, reply, upstreamHeaders, status, hooks)
     },
     observeChunk: hooks === undefined ? undefined : function copyChunk (chunk) { captureRelayedChunk(hooks, chunk) },
   })
@@ -46,15 +46,14 @@ export async function relayCallerRequest (request: FastifyRequest, reply: Fastif
  * over from fastify (`reply.hijack()`: no serializer, no onSend hook): what the chain set (rate limits,
  * `x-request-id`, `cache-control: no-store`), overridden by the upstream's filtered headers (its own cache-control
  * included), and the request id again; then the response phase's head hooks the chain registered (`headers`)
- * change them. `undefined` when the caller is already gone.
+ * change them (`hooks`: the relay looked them up once already). `undefined` when the caller is already gone.
  */
-export function takeOverReplyHeaders (request: FastifyRequest, reply: FastifyReply, upstreamHeaders: UpstreamHeaders, status: number): OutgoingHttpHeaders | undefined {
+export function takeOverReplyHeaders (request: FastifyRequest, reply: FastifyReply, upstreamHeaders: UpstreamHeaders, status: number, hooks = responseHooksOf(request)): OutgoingHttpHeaders | undefined {
   // getHeaders() is a fresh object (fastify copies its own and the raw response's), so it is filled in place.
   const headers = reply.getHeaders() as OutgoingHttpHeaders
   for (const name in headers) if (headers[name] === undefined) delete headers[name]
   Object.assign(headers, relayedResponseHeaders(upstreamHeaders))
   headers['x-request-id'] = String(request.id)
-  const hooks = responseHooksOf(request)
   if (hooks !== undefined) runRelayedHeadHooks(hooks, request, status, headers)
   reply.hijack()
   return reply.raw.destroyed ? undefined : headers
