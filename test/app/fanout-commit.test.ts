@@ -183,7 +183,9 @@ t.test('a lane answering 409 to the apply fails at once, without retries', async
 
 t.test('202 committing when a lane is still stalled at commit_wait_ms; GET shows the final state later', async (t) => {
   const f = await fanoutFixture(t, {
-    settings: { commit_wait_ms: 50, lane_timeout_ms: 300, retry: { attempts: 2, base_delay_ms: 1, max_delay_ms: 1 } },
+    // The healthy lane has a whole second to answer inside commit_wait_ms (a loaded CI box is slow); the stalled
+    // one is released by setMode below, long before its lane timeout.
+    settings: { commit_wait_ms: 1000, lane_timeout_ms: 10000, retry: { attempts: 2, base_delay_ms: 1, max_delay_ms: 1 } },
     laneModes: { org_s2: { apply: 'stall' } },
   })
   const id = await previewed(f)
@@ -210,8 +212,10 @@ t.test('a reload that removes a store while its delivery retries: the delivery f
   })
   const id = await previewed(f)
   t.equal((await f.commit(id)).statusCode, 202, 'org_s1 still retrying')
-  t.equal(applies(f, 'org_s1').length, 1)
   t.ok(f.upstreams.lanes.keys().includes('org_s1'), 'the lane\'s upstream was built by its first use')
+  // Counted, not assumed to be 1: on a loaded machine a second attempt may come before the reload does.
+  const before = applies(f, 'org_s1').length
+  t.ok(before >= 1, 'org_s1 was tried')
   await f.removeStores(['org_s1'])
   t.notOk(f.upstreams.lanes.keys().includes('org_s1'), 'the removed store\'s upstream is retired at once')
   const body = await waitFor(async () => {
@@ -221,11 +225,11 @@ t.test('a reload that removes a store while its delivery retries: the delivery f
   t.equal(body.status, 'partially_failed')
   t.same(body.stores[0].delivery, {
     status: 'failed',
-    attempts: 1,
+    attempts: before,
     error: { error: 'store_not_found', message: 'The store no longer has an active install with a lane.' },
     updated_at: body.stores[0].delivery.updated_at,
   })
   t.equal(body.stores[1].delivery.status, 'applied')
-  t.equal(applies(f, 'org_s1').length, 1, 'no apply reached the removed store\'s lane after the reload')
+  t.equal(applies(f, 'org_s1').length, before, 'no apply reached the removed store\'s lane after the reload')
   t.notOk(f.upstreams.lanes.keys().includes('org_s1'), 'and nothing built it again')
 })
