@@ -43,7 +43,7 @@ module.exports = {
     {
       name: 'cluster-below-the-app',
       severity: 'error',
-      comment: 'src/cluster/ (server.workers: primary, workers, the primary\'s counters and admin listener) loads the config through the pipeline, counts with runtime/ counters and speaks runtime/ipc-messages.ts; it never imports services, the app or the gateway (the worker runs the usual lanegate start).',
+      comment: 'src/cluster/ (server.workers: primary, workers, the primary\'s counters and admin listener) is given the config lanegate start loaded, counts with runtime/ counters and speaks runtime/ipc-messages.ts; it never imports services, the app or the gateway (the worker runs the usual lanegate start).',
       from: { path: '^src/cluster/' },
       to: { path: '^(src/(services|app|boot|gateway|server|cli|oauth|auth|store)|plugins/)' },
     },

@@ -18,6 +18,11 @@ import { ReloadHistory } from './console/reload-history.js'
 export interface BootOptions {
   /** Config file to load (and to re-read on reload). */
   file?: string
+  /**
+   * The config already read from `file` and validated, with the same `adjust` (`lanegate start`, which read it to
+   * learn `server.workers`): booted as it is, not read and validated again.
+   */
+  loaded?: LoadedGatewayConfig
   /** Config text instead of a file (tests). */
   text?: string
   env?: NodeJS.ProcessEnv
@@ -49,9 +54,9 @@ export interface Booted {
 export async function bootGateway (options: BootOptions): Promise<Booted> {
   const env = options.env ?? process.env
   // `adjust` runs inside the loader, before the config is frozen.
-  const loaded = options.text !== undefined
+  const loaded = options.loaded ?? (options.text !== undefined
     ? await parseGatewayConfig(options.text, options.file ?? 'gateway.yaml', { env, adjust: options.adjust }, options.catalog ?? builtIn)
-    : await loadGatewayConfig(options.file ?? 'gateway.yaml', { env, adjust: options.adjust }, options.catalog ?? builtIn)
+    : await loadGatewayConfig(options.file ?? 'gateway.yaml', { env, adjust: options.adjust }, options.catalog ?? builtIn))
   const config = loaded.config
   const destination = options.logger === undefined ? createAsyncLogDestination(1) : undefined
   const logger = options.logger ?? createLogger(config.server.log_level, destination)

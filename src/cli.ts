@@ -118,12 +118,15 @@ export async function main (argv: string[]): Promise<number | undefined> {
 /** `lanegate start`: serves the config (or, with server.workers > 1, becomes the primary of worker processes). */
 async function startCommand (rest: string[]): Promise<number | undefined> {
   const { values } = parseArgs({ args: rest, options: { config: { type: 'string', default: 'gateway.yaml' }, port: { type: 'string' }, host: { type: 'string' } } })
-  const { startServer } = await import('./server.js')
+  const { loadStartConfig, startServer } = await import('./server.js')
+  const options = { file: values.config, port: values.port === undefined ? undefined : Number(values.port), host: values.host }
   try {
+    // Validated once: the config that tells whether this process is a cluster primary is the one it boots.
+    const loaded = await loadStartConfig(options)
     // server.workers > 1: this process becomes the primary of worker processes that each run startServer.
     const { startCluster } = await import('./cluster/primary.js')
-    if (await startCluster({ file: values.config })) return undefined
-    await startServer({ file: values.config, port: values.port === undefined ? undefined : Number(values.port), host: values.host })
+    if (await startCluster({ file: values.config, config: loaded.config })) return undefined
+    await startServer(options, loaded)
   } catch (error) {
     if (error instanceof ConfigError || error instanceof StartupDependencyError) {
       console.error(error.message)

@@ -10,6 +10,7 @@ import { issuerMismatch } from './issuer-mismatch.js'
 import { isLanegateWorker } from './runtime/worker-marker.js'
 import { writePidFile } from './pid-file.js'
 import { handleShutdownSignals } from './shutdown-signals.js'
+import { loadGatewayConfig, type LoadedGatewayConfig } from './pipeline/load-gateway-config.js'
 import { rotateListenerTls } from './tls/listener-rotation.js'
 import type { Server as TlsServer } from 'node:tls'
 
@@ -22,24 +23,37 @@ export interface StartOptions {
 }
 
 /**
+ * `--port` and `--host` over the file's `server` settings: applied at boot and on every reload, so the overrides
+ * stay and a reload sees no `server` change.
+ */
+function startOverrides (options: StartOptions): (loaded: LoadedGatewayConfig) => void {
+  return (loaded) => {
+    if (options.port !== undefined) loaded.config.server.port = options.port
+    if (options.host !== undefined) loaded.config.server.host = options.host
+  }
+}
+
+/**
+ * Reads and validates the config `lanegate start` serves, with its overrides: the one validation at start, read
+ * first for `server.workers` (cluster/primary.ts) and then booted as it is by {@link startServer}.
+ */
+export async function loadStartConfig (options: StartOptions): Promise<LoadedGatewayConfig> {
+  return loadGatewayConfig(options.file, { adjust: startOverrides(options) })
+}
+
+/**
  * `lanegate start`: boot (retrying PostgreSQL and Redis up to server.startup_timeout_ms), listen (and the admin
  * listener), reload on file change or SIGHUP, and on SIGTERM/SIGINT report not-ready, stop accepting, let
  * in-flight requests finish (up to server.shutdown_grace_ms; new requests get 503), then close the stores and
  * the admin listener and exit (shutdown-signals.ts).
  */
-export async function startServer (options: StartOptions): Promise<Booted> {
+export async function startServer (options: StartOptions, loaded?: LoadedGatewayConfig): Promise<Booted> {
   // A worker of lanegate's own primary (not merely a node:cluster worker: pm2's cluster mode forks those too).
   const lanegateWorker = isLanegateWorker()
   // Before the boot: the checks the first snapshot starts must already know that only one worker probes.
   if (lanegateWorker) shareProbesWithPrimary()
-  const booted = await bootGateway({
-    file: options.file,
-    // Applied at boot and on every reload, so the overrides stay and a reload sees no `server` change.
-    adjust: (loaded) => {
-      if (options.port !== undefined) loaded.config.server.port = options.port
-      if (options.host !== undefined) loaded.config.server.host = options.host
-    },
-  })
+  // `loaded` (from loadStartConfig) is booted as it is; the overrides still apply to every reload.
+  const booted = await bootGateway({ file: options.file, loaded, adjust: startOverrides(options) })
   const { app, gateway, logger } = booted
   const { server, issuer } = gateway.current().config
   let admin: Awaited<ReturnType<typeof startAdminListener>>

@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster'
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible'
 import type { Logger } from 'pino'
-import { loadGatewayConfig } from '../pipeline/load-gateway-config.js'
+import type { GatewayConfig } from '../config/types.js'
 import { watchConfigFile } from '../config/watch-config.js'
 import { createAsyncLogDestination, type AsyncLogDestination } from '../log-destination.js'
 import { createLogger } from '../logging.js'
@@ -24,6 +24,8 @@ const LOG_FLUSH_MS = 500
 
 export interface ClusterStartOptions {
   file: string
+  /** The config as `lanegate start` read and validated it (server.loadStartConfig): not read again here. */
+  config: GatewayConfig
 }
 
 /**
@@ -33,8 +35,7 @@ export interface ClusterStartOptions {
  */
 export async function startCluster (options: ClusterStartOptions): Promise<boolean> {
   if (isLanegateWorker()) return false
-  // The loader resolves relative paths against the file's folder, as in the workers (config/resolve-paths.ts).
-  const { config } = await loadGatewayConfig(options.file)
+  const { config } = options
   const workers = resolveWorkerCount(config.server.workers)
   if (workers <= 1) return false
   if (!cluster.isPrimary) {

@@ -3,8 +3,14 @@ import addFormatsModule from 'ajv-formats'
 
 /**
  * The one Ajv module: every JSON Schema lanegate checks data against (the config, service settings and bodies,
- * policy options, report parameters, fan-out payloads) is compiled here, once per schema, on one Ajv instance per
- * kind of author (Ajv's `strict` and `useDefaults` are per instance, not per schema).
+ * policy options, report parameters, fan-out payloads) is compiled here, once per schema, with options per kind of
+ * author (Ajv's `strict` and `useDefaults` are per instance, not per schema).
+ *
+ * An Ajv instance keeps every schema it compiled (its cache and its generated code's scope hold the schema object
+ * and the validator) for as long as the instance lives. So only schemas that live as long as the process (module
+ * constants, plugins loaded at start) are compiled on the long-lived instance of their author; a schema written in
+ * gateway.yaml is compiled on an Ajv of its own, which only its validator references, and goes with the config
+ * snapshot that holds it. Otherwise each reload would add its schemas to the process for good.
  */
 export type SchemaAuthor =
   /**
@@ -16,7 +22,7 @@ export type SchemaAuthor =
   | 'policy'
   /**
    * A payload schema written in gateway.yaml (fan-out operations): unknown keywords allowed, and no defaults — the
-   * payload goes to the lanes exactly as the caller sent it.
+   * payload goes to the lanes exactly as the caller sent it. Lives as long as its config snapshot.
    */
   | 'payload'
 
@@ -29,6 +35,9 @@ const optionsOf: Record<SchemaAuthor, Options> = {
 // ajv-formats is CommonJS; under NodeNext its default import is the module object on some builds.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as
   unknown as (ajv: Ajv) => Ajv
+
+/** Authors whose schemas come and go with the config: never compiled on a long-lived instance. */
+const writtenInConfig: ReadonlySet<SchemaAuthor> = new Set(['payload'])
 
 const instances = new Map<SchemaAuthor, Ajv>()
 const compiledBy = new Map<SchemaAuthor, WeakMap<object, ValidateFunction>>()
@@ -45,8 +54,20 @@ function ajvFor (author: SchemaAuthor): Ajv {
 }
 
 /**
+ * Compiles `schema` on a new Ajv that nothing else references: the validator (and the instance behind it) is
+ * collected with whatever holds it. The schema is first checked against the meta-schema by the author's long-lived
+ * instance (which keeps nothing of the data it validates): a new instance would compile the meta-schema again, some
+ * 20 ms each time.
+ */
+function compileAlone (schema: object, author: SchemaAuthor): ValidateFunction {
+  ajvFor(author).validateSchema(schema, true)
+  return addFormats(new Ajv({ ...optionsOf[author], addUsedSchema: false, validateSchema: false })).compile(schema)
+}
+
+/**
  * The validator of `schema`, compiled the first time this schema object is seen (schemas are immutable: a config
- * snapshot's, a plugin's, a module's constant). Throws when the schema does not compile.
+ * snapshot's, a plugin's, a module's constant); a schema written in the config is compiled alone, so that it is
+ * kept only as long as the snapshot. Throws when the schema does not compile.
  */
 export function compileSchema (schema: object, author: SchemaAuthor): ValidateFunction {
   let compiled = compiledBy.get(author)
@@ -56,7 +77,7 @@ export function compileSchema (schema: object, author: SchemaAuthor): ValidateFu
   }
   let validate = compiled.get(schema)
   if (validate === undefined) {
-    validate = ajvFor(author).compile(schema)
+    validate = writtenInConfig.has(author) ? compileAlone(schema, author) : ajvFor(author).compile(schema)
     compiled.set(schema, validate)
   }
   return validate
@@ -67,13 +88,14 @@ const TEXT_CACHE_SIZE = 4
 
 /**
  * For a schema rebuilt as a new object each time from the same parts (the config's, once per load): compiled once
- * per distinct content. The last few are kept (a process sees one or two: the services list rarely changes).
+ * per distinct content. The last few are kept (a process sees one or two: the services list rarely changes); each is
+ * compiled alone, so one dropped from this cache is freed.
  */
 export function compileSchemaByContent (schema: object, author: SchemaAuthor): ValidateFunction {
   const key = `${author}\n${JSON.stringify(schema)}`
   let validate = byText.get(key)
   if (validate === undefined) {
-    validate = ajvFor(author).compile(schema)
+    validate = compileAlone(schema, author)
     if (byText.size >= TEXT_CACHE_SIZE) byText.delete(byText.keys().next().value as string)
     byText.set(key, validate)
   }
