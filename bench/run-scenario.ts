@@ -103,6 +103,7 @@ async function measureConsole (plan: ScenarioPlan, rounds: ReadonlyArray<Readonl
   const idle = await measureIdle({ open: open.pid, closed: closed.pid, poller: poller.pid }, options.rounds, options.durationSeconds)
   log.progress(`[${plan.id}] console idle: gateway ${idle.openCpuUsPerSecond.median} µs CPU/s open, ${idle.closedCpuUsPerSecond.median} µs CPU/s closed; poller ${idle.pollerCpuUsPerSecond.median} µs CPU/s`)
   const polls = poller.polls()
+  if (!polls.running) log.fail(`${plan.id} / console: the poller stopped during the scenario (see console-poller.log)`)
   if (polls.failed > 0) log.fail(`${plan.id} / console: ${polls.failed} of ${polls.ok + polls.failed} poll rounds failed, first: ${polls.firstError ?? '?'}`)
   return { pairs, idle, polls: { ok: polls.ok, failed: polls.failed } }
 }

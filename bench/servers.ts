@@ -28,8 +28,8 @@ export interface RunningServer {
 /** The console poller of a run (bench/console-poller.ts): its process, and how its polls went so far. */
 export interface ConsolePoller {
   pid: number
-  /** Rounds (overview + upstreams) that got 200s, rounds that did not, and the first failure's message. */
-  polls (): { ok: number, failed: number, firstError?: string }
+  /** Rounds (overview + upstreams) that got 200s, rounds that did not, the first failure's message, and whether it still runs. */
+  polls (): { ok: number, failed: number, firstError?: string, running: boolean }
 }
 
 /**
@@ -199,7 +199,7 @@ export class ServerSet {
       })
       child.once('exit', (code, signal) => reject(new Error(`the console poller exited (${code ?? signal}) before its first poll\n${logTail(logFile)}`)))
     })
-    return { pid: child.pid ?? 0, polls: () => ({ ...counts }) }
+    return { pid: child.pid ?? 0, polls: () => ({ ...counts, running: child.exitCode === null && child.signalCode === null }) }
   }
 
   /** The run's self-signed certificate for 127.0.0.1 (made once, shared by lanegate's and nginx's TLS variants). */

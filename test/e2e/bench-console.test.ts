@@ -32,7 +32,7 @@ t.test('the console poller runs outside the gateway\'s process tree, on the core
   t.notOk(processTree(gateway.pid).includes(poller.pid), 'the poller is not in the tree whose CPU is billed to the gateway')
   t.equal(statusField(poller.pid, 'PPid'), String(process.pid), 'the orchestrator started it')
   if (pollerCore !== undefined) t.equal(statusField(poller.pid, 'Cpus_allowed_list'), String(pollerCore))
-  t.same(poller.polls(), { ok: poller.polls().ok, failed: 0 })
+  t.same(poller.polls(), { ok: poller.polls().ok, failed: 0, running: true })
   t.ok(poller.polls().ok >= 1, 'a first round of polls was answered')
   // The console the poller reads is the gateway's own.
   const overview = await fetch(`${gateway.adminUrl}/api/console/overview`)
