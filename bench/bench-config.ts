@@ -16,6 +16,8 @@ export interface BenchConfigOptions {
   floodPoints?: number
   /** false: `admin: false`, so the gateway collects no metrics (the metrics-off variant). Default: on. */
   metrics?: boolean
+  /** admin.port when the bench starts the admin listener itself (the console variants); otherwise 0. */
+  adminPort?: number
   /** Count the limits in this Redis (rate_limit_store.driver: redis) under `redisPrefix` instead of in memory. */
   redisUrl?: string
   redisPrefix?: string
@@ -57,7 +59,7 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
   // The bench boots the app without the admin listener; `admin: false` also turns metrics collection off.
   if (options.metrics === false) doc.setIn(['admin'], false)
   // The workers scenario spawns `lanegate start` (which does start it) twice at once: a free port each, never 9464.
-  else doc.setIn(['admin', 'port'], 0)
+  else doc.setIn(['admin', 'port'], options.adminPort ?? 0)
   // The bench config is written to a folder of its own, and relative paths resolve against the config's folder:
   // keep the content folder the demo names, as seen from the working directory (the repository root).
   const sourceDir = doc.getIn(['services', 'content', 'source_dir'])

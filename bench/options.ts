@@ -41,9 +41,10 @@ export interface BenchOptions {
   compare?: string
   quick: boolean
   /**
-   * Keep the operator console open on every lanegate gateway of the run: its admin listener serves, its ring
-   * samples once a second, and a poller asks for two views once a second each, as an open page does. Compare a run
-   * with and without it for the console's cost.
+   * Measure what an open operator console costs (issue 23): `auth-get` and `live-proxy` get a variant of their
+   * subject on a second gateway of the same config with the console open (`<subject>+console`: its admin listener
+   * serves, its ring samples once a second, a poller in its own process on the load generator's core asks for two
+   * views once a second each, as an open page does), in the same rounds; then both gateways' idle CPU is read.
    */
   console: boolean
 }
@@ -63,8 +64,9 @@ export const USAGE = `npm run bench -- [options]
   --no-pin                do not pin processes to cores with taskset
   --no-peers              skip nginx / fast-gateway / Express Gateway / http-proxy-3
   --profile               profile the gateway (node --cpu-prof) and list its hot spots
-  --console               keep the operator console open (a poller on two of its views, once a second each) on
-                          every lanegate gateway of the run; compare with a run without it for its cost
+  --console               also run auth-get's and live-proxy's subject on a gateway with the operator console open
+                          (polled once a second from a process on the load generator's core), in the same rounds:
+                          its CPU per request against the console closed, and both gateways' idle CPU per second
   --compare DIR           also run the gateway of another built checkout (e.g. a git worktree of the commit
                           before a change) as a variant of auth-get, live-proxy and latency-c1, in the same rounds
 `

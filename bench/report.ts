@@ -54,6 +54,15 @@ function scenarioTable (scenario: ScenarioResult): string[] {
     const { during, after } = scenario.failover
     lines.push('', `lane-b killed mid-run: statuses ${JSON.stringify(during.statusCounts)}, ${during.errors} errors; the run after: ${JSON.stringify(after.statusCounts)}, ${after.errors} errors.`)
   }
+  if (scenario.console !== undefined) {
+    const c = scenario.console
+    lines.push('', 'Console open vs closed (the gateway process alone; the poller runs apart, on the load generator\'s core):', '', '| closed | open | rounds | closed CPU µs/req | open CPU µs/req | open ÷ closed |', '|---|---|---|---|---|---|')
+    for (const p of c.pairs) lines.push(`| ${p.closed} | ${p.open} | ${p.rounds} | ${range(p.closedCpuUsPerRequest, 1)} | ${range(p.openCpuUsPerRequest, 1)} | ${range(p.cpuRatio)} |`)
+    if (c.idle !== undefined) {
+      lines.push('', `Idle, no traffic (${c.idle.windows} windows of ${fmt(c.idle.seconds, 1)} s), CPU µs per second: gateway with the console open ${range(c.idle.openCpuUsPerSecond, 0)}, closed ${range(c.idle.closedCpuUsPerSecond, 0)}; the poller's own ${range(c.idle.pollerCpuUsPerSecond, 0)}.`)
+    }
+    lines.push('', `Console poll rounds: ${c.polls.ok} answered, ${c.polls.failed} failed.`)
+  }
   for (const s of scenario.skipped) lines.push('', `Skipped ${s.variant}: ${s.reason}`)
   lines.push('')
   return lines

@@ -64,6 +64,38 @@ export interface WebSocketMeasurement {
   rssWithIdleConnections: number
 }
 
+/** `--console`: a subject with the console closed and the same on a gateway with it open, same rounds (console-cost.ts). */
+export interface ConsolePair {
+  /** `<closed>+console`. */
+  open: string
+  closed: string
+  /** Rounds in which both ran. */
+  rounds: number
+  /** The gateway's CPU per response (µs), its process alone (the poller is outside its tree). */
+  openCpuUsPerRequest: Spread
+  closedCpuUsPerRequest: Spread
+  /** Open ÷ closed CPU per response, taken within each round (issue 23: ≤ 1.03). */
+  cpuRatio: Spread
+}
+
+/** `--console`, no traffic: CPU per second over the same windows (µs of CPU per second of wall time). */
+export interface ConsoleIdle {
+  windows: number
+  seconds: number
+  openCpuUsPerSecond: Spread
+  closedCpuUsPerSecond: Spread
+  /** The poller's own (it runs on the load generator's core; reported, never billed to a gateway). */
+  pollerCpuUsPerSecond: Spread
+}
+
+/** What `--console` measured in one scenario. */
+export interface ConsoleMeasurement {
+  pairs: ConsolePair[]
+  idle?: ConsoleIdle
+  /** The poller's rounds (overview + upstreams) over the whole scenario: answered with 200s, or not. */
+  polls: { ok: number, failed: number }
+}
+
 export interface ScenarioResult {
   id: string
   title: string
@@ -84,6 +116,8 @@ export interface ScenarioResult {
    * ejected), then a second run (`after`) that must see no failed GET.
    */
   failover?: { during: LoadResult, after: LoadResult }
+  /** `--console`: the console's cost, open against closed in the same rounds, and idle. */
+  console?: ConsoleMeasurement
 }
 
 /** An issue-6 target and what this run measured for it. */

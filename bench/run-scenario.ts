@@ -3,7 +3,8 @@ import type { LoadJob, LoadResult } from './load-job.js'
 import type { BenchOptions } from './options.js'
 import type { LoadWorker } from './processes.js'
 import { memoryOf } from './proc-stat.js'
-import type { ScenarioResult, SoakMeasurement } from './result-types.js'
+import type { ConsoleMeasurement, ScenarioResult, SoakMeasurement } from './result-types.js'
+import { consolePairs, gatewayTreeWithout, measureIdle } from './console-cost.js'
 import { GATEWAY_CONTENT_PATH, SCENARIO_TITLES, type PreparedVariant, type ScenarioPlan } from './scenarios.js'
 import type { ServerSet } from './servers.js'
 import { rotatedOrder } from './stats.js'
@@ -51,6 +52,8 @@ async function measure (worker: LoadWorker, plan: ScenarioPlan, variant: Prepare
  */
 export async function runPlan (plan: ScenarioPlan, worker: LoadWorker, options: BenchOptions, log: RunLog): Promise<ScenarioResult> {
   for (const skipped of plan.skipped) log.warn(`${plan.id}: peer ${skipped.variant} skipped: ${skipped.reason}`)
+  // The poller must stay out of the CPU the load generator reads for the console gateway (its process tree).
+  if (plan.console !== undefined) gatewayTreeWithout(plan.console.open.pid, plan.console.poller.pid)
   if (options.warmupSeconds > 0) {
     for (const variant of plan.variants) await measure(worker, plan, variant, options.warmupSeconds, 'warm-up', log)
   }
@@ -72,6 +75,7 @@ export async function runPlan (plan: ScenarioPlan, worker: LoadWorker, options: 
       log.warn(`${plan.id} / ${v.name}: load generator near saturation (${Math.round(v.loadgenCpuMax * 100)}% ≥ ${LOADGEN_SATURATION * 100}% of its core): its req/s is a floor, not the server's limit`)
     }
   }
+  const consoleCost = plan.console === undefined ? undefined : await measureConsole(plan, rounds, options, log)
   return {
     id: plan.id,
     title: plan.title,
@@ -81,7 +85,27 @@ export async function runPlan (plan: ScenarioPlan, worker: LoadWorker, options: 
     variants,
     runs,
     skipped: plan.skipped,
+    ...(consoleCost === undefined ? {} : { console: consoleCost }),
   }
+}
+
+/**
+ * `--console`, after the rounds: the open/closed pairs of those rounds, then the idle measurement (no traffic,
+ * `rounds` windows of `duration`), and the poller's tally — a console that did not answer fails the run.
+ */
+async function measureConsole (plan: ScenarioPlan, rounds: ReadonlyArray<Readonly<Record<string, LoadResult>>>, options: BenchOptions, log: RunLog): Promise<ConsoleMeasurement> {
+  const { open, closed, poller } = plan.console as NonNullable<ScenarioPlan['console']>
+  const pairs = consolePairs(plan.variants.map((v) => v.name), rounds)
+  for (const p of pairs) {
+    log.progress(`[${plan.id}] console open ${p.open}: ${p.openCpuUsPerRequest.median} µs/req vs closed ${p.closedCpuUsPerRequest.median} µs/req, ${p.cpuRatio.median}× (${p.rounds} rounds)`)
+  }
+  log.progress(`[${plan.id}] console idle: ${options.rounds} windows of ${options.durationSeconds} s, no traffic`)
+  const idle = await measureIdle({ open: open.pid, closed: closed.pid, poller: poller.pid }, options.rounds, options.durationSeconds)
+  log.progress(`[${plan.id}] console idle: gateway ${idle.openCpuUsPerSecond.median} µs CPU/s open, ${idle.closedCpuUsPerSecond.median} µs CPU/s closed; poller ${idle.pollerCpuUsPerSecond.median} µs CPU/s`)
+  const polls = poller.polls()
+  if (!polls.running) log.fail(`${plan.id} / console: the poller stopped during the scenario (see console-poller.log)`)
+  if (polls.failed > 0) log.fail(`${plan.id} / console: ${polls.failed} of ${polls.ok + polls.failed} poll rounds failed, first: ${polls.firstError ?? '?'}`)
+  return { pairs, idle, polls: { ok: polls.ok, failed: polls.failed } }
 }
 
 /**

@@ -74,7 +74,7 @@ export async function runBench (argv: string[]): Promise<number> {
     for (const id of options.scenarios) {
       const workDir = join(workRoot, id)
       await mkdir(workDir)
-      current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir, compareRoot: options.compare, console: options.console })
+      current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir, compareRoot: options.compare, pollerCore: pinned ? LOADGEN_CORE : undefined })
       log.progress(`== ${id}`)
       try {
         if (id === 'memory') {

@@ -3,7 +3,8 @@ import type { LoadJob } from './load-job.js'
 import type { BenchOptions, ScenarioId } from './options.js'
 import { PEER_NAMES, peerMissing, type PeerName } from './peers.js'
 import type { VariantRole } from './result-types.js'
-import type { RunningServer, ServerSet } from './servers.js'
+import type { ConsolePoller, RunningServer, ServerSet } from './servers.js'
+import { CONSOLE_SUFFIX } from './console-cost.js'
 import { BENCH_API_KEY, CONTENT_CLIENT, EXCHANGE_CLIENT, PRICING_CLIENT, fetchToken, tokenForm } from './tokens.js'
 import { EXPRESS_GATEWAY_JWT_SECRET } from './servers/express-gateway-secret.js'
 
@@ -26,6 +27,11 @@ export interface ScenarioPlan {
   /** The baseline first. */
   variants: PreparedVariant[]
   skipped: Array<{ variant: string, reason: string }>
+  /**
+   * `--console`: the gateway with the console open, the one with it closed (the subject's) and the poller, for the
+   * idle measurement and the poller's tally after the rounds.
+   */
+  console?: { open: RunningServer, closed: RunningServer, poller: ConsolePoller }
 }
 
 /** The lane path every proxy variant asks for (the lane ignores it; proxies must carry it). */
@@ -96,6 +102,19 @@ async function compareVariant (servers: ServerSet, subject: PreparedVariant, pat
   const gateway = await servers.compareGateway()
   const token = await fetchToken(gateway.url, client)
   return { ...subject, name: `${subject.name}@compare`, role: 'peer', server: gateway, request: { ...subject.request, url: gateway.url + path, headers: bearer(token) } }
+}
+
+/**
+ * `--console`: the subject's request on a gateway of the same config with the operator console open and polled (a
+ * peer in the same rounds, named `<subject>+console`); the subject's own gateway has it closed. Records the pair on
+ * the plan for the idle measurement.
+ */
+async function consoleVariant (servers: ServerSet, plan: ScenarioPlan, subject: PreparedVariant, path: string, client: string): Promise<PreparedVariant> {
+  const open = await servers.gateway('console')
+  const poller = await servers.consolePoller()
+  const token = await fetchToken(open.url, client)
+  plan.console = { open, closed: subject.server, poller }
+  return { ...subject, name: `${subject.name}${CONSOLE_SUFFIX}`, role: 'peer', server: open, request: { ...subject.request, url: open.url + path, headers: bearer(token) } }
 }
 
 async function expressGatewayToken (): Promise<string> {
@@ -174,6 +193,7 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
         await apiKeyGet(servers),
       )
       if (options.compare !== undefined) plan.variants.push(await compareVariant(servers, plan.variants[1] as PreparedVariant, GATEWAY_CONTENT_PATH, CONTENT_CLIENT))
+      if (options.console) plan.variants.push(await consoleVariant(servers, plan, plan.variants[1] as PreparedVariant, GATEWAY_CONTENT_PATH, CONTENT_CLIENT))
       break
     }
     case 'auth-get-redis': {
@@ -211,6 +231,7 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
       plan.variants.push(await laneDirect(servers), await gatewayLive(servers))
       if (id === 'live-proxy') plan.variants.push(await metricsOff(servers, GATEWAY_LIVE_PATH, 'lanegate-live-metrics-off', EXCHANGE_CLIENT))
       if (options.compare !== undefined) plan.variants.push(await compareVariant(servers, plan.variants[1] as PreparedVariant, GATEWAY_LIVE_PATH, EXCHANGE_CLIENT))
+      if (options.console && id === 'live-proxy') plan.variants.push(await consoleVariant(servers, plan, plan.variants[1] as PreparedVariant, GATEWAY_LIVE_PATH, EXCHANGE_CLIENT))
       if (options.peers) await addPeers(servers, plan)
       if (id === 'latency-c1') {
         plan.kind = 'latency'

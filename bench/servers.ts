@@ -6,6 +6,7 @@ import { benchConfigText } from './bench-config.js'
 import { hashSecret } from '../src/oauth/secret-hash.js'
 import { BENCH_API_KEY } from './tokens.js'
 import { logTail, freePort, spawnPinned, stopChild, waitForPort } from './processes.js'
+import type { PollReport } from './console-poller.js'
 import { harnessScript, REPO_ROOT } from './paths.js'
 import { nginxConfig, nginxBinary } from './peers.js'
 import { benchCertificate, type BenchCertificate } from './tls-certs.js'
@@ -20,6 +21,15 @@ export interface RunningServer {
   pid: number
   /** http://127.0.0.1:PORT (no trailing slash). */
   url: string
+  /** The console gateway's admin listener, http://127.0.0.1:PORT. */
+  adminUrl?: string
+}
+
+/** The console poller of a run (bench/console-poller.ts): its process, and how its polls went so far. */
+export interface ConsolePoller {
+  pid: number
+  /** Rounds (overview + upstreams) that got 200s, rounds that did not, the first failure's message, and whether it still runs. */
+  polls (): { ok: number, failed: number, firstError?: string, running: boolean }
 }
 
 /**
@@ -28,9 +38,10 @@ export interface RunningServer {
  * a round trip per request; `redis-synced`: pre-counted, synchronised every BENCH_REDIS_SYNC_INTERVAL_MS),
  * `lanegate start` with server.workers 1 or 2 (the workers scenario), or the demo's `pricing` proxy service in
  * front of two bench lanes (`proxy`, the proxy-service scenario), or the main config served over HTTPS with a
- * certificate made for the run (`tls`, the tls scenario).
+ * certificate made for the run (`tls`, the tls scenario), or the main config with the operator console open (`console`,
+ * `--console`: its admin listener serves; consolePoller() polls it from outside the gateway's process tree).
  */
-export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'workers-2-precount' | 'proxy' | 'tls' | 'proxy-cache' | 'api-key'
+export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'workers-2-precount' | 'proxy' | 'tls' | 'proxy-cache' | 'api-key' | 'console'
 
 /** The Redis of the auth-get-redis scenario (its keys get a prefix of their own; nothing is flushed). */
 export const BENCH_REDIS_URL = process.env.LANEGATE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -55,8 +66,11 @@ export interface ServerSetContext {
   profileDir?: string
   /** Another built checkout whose gateway `compareGateway()` starts (`--compare`). */
   compareRoot?: string
-  /** `--console`: the gateways booted here keep the operator console open (servers/gateway.ts). */
-  console?: boolean
+  /**
+   * Core the console poller runs on (undefined: not pinned): the load generator's, never the servers', so the
+   * poller's own CPU neither lands in the gateway's measurement nor competes with it for its core.
+   */
+  pollerCore?: number
 }
 
 /**
@@ -68,6 +82,7 @@ export class ServerSet {
   private readonly byName = new Map<string, ChildProcess>()
   private readonly started = new Map<string, Promise<RunningServer>>()
   private benchCertificate: BenchCertificate | undefined
+  private poller: Promise<ConsolePoller> | undefined
 
   constructor (private readonly context: ServerSetContext) {}
 
@@ -117,12 +132,14 @@ export class ServerSet {
       const dataDir = join(this.context.workDir, `gateway-${flavour}-data`)
       await mkdir(dataDir, { recursive: true })
       const file = join(this.context.workDir, `gateway-${flavour}.yaml`)
+      const adminPort = flavour === 'console' ? await freePort() : undefined
       const workers = flavour === 'workers-1' ? 1 : flavour === 'workers-2' || flavour === 'workers-2-precount' ? 2 : undefined
       await writeFile(file, benchConfigText(this.context.demoText, {
         dataDir,
         laneUrl: lane.url,
         floodPoints: flavour === 'flood' ? 100 : undefined,
         metrics: flavour !== 'no-metrics',
+        ...(adminPort === undefined ? {} : { adminPort }),
         ...(flavour === 'redis' || flavour === 'redis-synced' ? { redisUrl: BENCH_REDIS_URL, redisPrefix: `lanegate-bench-${flavour}-${process.pid}-${Date.now()}` } : {}),
         ...(flavour === 'redis-synced' ? { redisSyncIntervalMs: BENCH_REDIS_SYNC_INTERVAL_MS } : {}),
         workers,
@@ -139,10 +156,50 @@ export class ServerSet {
         return this.spawn(`gateway-${flavour}`, process.execPath, [REPO_BIN, 'start', '--config', file, '--port', '{port}', '--host', '127.0.0.1'])
       }
       const profile = this.context.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', this.context.profileDir]
-      const open = this.context.console === true && flavour !== 'no-metrics' ? ['--console'] : []
+      const open = adminPort === undefined ? [] : ['--console']
       const server = await this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file, ...open], profile)
+      if (adminPort !== undefined) {
+        // The admin listener starts after the public one: wait for it too before anything polls it.
+        await waitForPort(adminPort, this.byName.get(server.name) as ChildProcess)
+        return { ...server, adminUrl: `http://127.0.0.1:${adminPort}` }
+      }
       return flavour === 'tls' ? { ...server, url: server.url.replace('http:', 'https:') } : server
     })
+  }
+
+  /**
+   * The open console page of the `console` gateway (started if need be): bench/console-poller.ts in a process of
+   * its own, the orchestrator's child pinned to `pollerCore`, so it is not in the gateway's process tree whose CPU
+   * the load generator reads. Resolves once a first round of polls got its 200s (the console is open when the
+   * measurement starts); rejects if the first round failed or the poller died. One poller per set.
+   */
+  consolePoller (): Promise<ConsolePoller> {
+    this.poller ??= this.startPoller()
+    return this.poller
+  }
+
+  private async startPoller (): Promise<ConsolePoller> {
+    const gateway = await this.gateway('console')
+    if (gateway.adminUrl === undefined) throw new Error('the console gateway has no admin listener')
+    const logFile = join(this.context.workDir, 'console-poller.log')
+    const child = spawnPinned(process.execPath, [harnessScript('./console-poller.js'), '--url', gateway.adminUrl], { core: this.context.pollerCore, logFile, ipc: true })
+    this.children.push(child)
+    this.byName.set('console-poller', child)
+    const counts: { ok: number, failed: number, firstError?: string } = { ok: 0, failed: 0 }
+    await new Promise<void>((resolve, reject) => {
+      child.on('message', (message: PollReport) => {
+        if (message.ok) {
+          counts.ok++
+          resolve()
+        } else {
+          counts.failed++
+          counts.firstError ??= message.error
+          if (counts.ok === 0) reject(new Error(`the console poller's first round failed: ${message.error}`))
+        }
+      })
+      child.once('exit', (code, signal) => reject(new Error(`the console poller exited (${code ?? signal}) before its first poll\n${logTail(logFile)}`)))
+    })
+    return { pid: child.pid ?? 0, polls: () => ({ ...counts, running: child.exitCode === null && child.signalCode === null }) }
   }
 
   /** The run's self-signed certificate for 127.0.0.1 (made once, shared by lanegate's and nginx's TLS variants). */

@@ -34,6 +34,8 @@ export const TARGETS = {
   addedP99OverNginxMs: 0.2,
   /** Issue 25: a cached GET through the proxy service ÷ bare fastify hello-world (a hit does no upstream work). */
   cacheHitRatio: 0.6,
+  /** Issue 23: the gateway's CPU per request with the console open ÷ with it closed, same rounds (≤ 3 % more). */
+  consoleCpuRatio: 1.03,
   /** Issue 25: the api-key GET's server CPU per request at most this much above auth-get's (same rounds). */
   apiKeyCpuOverAuthGet: 0.10,
   rssBytes: 200 * 1024 * 1024,
@@ -115,6 +117,17 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   const overNginx = perRound(scenarios, 'latency-c1', 'lanegate-live', 'nginx', (gw, peer) => gw.latencyMs.p99 - peer.latencyMs.p99)
   if (overNginx !== undefined) {
     checks.push({ scenario: 'latency-c1', what: 'added p99 at c=1 of the live proxy minus nginx\'s, same rounds', goal: `≤ ${TARGETS.addedP99OverNginxMs} ms`, measured: `${round3(overNginx.median)} ms (${round3(overNginx.min)}–${round3(overNginx.max)})`, met: overNginx.median <= TARGETS.addedP99OverNginxMs })
+  }
+  for (const scenario of scenarios) {
+    for (const pair of scenario.console?.pairs ?? []) {
+      checks.push({
+        scenario: scenario.id,
+        what: `gateway CPU per request with the console open ÷ closed (${pair.closed}), same rounds`,
+        goal: `≤ ${TARGETS.consoleCpuRatio}×`,
+        measured: `${pair.cpuRatio.median}× (${pair.cpuRatio.min}–${pair.cpuRatio.max}; ${pair.openCpuUsPerRequest.median} vs ${pair.closedCpuUsPerRequest.median} µs)`,
+        met: pair.cpuRatio.median <= TARGETS.consoleCpuRatio,
+      })
+    }
   }
   const memory = scenarios.find((s) => s.id === 'memory')?.memory
   if (memory !== undefined) {

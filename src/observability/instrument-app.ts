@@ -28,9 +28,13 @@ export class MeteredLogController extends LogController {
     const gw = request.gw as FastifyRequest['gw'] | null | undefined
     const series: RouteSeries = gw?.service === undefined ? this.#unrouted : this.#metrics.route(gw.service, gw.routeId)
     series.record(request.method, reply.statusCode, reply.elapsedTime)
-    // The cache policy marks every answer it looked up (HIT or MISS); other routes have no such header.
-    const cached = reply.getHeader('x-cache')
-    if ((cached === 'HIT' || cached === 'MISS') && gw?.service !== undefined) this.#metrics.cacheLookups.inc(gw.service, gw.routeId, cached === 'HIT' ? 'hit' : 'miss')
+    // Only routes whose chain ends in `cache` (marked when the snapshot was built) are counted, from the X-Cache
+    // their policy set: every other request skips the header read, and a route that answers an X-Cache of its own
+    // (a `headers` step, a backend behind a CDN) is not counted as a lookup it never made.
+    if (gw?.service !== undefined && gw.snapshot.cacheRoutes?.get(gw.service)?.has(gw.routeId) === true) {
+      const cached = reply.getHeader('x-cache')
+      if (cached === 'HIT' || cached === 'MISS') this.#metrics.cacheLookups.inc(gw.service, gw.routeId, cached === 'HIT' ? 'hit' : 'miss')
+    }
     super.requestCompleted(error, request, reply)
   }
 }

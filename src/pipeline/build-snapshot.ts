@@ -21,6 +21,7 @@ export function buildSnapshot (config: GatewayConfig, version: number, catalog: 
   const views = policyViews(shared, config, indexes)
   const rechecks = new Map<string, readonly PolicyStep[]>()
   const upgrades = new Map<string, UpgradeLimits>()
+  const cacheRoutes = new Map<string, Set<string>>()
   for (const [service, settings] of Object.entries(config.services)) {
     for (const [routeId, routeEntry] of Object.entries(settings.routes)) {
       const preflight: PolicyStep[] = []
@@ -29,6 +30,8 @@ export function buildSnapshot (config: GatewayConfig, version: number, catalog: 
       const websocket = limits !== undefined
       const steps = [...settings.policies, ...routePolicies(routeEntry)].map((entry) => {
         const name = policyName(entry)
+        // `cache` is last in its chain (config-rules.ts) and marks every answer it looked up with X-Cache.
+        if (name === 'cache') cacheRoutes.set(service, (cacheRoutes.get(service) ?? new Set()).add(routeId))
         const plugin = catalog.plugins.get(name)
         if (plugin === undefined) throw new Error(`unknown policy "${name}"`)
         const step = plugin.create(entry[name] ?? {}, policyContext(plugin, { config, indexes, ...views, service, routeId, envelope: settings.envelope, websocket }))
@@ -44,5 +47,5 @@ export function buildSnapshot (config: GatewayConfig, version: number, catalog: 
       }
     }
   }
-  return { version, config, indexes, chains, preflights, rechecks, upgrades }
+  return { version, config, indexes, chains, preflights, rechecks, upgrades, ...(cacheRoutes.size > 0 ? { cacheRoutes } : {}) }
 }

@@ -22,6 +22,11 @@ export interface Snapshot {
   readonly rechecks?: ReadonlyMap<string, readonly PolicyStep[]>
   /** `service/routeId` → the WebSocket limits of each route that may be upgraded (docs/websocket.md). */
   readonly upgrades?: ReadonlyMap<string, UpgradeLimits>
+  /**
+   * service → the ids of its routes whose chain ends in the `cache` policy; undefined when no route caches. Only
+   * these routes' answers are counted in lanegate_cache_lookups_total, so the others never read `X-Cache`.
+   */
+  readonly cacheRoutes?: ReadonlyMap<string, ReadonlySet<string>>
 }
 
 /** The limits of the WebSocket connections of one route. */

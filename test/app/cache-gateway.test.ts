@@ -37,6 +37,20 @@ t.test('an in-process answer is cached with its headers; a private, no-cache one
   t.match(metrics, /lanegate_cache_lookups_total\{service="content",route="content_list",result="miss"\} 2\n/)
 })
 
+t.test('a route without the cache policy is never counted as a cache lookup, even when it answers its own X-Cache', async (t) => {
+  // A `headers` step may pass on what a CDN in front of a backend says; only routes ending in `cache` are counted.
+  const own = demo.replace('processor_config: [ { scope: { all: [commerce:payment-intents.read] } } ]', 'processor_config: [ { scope: { all: [commerce:payment-intents.read] } }, { headers: { response: { set: { X-Cache: HIT } } } } ]')
+  t.not(own, demo)
+  const gw = await buildTestApp({ yaml: own })
+  t.teardown(() => gw.close())
+  const token = await getToken(gw.app, 'demo-checkout')
+  const res = await gw.app.inject({ url: '/api/v1/ecommerce/config/processor', headers: { authorization: `Bearer ${token}` } })
+  t.same({ status: res.statusCode, cache: res.headers['x-cache'] }, { status: 200, cache: 'HIT' })
+  const metrics = await gw.metrics?.registry.metrics() ?? ''
+  t.match(metrics, /lanegate_http_requests_total\{service="payments",route="processor_config",method="GET",status="200"\} 1\n/)
+  t.notMatch(metrics, /lanegate_cache_lookups_total\{/)
+})
+
 t.test('cache anywhere but last in its chain is a config error at its path', async (t) => {
   const wrong = demo.replace('processor_config: [ { scope: { all: [commerce:payment-intents.read] } } ]', 'processor_config: [ { cache: { ttl_seconds: 60 } }, { scope: { all: [commerce:payment-intents.read] } } ]')
   const error = await parseGatewayConfig(wrong, 'gateway.yaml', { env: {} }).catch((e: unknown) => e)

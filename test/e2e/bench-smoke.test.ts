@@ -52,6 +52,32 @@ t.test('a tiny auth-get run writes a result file and a report, with only 2xx ans
   t.match(markdown, '| lanegate-auth-get | subject |')
 })
 
+t.test('--console runs the subject with the console open beside it closed in every round, then both idle', async (t) => {
+  const out = await mkdtemp(join(tmpdir(), 'lanegate-bench-smoke-console-'))
+  t.teardown(() => rm(out, { recursive: true, force: true }))
+  const res = await runHarness(['--scenario', 'auth-get', '--console', '--duration', '0.5', '--warmup', '0', '--rounds', '2', '--connections', '4', '--no-peers', '--out', out])
+  t.equal(res.code, 0, res.stderr)
+  const json = (await readdir(out)).find((f) => f.endsWith('.json')) as string
+  const result = JSON.parse(await readFile(join(out, json), 'utf8')) as BenchResult
+  t.same(result.failures, [])
+  const [scenario] = result.scenarios
+  t.same(scenario.variants.map((v) => [v.name, v.role]).slice(-1), [['lanegate-auth-get+console', 'peer']])
+  // Open and closed in the same rounds (the earlier --console opened it on every gateway: one sitting each way).
+  for (const round of [1, 2]) {
+    const names = scenario.runs.filter((r) => r.round === round).map((r) => r.variant)
+    t.ok(names.includes('lanegate-auth-get') && names.includes('lanegate-auth-get+console'), `round ${round} ran both: ${names.join(', ')}`)
+  }
+  const measured = scenario.console
+  t.same(measured?.pairs.map((p) => [p.closed, p.open, p.rounds]), [['lanegate-auth-get', 'lanegate-auth-get+console', 2]])
+  t.ok((measured?.pairs[0]?.cpuRatio.median ?? 0) > 0, 'a CPU ratio was taken')
+  t.same([measured?.idle?.windows, measured?.idle?.seconds], [2, 0.5])
+  t.ok((measured?.idle?.openCpuUsPerSecond.median ?? -1) >= 0, 'idle CPU read')
+  t.equal(measured?.polls.failed, 0)
+  t.ok((measured?.polls.ok ?? 0) >= 1, `${measured?.polls.ok} poll rounds answered`)
+  t.ok(result.targets.some((target) => target.what.startsWith('gateway CPU per request with the console open')), 'the issue-23 goal is checked')
+  t.match(res.stdout, '| lanegate-auth-get | lanegate-auth-get+console | 2 |')
+})
+
 t.test('a tiny websocket run echoes through the gateway and the lane directly, and measures idle connections', async (t) => {
   const out = await mkdtemp(join(tmpdir(), 'lanegate-bench-smoke-ws-'))
   t.teardown(() => rm(out, { recursive: true, force: true }))

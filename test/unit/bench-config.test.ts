@@ -46,6 +46,9 @@ t.test('the bench config gives the admin listener a free port (two `lanegate sta
   t.equal(on.admin.port, 0)
   const off = parse(benchConfigText(demo, { dataDir: '/tmp/d', laneUrl: LANE, metrics: false })) as { admin: unknown }
   t.equal(off.admin, false)
+  // The console variants: the orchestrator picks the port, so it knows where its poller is to ask.
+  const console = parse(benchConfigText(demo, { dataDir: '/tmp/d', laneUrl: LANE, adminPort: 45999 })) as { admin: { port: number } }
+  t.equal(console.admin.port, 45999)
 })
 
 t.test('proxy-service: the demo pricing block gets the bench targets and no active probe, and still validates', async (t) => {

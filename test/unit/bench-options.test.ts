@@ -22,7 +22,8 @@ t.test('defaults: every scenario, 5 rounds of 5 s, 1M requests and 100k tokens f
   })
 })
 
-t.test('--console keeps the operator console open during the run', async (t) => {
+t.test('--console adds the console-open variants (off by default)', async (t) => {
+  t.equal(parseBenchArgs([]).console, false)
   t.equal(parseBenchArgs(['--console']).console, true)
 })
 

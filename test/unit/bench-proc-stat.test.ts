@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import t from 'tap'
-import { memoryOf, parseStatTicks, processTree, treeCpuMicros } from '../../bench/proc-stat.js'
+import { memoryOf, parseStatTicks, processTree, threadsRunMicros, treeCpuMicros } from '../../bench/proc-stat.js'
 
 t.test('parseStatTicks adds utime and stime, counting fields after the last ")" of the command name', async (t) => {
   // Fields: pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime ...
@@ -16,6 +16,17 @@ t.test('treeCpuMicros grows while this process burns CPU', { skip: process.platf
   while (Date.now() < until) x += Math.sqrt(x + 1)
   t.ok(x > 0)
   t.ok(treeCpuMicros(process.pid) > before)
+})
+
+t.test('threadsRunMicros reads the threads\' time on a CPU, finer than a clock tick; NaN for a process that is gone', { skip: process.platform !== 'linux' && 'needs /proc' }, async (t) => {
+  const before = threadsRunMicros(process.pid)
+  // Busy until this process has used 3 ms of CPU by getrusage (the same kernel counter, split into user and system).
+  const cpuBefore = process.cpuUsage()
+  let x = 0
+  while ((({ user, system }) => user + system)(process.cpuUsage(cpuBefore)) < 3000) x += Math.sqrt(x + 1)
+  const spent = threadsRunMicros(process.pid) - before
+  t.ok(spent >= 2000, `${spent} µs read for 3 ms of CPU used`)
+  t.ok(Number.isNaN(threadsRunMicros(2 ** 22 + 1)))
 })
 
 t.test('processTree includes a spawned child; memoryOf reads RSS and its peak', { skip: process.platform !== 'linux' && 'needs /proc' }, async (t) => {
