@@ -7,7 +7,7 @@ import { loadGatewayConfig, parseGatewayConfig, type LoadedGatewayConfig } from 
 import { catalog as builtIn, type Catalog } from './pipeline/registry.js'
 import { createGateway, type Gateway } from './gateway.js'
 import { createAsyncLogDestination } from './log-destination.js'
-import { createLogger } from './logging.js'
+import { createLogger, warnOfDroppedLines } from './logging.js'
 import { openSharedResources } from './open-shared-resources.js'
 import { adminSettings } from './observability/admin-settings.js'
 import { GatewayMetrics } from './observability/metrics.js'
@@ -60,6 +60,7 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
   const config = loaded.config
   const destination = options.logger === undefined ? createAsyncLogDestination(1) : undefined
   const logger = options.logger ?? createLogger(config.server.log_level, destination)
+  if (destination !== undefined) warnOfDroppedLines(logger, destination)
   await mkdir(resolve(config.server.data_dir), { recursive: true })
   const shared = await openSharedResources(config, logger as FastifyBaseLogger)
   let app: FastifyInstance
@@ -75,6 +76,7 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
       configVersion: () => gateway?.current().version ?? 0,
       dependencies: () => readiness.dependencies(),
       upstreamTargets: () => shared.upstreams.proxies.targetCounts(),
+      logLinesDropped: () => destination?.dropped ?? 0,
     })
   const reloads = new ReloadHistory(options.text === undefined ? options.file : undefined)
   try {

@@ -6,8 +6,35 @@ import type { DestinationStream } from 'pino'
 export interface AsyncLogDestination extends DestinationStream {
   /** Resolves once everything written so far reached the file descriptor, or after `timeoutMs`, whichever first. */
   flush (timeoutMs: number): Promise<void>
-  /** Lines dropped because the buffer was full (the reader stopped reading). */
+  /** Lines dropped because the buffer was full (the reader stopped reading), since the destination was made. */
   readonly dropped: number
+  /**
+   * Calls `listener` each time the destination has written out everything it held after it had to drop lines,
+   * with how many it dropped since the previous call: the moment a line saying so can be written again.
+   */
+  onDrained (listener: (droppedLines: number) => void): void
+}
+
+/**
+ * The drop count of one destination and when to tell about it: drops are counted at once (the metric reads
+ * `total`), and reported to the listeners once the destination has drained (`drained()`).
+ */
+class DropCount {
+  total = 0
+  #reported = 0
+  readonly #listeners: ((droppedLines: number) => void)[] = []
+
+  listen (listener: (droppedLines: number) => void): void {
+    this.#listeners.push(listener)
+  }
+
+  /** Everything held was written: report the lines dropped since the last report, if any. */
+  drained (): void {
+    const unreported = this.total - this.#reported
+    if (unreported === 0) return
+    this.#reported = this.total
+    for (const listener of this.#listeners) listener(unreported)
+  }
 }
 
 /** How long to wait before writing again when a non-blocking descriptor is full (EAGAIN). */
@@ -49,14 +76,17 @@ const FLUSH_POLL_MS = 10
 function streamDestination (fd: number, maxBufferedBytes: number): AsyncLogDestination {
   // unref: lines a stalled reader never takes must not keep an otherwise finished process alive.
   const stream = fd === 1 ? process.stdout : fd === 2 ? process.stderr : new Socket({ fd, readable: false, writable: true }).unref()
-  let dropped = 0
+  const drops = new DropCount()
   let broken = false
   // EPIPE (the reader closed its end) would otherwise be an unhandled 'error' event, i.e. a crash.
   stream.on('error', function logStreamFailed () { broken = true })
+  // A line is dropped only past `maxBufferedBytes` (MiBs), far above the stream's high-water mark, so the write
+  // that filled the buffer returned false and 'drain' follows once the reader took everything.
+  stream.on('drain', function logStreamDrained () { drops.drained() })
   return {
     write (line: string) {
       if (broken || stream.writableLength + line.length > maxBufferedBytes) {
-        dropped += 1
+        drops.total += 1
         return
       }
       stream.write(line)
@@ -72,7 +102,8 @@ function streamDestination (fd: number, maxBufferedBytes: number): AsyncLogDesti
         check()
       })
     },
-    get dropped () { return dropped },
+    get dropped () { return drops.total },
+    onDrained (listener) { drops.listen(listener) },
   }
 }
 
@@ -81,12 +112,16 @@ function threadPoolDestination (fd: number, maxBufferedBytes: number): AsyncLogD
   let queued: string[] = []
   let queuedBytes = 0
   let writing: Buffer | undefined
-  let dropped = 0
+  const drops = new DropCount()
+  // Whether the last write failed (EPIPE, a closed descriptor, a full disk): its drops are told of after a later
+  // write succeeds, never right away, where the line telling of them would fail and be told of, forever.
+  let lastWriteFailed = false
   const waiters: (() => void)[] = []
 
   function settleWaiters (): void {
     if (writing !== undefined || queued.length > 0) return
     for (const wake of waiters.splice(0)) wake()
+    if (!lastWriteFailed) drops.drained()
   }
 
   function pump (): void {
@@ -105,11 +140,13 @@ function threadPoolDestination (fd: number, maxBufferedBytes: number): AsyncLogD
           return
         }
         // EPIPE or a closed descriptor: nobody will read these lines; forget them rather than retry forever.
-        dropped += 1
+        lastWriteFailed = true
+        drops.total += linesIn(chunk)
         writing = undefined
         pump()
         return
       }
+      lastWriteFailed = false
       writing = n < chunk.length ? chunk.subarray(n) : undefined
       pump()
     })
@@ -118,7 +155,7 @@ function threadPoolDestination (fd: number, maxBufferedBytes: number): AsyncLogD
   return {
     write (line: string) {
       if (queuedBytes + line.length > maxBufferedBytes) {
-        dropped += 1
+        drops.total += 1
         return
       }
       queued.push(line)
@@ -133,6 +170,14 @@ function threadPoolDestination (fd: number, maxBufferedBytes: number): AsyncLogD
         waiters.push(() => { clearTimeout(timer); resolve() })
       })
     },
-    get dropped () { return dropped },
+    get dropped () { return drops.total },
+    onDrained (listener) { drops.listen(listener) },
   }
+}
+
+/** How many lines (newline-ended, as pino writes them) a chunk holds; at least one. */
+function linesIn (chunk: Buffer): number {
+  let lines = 0
+  for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++
+  return Math.max(lines, 1)
 }

@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino'
+import type { AsyncLogDestination } from './log-destination.js'
 
 /** Query parameters whose values never reach a log line (RFC 6750 §5.3, RELIABILITY G5). */
 const SECRET_QUERY_PARAMS = /^(access_token|client_secret|token|secret|password|refresh_token|code|api_key|apikey|api-key|key)$/i
@@ -39,4 +40,19 @@ export function createLogger (level: string, destination?: DestinationStream): L
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
   }, destination)
+}
+
+/** The message of the warn line that follows dropped log lines (docs/operations.md, Logs). */
+export const DROPPED_LINES_MESSAGE = 'log lines were dropped while the log destination was backed up (its reader lagged)'
+
+/**
+ * Makes dropped log lines visible in the log itself: once `destination` has drained after dropping lines, one
+ * warn line `{dropped_lines: N}` (N = lines lost since the previous such line). It cannot be written while the
+ * destination is backed up, so it comes when the reader caught up; `lanegate_log_lines_dropped_total` counts the
+ * same lines as they are dropped.
+ */
+export function warnOfDroppedLines (logger: Logger, destination: AsyncLogDestination): void {
+  destination.onDrained(function droppedLinesWarning (droppedLines) {
+    logger.warn({ dropped_lines: droppedLines }, DROPPED_LINES_MESSAGE)
+  })
 }

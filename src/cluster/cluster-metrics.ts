@@ -1,4 +1,4 @@
-import { AggregatorRegistry, collectDefaultMetrics, Gauge, Registry, type Aggregator, type MetricObjectWithValues, type MetricValue } from 'prom-client'
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry, type Aggregator, type MetricObjectWithValues, type MetricValue } from 'prom-client'
 import { askWorkers } from './ask-workers.js'
 import type { WorkerRoster } from './worker-roster.js'
 
@@ -43,9 +43,19 @@ export class ClusterMetrics {
   #retired: MetricSet = []
   #answered = 0
 
-  constructor (private readonly roster: WorkerRoster) {
+  /** `logLinesDropped`: the primary's own dropped log lines, added to the workers' `lanegate_log_lines_dropped_total`. */
+  constructor (private readonly roster: WorkerRoster, logLinesDropped: () => number = () => 0) {
     collectDefaultMetrics({ register: this.#own, labels: { process: 'primary' } })
     const metrics = this
+    new Counter({
+      name: 'lanegate_log_lines_dropped_total',
+      help: 'Log lines dropped because the log destination (stdout) was backed up (its reader lagged).',
+      registers: [this.#own],
+      collect () {
+        this.reset()
+        this.inc(logLinesDropped())
+      },
+    })
     new Gauge({
       name: 'lanegate_workers',
       help: 'Worker processes: configured (server.workers), serving, and answered (whose counts this scrape read fresh).',

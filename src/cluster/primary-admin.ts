@@ -25,11 +25,11 @@ export interface PrimaryAdmin {
  * with the number of serving workers. Opened before the workers are forked: a taken admin port stops the start,
  * as it does for one process. Undefined with `admin: false`.
  */
-export async function startPrimaryAdmin (config: GatewayConfig, workers: number, logger: Logger): Promise<PrimaryAdmin | undefined> {
+export async function startPrimaryAdmin (config: GatewayConfig, workers: number, logger: Logger, logLinesDropped: () => number): Promise<PrimaryAdmin | undefined> {
   const settings = adminSettings(config)
   if (settings === undefined) return undefined
   const roster = new WorkerRoster(workers)
-  const metrics = new ClusterMetrics(roster)
+  const metrics = new ClusterMetrics(roster, logLinesDropped)
   const readiness = new ClusterReadiness(roster)
   const admin: FastifyInstance = buildAdminServer({
     metrics: () => metrics.text(),

@@ -4,7 +4,7 @@ import type { Logger } from 'pino'
 import type { GatewayConfig } from '../config/types.js'
 import { watchConfigFile } from '../config/watch-config.js'
 import { createAsyncLogDestination, type AsyncLogDestination } from '../log-destination.js'
-import { createLogger } from '../logging.js'
+import { createLogger, warnOfDroppedLines } from '../logging.js'
 import { writePidFile } from '../pid-file.js'
 import { isLanegateWorker, WORKER_MARKER } from '../runtime/worker-marker.js'
 import type { ReloadCommand, ShutdownCommand } from '../runtime/ipc-messages.js'
@@ -46,8 +46,9 @@ export async function startCluster (options: ClusterStartOptions): Promise<boole
   // Asynchronous like the workers' logs: a stdout pipe nobody reads must not block the primary's signal handling.
   const destination = createAsyncLogDestination(1)
   const logger = createLogger(config.server.log_level, destination)
+  warnOfDroppedLines(logger, destination)
   // The admin port taken: the start fails before any worker is forked (the caller prints the one line).
-  const admin = await startPrimaryAdmin(config, workers, logger)
+  const admin = await startPrimaryAdmin(config, workers, logger, () => destination.dropped)
   runPrimary({ file: options.file, workers, graceMs: config.server.shutdown_grace_ms, logger, destination, admin })
   // The primary is the process to signal: it passes reloads and stops on to the workers.
   const pidFile = writePidFile(config.server.data_dir)

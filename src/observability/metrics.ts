@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client'
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client'
 import { asPromMetric, CounterFamily, HistogramFamily, type CounterCell, type HistogramCell } from './series.js'
 import { WebSocketMetrics } from './websocket-metrics.js'
 
@@ -44,6 +44,8 @@ export interface MetricSources {
   dependencies (): Promise<Record<string, boolean>>
   /** The `proxy` blocks' upstreams now: targets the health checks leave in and those they have ejected. */
   upstreamTargets? (): Iterable<UpstreamTargetCount>
+  /** Log lines the process's log destination dropped so far (it was backed up); absent: 0. */
+  logLinesDropped? (): number
 }
 
 /** One upstream's targets by health state, as `lanegate_upstream_targets` exports them. */
@@ -124,6 +126,16 @@ export class GatewayMetrics {
           this.set({ upstream: count.upstream, state: 'available' }, count.available)
           this.set({ upstream: count.upstream, state: 'ejected' }, count.ejected)
         }
+      },
+    })
+    new Counter({
+      name: 'lanegate_log_lines_dropped_total',
+      help: 'Log lines dropped because the log destination (stdout) was backed up (its reader lagged).',
+      registers: [this.registry],
+      // Read from the destination's own count at scrape time: dropping a line costs nothing more.
+      collect () {
+        this.reset()
+        this.inc(sources.logLinesDropped?.() ?? 0)
       },
     })
     const expiry = this.certificateExpiry

@@ -1,4 +1,4 @@
-import type { CancellationReason, PaymentIntent, PaymentIntentStatus } from './payment-intent-store.js'
+import type { CancellationReason, PaymentIntent, PaymentIntentStatus, TransitionRequest } from './payment-intent-store.js'
 
 /** A `payment_intents` row as both drivers return it (PostgreSQL BIGINTs arrive as strings). */
 export interface PaymentIntentRow {
@@ -18,6 +18,8 @@ export interface PaymentIntentRow {
   created_at: number | string
   canceled_at: number | string | null
   cancellation_reason: CancellationReason | null
+  /** Idempotency reference of the request that made the last status change (not part of the domain object). */
+  status_idempotency_ref?: string | null
 }
 
 /** Maps a row to the domain object, shared by both drivers so they cannot drift apart. */
@@ -40,4 +42,12 @@ export function toPaymentIntent (row: PaymentIntentRow): PaymentIntent {
     canceledAt: row.canceled_at === null ? null : Number(row.canceled_at),
     cancellationReason: row.cancellation_reason,
   }
+}
+
+/**
+ * Whether a refused change was in fact made earlier by the same request: the row is already in the target state
+ * and the change that put it there carried this idempotency reference. Shared by both drivers.
+ */
+export function alreadyApplied (row: PaymentIntentRow, change: TransitionRequest): boolean {
+  return change.idempotencyRef !== undefined && row.status === change.to && row.status_idempotency_ref === change.idempotencyRef
 }

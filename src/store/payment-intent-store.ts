@@ -71,10 +71,18 @@ export interface TransitionRequest {
   /** Milliseconds since the epoch; recorded as `canceledAt` when `to` is `canceled`. */
   at: number
   cancellationReason?: CancellationReason | null
+  /**
+   * Digest of the Idempotency-Key scope (client, route, key) of the request making the change. It is stored with
+   * the change, in the same transaction; when the intent is already in `to` because of a change made under the
+   * same reference (its answer was lost), the result is `already_applied` instead of a conflict.
+   */
+  idempotencyRef?: string
 }
 
 export type TransitionResult =
   | { outcome: 'updated', intent: PaymentIntent }
+  /** The intent is already in `to` through an earlier change under the same `idempotencyRef`; nothing changed. */
+  | { outcome: 'already_applied', intent: PaymentIntent }
   | { outcome: 'not_found' }
   /** The intent exists (and is visible) but was not in a `from` state: its current status. */
   | { outcome: 'conflict', status: PaymentIntentStatus }
@@ -87,7 +95,8 @@ export interface PaymentIntentStore {
   /**
    * Atomic conditional status change (`UPDATE … WHERE id = ? AND status IN (from)`), recorded in the events
    * table in the same transaction. Of concurrent callers moving the same intent, exactly one gets `updated`;
-   * the others see the new status as a `conflict`.
+   * the others see the new status as a `conflict` (or `already_applied` when they carry the winner's
+   * `idempotencyRef`).
    */
   transition (id: string, visibleTo: ReadonlySet<string>, change: TransitionRequest): Promise<TransitionResult>
   /** The intent's state changes, oldest first. */

@@ -116,3 +116,25 @@ t.test('a crash after storing an intent but before recording its response does n
   const other = await local.app.inject({ method: 'POST', url: '/api/v1/ecommerce/payment-intents', headers: { ...headers, 'idempotency-key': 'crash-window-2' }, payload })
   t.not(other.json().data.id, first.json().data.id, 'another key makes another intent')
 })
+
+t.test('a crash after canceling but before recording the cancel\'s response: the keyed retry answers 200 with the canceled intent, not 409', async (t) => {
+  const { default: Database } = await import('better-sqlite3')
+  const { join } = await import('node:path')
+  const local = await buildTestApp()
+  t.teardown(() => local.close())
+  const token = await getToken(local.app, 'demo-checkout')
+  const created = (await local.app.inject({ method: 'POST', url: `${BASE}/payment-intents`, headers: bearer(token), payload: { organization_id: 'org_hq_demo', amount: 700, currency: 'usd' } })).json()
+  const url = `${BASE}/payment-intents/${created.data.id as string}/cancel`
+  const headers = bearer(token, { 'idempotency-key': 'cancel-crash-window' })
+  const first = await local.app.inject({ method: 'POST', url, headers, payload: { cancellation_reason: 'abandoned' } })
+  t.equal(first.statusCode, 200)
+  // Put the key back in the state a kill -9 between the cancel and recording its answer leaves: in progress, long abandoned.
+  const db = new Database(join(local.dataDir, 'lanegate.db'))
+  db.prepare(`UPDATE idempotency_keys SET state = 'in_progress', status_code = NULL, body = NULL, completed_at = NULL,
+    created_at = created_at - 3600000 WHERE key = 'cancel-crash-window'`).run()
+  const events = () => (db.prepare('SELECT COUNT(*) AS n FROM payment_intent_events WHERE intent_id = ?').get(created.data.id) as { n: number }).n
+  t.teardown(() => db.close())
+  const retry = await local.app.inject({ method: 'POST', url, headers, payload: { cancellation_reason: 'abandoned' } })
+  t.same([retry.statusCode, retry.headers['idempotent-replayed'], retry.json()], [200, undefined, first.json()])
+  t.equal(events(), 2, 'one creation and one cancel event')
+})

@@ -113,6 +113,8 @@ t.test('N requests over both workers: one scrape of the primary reports N, one s
   t.equal(sample(families, 'lanegate_config_version'), 1)
   t.equal(sample(families, 'lanegate_dependency_up', { dependency: 'database' }), 1)
   t.same(['configured', 'serving', 'answered'].map((state) => sample(families, 'lanegate_workers', { state })), [2, 2, 2])
+  // The workers' counters and the primary's own merge into one unlabelled series (nothing was dropped here).
+  t.same(families.filter((f) => f.name === 'lanegate_log_lines_dropped_total').map((f) => [f.type, f.metrics.length, sample(families, f.name)]), [['COUNTER', 1, 0]])
   t.equal(sample(families, 'process_max_fds', {}) > 0 && sample(families, 'process_max_fds', { process: 'primary' }) > 0, true, 'the workers\' limit and the primary\'s own')
 
   const samples = text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).map((l) => l.slice(0, l.lastIndexOf(' ')))

@@ -83,6 +83,29 @@ t.test('admin: absent means 127.0.0.1:9464, false turns it off, a port of 0 is a
   }
 })
 
+t.test('lanegate_log_lines_dropped_total is the log destination\'s drop count at scrape time (0 without one)', async (t) => {
+  let dropped = 0
+  const metrics = new GatewayMetrics({ configVersion: () => 1, dependencies: async () => ({}), logLinesDropped: () => dropped })
+  t.match(await metrics.registry.metrics(), '# TYPE lanegate_log_lines_dropped_total counter\nlanegate_log_lines_dropped_total 0\n')
+  dropped = 1234
+  t.equal(sample(parse(await metrics.registry.metrics()), 'lanegate_log_lines_dropped_total'), 1234)
+  dropped = 1300
+  t.equal(sample(parse(await metrics.registry.metrics()), 'lanegate_log_lines_dropped_total'), 1300)
+  const without = new GatewayMetrics({ configVersion: () => 1, dependencies: async () => ({}) })
+  t.equal(sample(parse(await without.registry.metrics()), 'lanegate_log_lines_dropped_total'), 0)
+})
+
+t.test('every lanegate_* metric the gateway exports has a row in the metrics table of docs/operations.md, and every row is exported', async (t) => {
+  const doc = (await readFile(repoPath('docs/operations.md'), 'utf8')).split('## Metrics, readiness and tracing')[1]?.split('\n## ')[0] ?? ''
+  const documented = new Set([...doc.matchAll(/^\| ([^|]+) \|/gm)].flatMap((m) => [...(m[1] as string).matchAll(/`(lanegate_[a-z_]+)`/g)].map((n) => n[1] as string)))
+  const metrics = new GatewayMetrics({ configVersion: () => 1, dependencies: async () => ({}) })
+  // lanegate_workers is the primary's own (server.workers > 1: cluster/cluster-metrics.ts).
+  const exported = new Set([...metrics.registry.getMetricsAsArray().map((m) => m.name).filter((n) => n.startsWith('lanegate_')), 'lanegate_workers'])
+  t.ok(exported.has('lanegate_log_lines_dropped_total'))
+  t.same([...exported].filter((n) => !documented.has(n)).sort(), [], 'exported but not documented')
+  t.same([...documented].filter((n) => !exported.has(n)).sort(), [], 'documented but not exported')
+})
+
 t.test('the Grafana dashboard queries only metrics the gateway exports', async (t) => {
   const dashboard = await readFile(repoPath('docker/grafana-dashboard.json'), 'utf8')
   const used = new Set([...dashboard.matchAll(/\b(lanegate_[a-z_]+)/g)].map((m) => (m[1] as string).replace(/_(bucket|sum|count)$/, '')))

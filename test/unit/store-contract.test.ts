@@ -89,6 +89,19 @@ function contract (t: Test, backend: StoreBackend): void {
     t.equal((await store.payments.events(input.id)).length, 2)
   })
 
+  t.test('payments: a change repeated under the same idempotencyRef is already_applied; another ref (or none) is a conflict', async (t) => {
+    const input = newIntent()
+    await store.payments.create(input)
+    const change = { from: ['requires_payment_method'] as const, to: 'canceled' as const, at: input.createdAt + 5, cancellationReason: 'duplicate' as const }
+    const canceled = { ...input, status: 'canceled', canceledAt: input.createdAt + 5, cancellationReason: 'duplicate' }
+    t.same(await store.payments.transition(input.id, VISIBLE, { ...change, idempotencyRef: 'ref-1' }), { outcome: 'updated', intent: canceled })
+    t.same(await store.payments.transition(input.id, VISIBLE, { ...change, at: input.createdAt + 9, idempotencyRef: 'ref-1' }), { outcome: 'already_applied', intent: canceled })
+    t.same(await store.payments.transition(input.id, VISIBLE, { ...change, idempotencyRef: 'ref-2' }), { outcome: 'conflict', status: 'canceled' })
+    t.same(await store.payments.transition(input.id, VISIBLE, change), { outcome: 'conflict', status: 'canceled' })
+    t.same(await store.payments.transition(input.id, OTHERS, { ...change, idempotencyRef: 'ref-1' }), { outcome: 'not_found' })
+    t.equal((await store.payments.events(input.id)).length, 2, 'one cancel event')
+  })
+
   t.test('payments: transition of an invisible or unknown intent is not_found and changes nothing', async (t) => {
     const input = newIntent()
     await store.payments.create(input)

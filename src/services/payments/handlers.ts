@@ -107,7 +107,11 @@ export function paymentsHandlers (store: Store) {
         const { cancellationReason } = parseCancelIntent(request.body)
         if (!INTENT_ID.test(id)) throw new GatewayError('payment_intent_not_found')
         const visible = request.gw.snapshot.indexes.reachable(principal.organizationId)
-        const result = await store.payments.transition(id, visible, { from: CANCELABLE, to: 'canceled', at: Date.now(), cancellationReason })
+        // The key's reference is stored with the change, so a retry whose first attempt canceled but could not
+        // remember its answer (database failure, crash) gets `already_applied`: the same 200, not a 409.
+        const result = await store.payments.transition(id, visible, {
+          from: CANCELABLE, to: 'canceled', at: Date.now(), cancellationReason, idempotencyRef: idempotencyRefOf(request, principal.clientId),
+        })
         if (result.outcome === 'not_found') throw new GatewayError('payment_intent_not_found')
         if (result.outcome === 'conflict') {
           throw new GatewayError('payment_intent_not_cancelable', {

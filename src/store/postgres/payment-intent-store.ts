@@ -2,7 +2,7 @@ import type { Pool } from 'pg'
 import type {
   PaymentIntentEvent, PaymentIntentStatus, PaymentIntentStore, TransitionResult,
 } from '../payment-intent-store.js'
-import { toPaymentIntent, type PaymentIntentRow } from '../payment-intent-row.js'
+import { alreadyApplied, toPaymentIntent, type PaymentIntentRow } from '../payment-intent-row.js'
 import { withTransaction } from './transaction.js'
 
 /**
@@ -45,13 +45,15 @@ export function createPostgresPaymentIntentStore (pool: Pool): PaymentIntentStor
         const locked = await client.query<PaymentIntentRow>('SELECT * FROM payment_intents WHERE id = $1 FOR UPDATE', [id])
         const row = locked.rows[0]
         if (row === undefined || !visibleTo.has(row.owner_org_id)) return { outcome: 'not_found' }
-        if (!change.from.includes(row.status)) return { outcome: 'conflict', status: row.status }
+        if (!change.from.includes(row.status)) {
+          return alreadyApplied(row, change) ? { outcome: 'already_applied', intent: toPaymentIntent(row) } : { outcome: 'conflict', status: row.status }
+        }
         const canceled = change.to === 'canceled'
         const updated = await client.query<PaymentIntentRow>(`UPDATE payment_intents
-          SET status = $1, canceled_at = $2, cancellation_reason = $3
-          WHERE id = $4 AND status = ANY($5::text[]) RETURNING *`, [
+          SET status = $1, canceled_at = $2, cancellation_reason = $3, status_idempotency_ref = $4
+          WHERE id = $5 AND status = ANY($6::text[]) RETURNING *`, [
           change.to, canceled ? change.at : row.canceled_at, canceled ? change.cancellationReason ?? null : row.cancellation_reason,
-          id, [...change.from],
+          change.idempotencyRef ?? null, id, [...change.from],
         ])
         const after = updated.rows[0]
         if (after === undefined) return { outcome: 'conflict', status: row.status }

@@ -42,4 +42,11 @@ export const postgresPaymentsMigrations: readonly Migration[] = [
       CREATE UNIQUE INDEX IF NOT EXISTS payment_intents_idempotency_ref ON payment_intents (idempotency_ref);
     `,
   },
+  {
+    // The request that made the last status change (a cancel with an Idempotency-Key) leaves its (client, route,
+    // key) digest on the row, in the same transaction as the change, so a retry after its answer was lost (the
+    // database failed while remembering it, or a crash) finds the change already made instead of answering 409.
+    id: 'payments-0003-status-idempotency-ref',
+    sql: 'ALTER TABLE payment_intents ADD COLUMN IF NOT EXISTS status_idempotency_ref TEXT;',
+  },
 ]

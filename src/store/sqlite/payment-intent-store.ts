@@ -3,7 +3,7 @@ import type {
   NewPaymentIntent, PaymentIntent, PaymentIntentEvent, PaymentIntentStatus, PaymentIntentStore, TransitionRequest,
   TransitionResult,
 } from '../payment-intent-store.js'
-import { toPaymentIntent, type PaymentIntentRow } from '../payment-intent-row.js'
+import { alreadyApplied, toPaymentIntent, type PaymentIntentRow } from '../payment-intent-row.js'
 
 /**
  * PaymentIntentStore over better-sqlite3. Each method is one synchronous IMMEDIATE transaction, so SQLite's
@@ -31,13 +31,15 @@ export function createSqlitePaymentIntentStore (db: Database.Database): PaymentI
   const transition = db.transaction((id: string, visibleTo: ReadonlySet<string>, change: TransitionRequest): TransitionResult => {
     const row = selectIntent.get(id)
     if (row === undefined || !visibleTo.has(row.owner_org_id)) return { outcome: 'not_found' }
-    if (!change.from.includes(row.status)) return { outcome: 'conflict', status: row.status }
+    if (!change.from.includes(row.status)) {
+      return alreadyApplied(row, change) ? { outcome: 'already_applied', intent: toPaymentIntent(row) } : { outcome: 'conflict', status: row.status }
+    }
     const placeholders = change.from.map(() => '?').join(', ')
     const canceled = change.to === 'canceled'
-    const result = db.prepare(`UPDATE payment_intents SET status = ?, canceled_at = ?, cancellation_reason = ?
-      WHERE id = ? AND status IN (${placeholders})`).run(
+    const result = db.prepare(`UPDATE payment_intents SET status = ?, canceled_at = ?, cancellation_reason = ?,
+      status_idempotency_ref = ? WHERE id = ? AND status IN (${placeholders})`).run(
       change.to, canceled ? change.at : row.canceled_at, canceled ? change.cancellationReason ?? null : row.cancellation_reason,
-      id, ...change.from)
+      change.idempotencyRef ?? null, id, ...change.from)
     // Inside the write transaction nothing can have changed since the read; the WHERE keeps the rule explicit.
     if (result.changes !== 1) return { outcome: 'conflict', status: (selectIntent.get(id) as PaymentIntentRow).status }
     insertEvent.run(id, row.status, change.to, change.at)
