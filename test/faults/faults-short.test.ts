@@ -30,8 +30,8 @@ t.test('a broken proxy target (stall, reset mid-body, trickle, malformed) under 
 })
 
 for (const [syncIntervalMs, onStoreError] of [[0, 'open'], [50, 'closed']] as const) {
-  t.test(`Redis SIGKILLed and restarted (sync_interval_ms ${syncIntervalMs}, on_store_error ${onStoreError}): never a 500 or a bogus 429, /readyz 503 while down, counted again within 2 s`, async (t) => {
-    const row = await redisRestart({ phaseMs: 2000, concurrency: 4, syncIntervalMs, onStoreError })
+  t.test(`Redis SIGKILLed and restarted (sync_interval_ms ${syncIntervalMs}, on_store_error ${onStoreError}): never a 500 or a bogus 429, /readyz 503 while down, counted again (2 s in npm run faults; here within 20 s)`, async (t) => {
+    const row = await redisRestart({ phaseMs: 2000, concurrency: 4, syncIntervalMs, onStoreError, recoveryBoundMs: 20_000 })
     t.comment(JSON.stringify(row))
     t.same(row.failures, [])
     t.equal(row.byStatus['500'], undefined)

@@ -12,6 +12,12 @@ export interface RedisRestartOptions {
   /** 0: exact (every request counted in Redis); > 0: pre-counted, synchronised every this many ms. */
   syncIntervalMs: number
   onStoreError: 'open' | 'closed'
+  /**
+   * Longest accepted time from Redis accepting again to an answer counted in it again (default 2000 ms, the issue's
+   * figure, which `npm run faults` reports). The short suite inside `npm test` allows 10× that: it checks that
+   * counting resumes, on a CI box whose timing it does not control.
+   */
+  recoveryBoundMs?: number
 }
 
 /**
@@ -35,7 +41,9 @@ export async function redisRestart (options: RedisRestartOptions): Promise<Fault
   })
   try {
     const token = await fetchGatewayToken(gw.base, 'demo-status')
-    let phase: 'before' | 'down' | 'after' = 'before'
+    // `stopping`: Redis is being killed; answers then may be counted or not (open) or 503 (closed), so only the
+    // never-allowed statuses are checked until it is down.
+    let phase: 'before' | 'stopping' | 'down' | 'after' = 'before'
     let backAt = 0
     let countedAgainAt = 0
     const load = steadyLoad(options.concurrency, () => ({
@@ -49,6 +57,7 @@ export async function redisRestart (options: RedisRestartOptions): Promise<Fault
       if (phase === 'after' && counted && answer.status === 200 && countedAgainAt === 0) countedAgainAt = Date.now()
     })
     await sleep(options.phaseMs)
+    phase = 'stopping'
     await redis.stop()
     phase = 'down'
     await sleep(options.phaseMs / 2)
@@ -58,10 +67,13 @@ export async function redisRestart (options: RedisRestartOptions): Promise<Fault
     await redis.start()
     backAt = Date.now()
     phase = 'after'
+    const recoveryBoundMs = options.recoveryBoundMs ?? 2000
     await sleep(options.phaseMs)
+    // Load keeps running until counting resumes or the bound has passed, so a slow recovery is measured, not cut off.
+    while (countedAgainAt === 0 && Date.now() - backAt < recoveryBoundMs) await sleep(50)
     const result = await load.stop()
     const recoveryMs = countedAgainAt === 0 ? undefined : countedAgainAt - backAt
-    if (recoveryMs === undefined || recoveryMs > 2000) failures.push(`limits counted again after ${recoveryMs ?? 'never'} ms`)
+    if (recoveryMs === undefined || recoveryMs > recoveryBoundMs) failures.push(`limits counted again after ${recoveryMs ?? 'never'} ms (bound ${recoveryBoundMs} ms)`)
     if (gw.child.exitCode !== null) failures.push('the gateway exited')
     return {
       case: `Redis SIGKILLed and restarted (${options.syncIntervalMs === 0 ? 'exact' : `sync_interval_ms: ${options.syncIntervalMs}`}, on_store_error: ${options.onStoreError})`,
