@@ -1,6 +1,7 @@
 import t from 'tap'
 import { postgresBinariesPresent } from '../helpers/own-postgres.js'
 import { brokenTargets } from './broken-target.js'
+import { fanoutKill } from './fanout-kill.js'
 import { postgresRestart } from './postgres-restart.js'
 import { redisRestart } from './redis-restart.js'
 import { slowReaders } from './slow-readers.js'
@@ -43,4 +44,13 @@ t.test('200 slow readers (1 KB/s) of a 4 MB proxied response: RSS bounded (backp
   const row = await slowReaders({ readers: 200, durationMs: 5000, bodyBytes: 4 * 1024 * 1024 })
   t.comment(JSON.stringify(row))
   t.same(row.failures, [])
+})
+
+t.test('fan-out: a store lane killed between preview and commit, the gateway SIGKILLed mid-commit and restarted on its SQLite file: each lane applies each dispatch at most once, every committed dispatch final, never a 500', async (t) => {
+  const row = await fanoutKill({ phaseMs: 1000, concurrency: 4 })
+  t.comment(JSON.stringify(row))
+  t.same(row.failures, [])
+  t.same({ lost: row.lost, duplicated: row.duplicated }, { lost: 0, duplicated: 0 })
+  t.equal(row.byStatus['500'], undefined, 'no 500')
+  t.ok((row.byStatus['200'] ?? 0) > 0, 'previews and commits answered')
 })

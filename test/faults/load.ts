@@ -30,11 +30,11 @@ export interface LoadResult {
 
 /**
  * A steady closed-loop load: `concurrency` loops, each sending its next request as soon as the previous one is
- * answered (keep-alive connections), until `stop()` is called. `next(loop)` picks each request; `seen` sees each
- * answer. Not autocannon: the fault cases need per-request Idempotency-Keys and every answer's body to count what
- * was lost or duplicated.
+ * answered (keep-alive connections), until `stop()` is called. `next(loop)` picks each request (it may wait, e.g.
+ * for a restarted gateway, as a client behind a load balancer would); `seen` sees each answer. Not autocannon: the
+ * fault cases need per-request Idempotency-Keys and every answer's body to count what was lost or duplicated.
  */
-export function steadyLoad (concurrency: number, next: (loop: number) => LoadRequest, seen?: (answer: Answered, sent: LoadRequest) => void): { stop: () => Promise<LoadResult> } {
+export function steadyLoad (concurrency: number, next: (loop: number) => LoadRequest | Promise<LoadRequest>, seen?: (answer: Answered, sent: LoadRequest) => void): { stop: () => Promise<LoadResult> } {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
   const counts: StatusCounts = {}
   let sent = 0
@@ -56,7 +56,8 @@ export function steadyLoad (concurrency: number, next: (loop: number) => LoadReq
   }
   async function loop (index: number): Promise<void> {
     while (running) {
-      const req = next(index)
+      const req = await next(index)
+      if (!running) break
       sent += 1
       const answer = await once(req)
       maxMs = Math.max(maxMs, answer.ms)

@@ -1,22 +1,29 @@
 import { brokenTargets } from './broken-target.js'
+import { fanoutKill } from './fanout-kill.js'
 import { postgresRestart } from './postgres-restart.js'
 import { redisRestart } from './redis-restart.js'
 import { slowReaders } from './slow-readers.js'
 import { soak } from './soak.js'
 import { markdownTable, type FaultRow } from './report.js'
 
+/** The cases by name, in the table's order; `--case NAME` runs those whose name contains NAME. */
+const CASES: { name: string, run: (short: boolean) => Promise<FaultRow> }[] = [
+  { name: 'postgres', run: (short) => postgresRestart({ phaseMs: short ? 1500 : 8000, concurrency: short ? 4 : 16 }) },
+  { name: 'redis-open', run: (short) => redisRestart({ phaseMs: short ? 2000 : 8000, concurrency: short ? 4 : 16, syncIntervalMs: 0, onStoreError: 'open' }) },
+  { name: 'redis-closed', run: (short) => redisRestart({ phaseMs: short ? 2000 : 8000, concurrency: short ? 4 : 16, syncIntervalMs: 50, onStoreError: 'closed' }) },
+  { name: 'broken-target', run: (short) => brokenTargets({ durationMs: short ? 3000 : 20_000, concurrency: short ? 4 : 16 }) },
+  { name: 'slow-readers', run: (short) => slowReaders({ readers: 200, durationMs: short ? 5000 : 30_000, bodyBytes: 4 * 1024 * 1024 }) },
+  { name: 'fanout-kill', run: (short) => fanoutKill({ phaseMs: short ? 1000 : 5000, concurrency: short ? 4 : 16 }) },
+]
+
 /**
  * `npm run faults`: every fault case under a steady load, then docs/reliability.md's table on stdout.
- * `--short`: the quick version (what `npm test` runs through faults-short.test.ts). Exit 1 when a case did not
- * hold.
+ * `--short`: the quick version (what `npm test` runs through faults-short.test.ts); `--case NAME`: only the cases
+ * whose name contains NAME (e.g. `--case fanout`, `--case redis`). Exit 1 when a case did not hold.
  */
-export async function runFaults (short: boolean): Promise<FaultRow[]> {
+export async function runFaults (short: boolean, only?: string): Promise<FaultRow[]> {
   const rows: FaultRow[] = []
-  rows.push(await postgresRestart({ phaseMs: short ? 1500 : 8000, concurrency: short ? 4 : 16 }))
-  rows.push(await redisRestart({ phaseMs: short ? 2000 : 8000, concurrency: short ? 4 : 16, syncIntervalMs: 0, onStoreError: 'open' }))
-  rows.push(await redisRestart({ phaseMs: short ? 2000 : 8000, concurrency: short ? 4 : 16, syncIntervalMs: 50, onStoreError: 'closed' }))
-  rows.push(await brokenTargets({ durationMs: short ? 3000 : 20_000, concurrency: short ? 4 : 16 }))
-  rows.push(await slowReaders({ readers: 200, durationMs: short ? 5000 : 30_000, bodyBytes: 4 * 1024 * 1024 }))
+  for (const c of CASES) if (only === undefined || c.name.includes(only)) rows.push(await c.run(short))
   return rows
 }
 
@@ -33,7 +40,13 @@ async function main (argv: string[]): Promise<number> {
     console.log(`flat: RSS ${result.flat.rss ? 'yes' : 'no'}, descriptors ${result.flat.fds ? 'yes' : 'no'} (last at most 10 % above first)`)
     return result.flat.rss && result.flat.fds ? 0 : 1
   }
-  const rows = await runFaults(argv.includes('--short'))
+  const caseAt = argv.indexOf('--case')
+  const only = caseAt === -1 ? undefined : argv[caseAt + 1]
+  if (caseAt !== -1 && (only === undefined || !CASES.some((c) => c.name.includes(only)))) {
+    console.error(`faults: --case needs one of ${CASES.map((c) => c.name).join(', ')} (or a part of one)`)
+    return 2
+  }
+  const rows = await runFaults(argv.includes('--short'), only)
   console.log(markdownTable(rows))
   for (const row of rows) if (row.notes !== '') console.log(`- ${row.case}: ${row.notes}`)
   return rows.every((r) => r.failures.length === 0) ? 0 : 1

@@ -29,9 +29,20 @@ export interface StubLane {
   readonly requests: LaneRequest[]
   /** Idempotency-Key → times the change was actually applied (must never exceed 1). */
   readonly applied: Map<string, number>
+  /**
+   * The apply requests that changed something (the first of each Idempotency-Key), in order: a fault case counts
+   * them per `dispatch_id` of the body, which also catches a resend under another key.
+   */
+  readonly changes: LaneRequest[]
   /** Apply requests received, duplicates included. */
   applyCalls (): number
   setMode (mode: Partial<LaneMode>): void
+  /**
+   * The lane process dies: the listener closes and every open connection is destroyed (answers in flight are
+   * lost); what it applied stays applied, as in a lane's own database. `up` listens again on the same port.
+   */
+  down (): Promise<void>
+  up (): Promise<void>
   close (): Promise<void>
 }
 
@@ -40,17 +51,20 @@ export async function startStubLane (initial: Partial<LaneMode> = {}, port = 0):
   let failuresLeft = mode.failTimes
   const requests: LaneRequest[] = []
   const applied = new Map<string, number>()
+  const changes: LaneRequest[] = []
   const results = new Map<string, Record<string, unknown>>()
   const stalled = new Set<ServerResponse>()
 
-  const server = createServer((req, res) => { void handle(req, res) })
+  // A request cut off mid-body (`down`) is dropped, as by a dying process.
+  const server = createServer((req, res) => { handle(req, res).catch(() => { res.destroy() }) })
   async function handle (req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>
     const path = req.url ?? ''
     const key = req.headers['idempotency-key'] as string | undefined
-    requests.push({ path, idempotencyKey: key, authorization: req.headers.authorization, body })
+    const received: LaneRequest = { path, idempotencyKey: key, authorization: req.headers.authorization, body }
+    requests.push(received)
     const send = (status: number, value: unknown): void => {
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value))
     }
@@ -75,6 +89,7 @@ export async function startStubLane (initial: Partial<LaneMode> = {}, port = 0):
       return send(503, { error: 'lane busy' })
     }
     applied.set(key, (applied.get(key) ?? 0) + 1)
+    changes.push(received)
     const result = { ok: true, store_org_id: storeOrgId, applied: true }
     results.set(key, result)
     if (mode.apply === 'apply-then-stall') {
@@ -86,10 +101,17 @@ export async function startStubLane (initial: Partial<LaneMode> = {}, port = 0):
 
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
   const address = server.address() as AddressInfo
+  const stop = async (): Promise<void> => {
+    for (const res of stalled) res.destroy()
+    stalled.clear()
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+  }
   return {
     url: `http://127.0.0.1:${address.port}`,
     requests,
     applied,
+    changes,
     applyCalls: () => requests.filter((r) => r.path.endsWith('/apply')).length,
     setMode (next) {
       mode = { ...mode, ...next }
@@ -99,10 +121,14 @@ export async function startStubLane (initial: Partial<LaneMode> = {}, port = 0):
         stalled.clear()
       }
     },
-    close: async () => {
-      for (const res of stalled) res.destroy()
-      server.closeAllConnections()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-    },
+    down: stop,
+    up: () => new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(address.port, '127.0.0.1', () => {
+        server.off('error', reject)
+        resolve()
+      })
+    }),
+    close: async () => { if (server.listening) await stop() },
   }
 }
