@@ -44,7 +44,9 @@ export class Target {
       pipelining: 1,
       connect: this.tls?.connect ?? { timeout: timeouts.connect_ms },
       // Backstops: the relay runs its own timer from the start of an attempt to the response head (queueing for a
-      // connection included); once the head arrived, a body silent for body_idle_ms is cut off.
+      // connection included, a request body's upload not); once the head arrived and the request body was sent, a
+      // body silent for body_idle_ms is cut off. undici's headers timer does not fire while a body is being written
+      // (unless the target stops reading it) and restarts at the body's end.
       headersTimeout: timeouts.response_ms,
       bodyTimeout: timeouts.body_idle_ms,
     })
