@@ -1,5 +1,5 @@
 import { Pool } from 'undici'
-import { BackendTlsConnector } from './backend-tls.js'
+import { BackendTlsConnector, type BackendTlsOptions } from './backend-tls.js'
 import type { UpstreamSettings, UpstreamTarget } from './settings.js'
 
 /**
@@ -50,6 +50,15 @@ export class Target {
       headersTimeout: timeouts.response_ms,
       bodyTimeout: timeouts.body_idle_ms,
     })
+  }
+
+  /**
+   * `tls.connect` options for a connection to this target that its pool does not make (a WebSocket upgrade): the
+   * upstream's `tls:` settings exactly as the pool uses them (files loaded last); undefined for an http target.
+   * Throws (`ERR_TLS_FILES`, a `tls` failure) while the files have never loaded.
+   */
+  tlsOptions (): BackendTlsOptions | undefined {
+    return this.tls?.connectOptions()
   }
 
   /** Whether the balancer may pick this target now. */
