@@ -156,7 +156,7 @@ class Attempt implements Dispatcher.DispatchHandler {
   /**
    * response_ms runs from the start of the attempt (waiting for a connection included) until the target takes the
    * request; for a request with a body it stops there and starts again, from zero, once the body is sent: a caller
-   * that uploads slowly is the server's timeouts' business (request_timeout_ms), never an upstream `timeout`.
+   * that uploads slowly is the listener's business (request_timeout_ms over HTTP/1.1), never an upstream `timeout`.
    */
   private armResponseTimer (): void {
     this.timer = setTimeout(() => { this.fail(this.unreachable('timeout')) }, this.upstream.settings.timeouts.response_ms)
