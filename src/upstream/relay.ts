@@ -125,9 +125,17 @@ class Attempt implements Dispatcher.DispatchHandler {
   private status = 0
   private upstreamHeaders: UpstreamHeaders = {}
   private errorBody: PassThrough | undefined
-  private readonly timer: NodeJS.Timeout
+  /** No response head within response_ms (see `armResponseTimer`). */
+  private timer: NodeJS.Timeout | undefined
   /** Cuts an answer body silent for body_idle_ms (stream_idle_ms for `text/event-stream`); refreshed per chunk. */
   private idle: NodeJS.Timeout | undefined
+  /** How long the answer body may be silent, known once its head arrived (0 before). */
+  private idleMs = 0
+  /**
+   * The caller's body has been handed to the upstream whole (at once for a request without one). Until then the
+   * upstream waits for the caller, not the other way round: neither response_ms nor body_idle_ms runs.
+   */
+  private bodySent = true
 
   constructor (
     readonly upstream: Upstream,
@@ -141,8 +149,17 @@ class Attempt implements Dispatcher.DispatchHandler {
     private readonly resolve: () => void,
     private readonly reject: (error: GatewayError) => void,
   ) {
-    this.timer = setTimeout(() => { this.fail(this.unreachable('timeout')) }, upstream.settings.timeouts.response_ms)
+    this.armResponseTimer()
     input.res.once('close', () => { this.callerClosed() })
+  }
+
+  /**
+   * response_ms runs from the start of the attempt (waiting for a connection included) until the target takes the
+   * request; for a request with a body it stops there and starts again, from zero, once the body is sent: a caller
+   * that uploads slowly is the listener's business (request_timeout_ms over HTTP/1.1), never an upstream `timeout`.
+   */
+  private armResponseTimer (): void {
+    this.timer = setTimeout(() => { this.fail(this.unreachable('timeout')) }, this.upstream.settings.timeouts.response_ms)
   }
 
   /** The caller's body, counted against `maxBodyBytes`, or null when the request declares none. */
@@ -157,13 +174,32 @@ class Attempt implements Dispatcher.DispatchHandler {
       this.fail(new GatewayError('payload_too_large'))
     })
     req.on('error', () => { limited.destroy() })
+    this.bodySent = false
+    // undici reads the body as it writes it to the target: 'end' comes once its last byte was handed over.
+    limited.once('end', () => { this.requestSent() })
     return req.pipe(limited)
+  }
+
+  /** The caller's body was sent whole: the upstream's clocks start (the head's again, or the body's idle one). */
+  private requestSent (): void {
+    this.bodySent = true
+    if (this.released) return
+    if (this.status === 0) {
+      if (!this.settled) this.armResponseTimer()
+      return
+    }
+    if (this.idleMs !== 0) this.startIdle()
   }
 
   onRequestStart (controller: Dispatcher.DispatchController): void {
     this.controller = controller
     // Timed out or abandoned while waiting for one of the target's connections: never sent.
-    if (this.settled) controller.abort(new GatewayError('upstream_error'))
+    if (this.settled) {
+      controller.abort(new GatewayError('upstream_error'))
+      return
+    }
+    // The target took the request: the time its body takes to come from the caller is not the target's.
+    if (!this.bodySent) clearTimeout(this.timer)
   }
 
   onResponseStart (controller: Dispatcher.DispatchController, statusCode: number, headers: UpstreamHeaders): void {
@@ -181,7 +217,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     }
     this.status = statusCode
     const eventStream = isEventStream(headers)
-    this.watchIdle(controller, eventStream)
+    this.watchIdle(eventStream)
     if (statusCode >= 400) {
       this.collectErrorBody(controller, statusCode, headers)
       return
@@ -191,12 +227,21 @@ class Attempt implements Dispatcher.DispatchHandler {
     if (eventStream && this.startCaller()) this.input.res.flushHeaders()
   }
 
-  /** Starts the body idle timer: a body silent this long is aborted like undici's own body timeout. */
-  private watchIdle (controller: Dispatcher.DispatchController, eventStream: boolean): void {
+  /**
+   * The body idle timer: a body silent this long is aborted like undici's own body timeout. An answer whose head
+   * came while the caller's body was still being sent (an upstream that echoes or reports progress as it reads)
+   * waits for that body, so the timer starts only once the body was sent.
+   */
+  private watchIdle (eventStream: boolean): void {
     const { timeouts } = this.upstream.settings
-    const ms = eventStream ? timeouts.stream_idle_ms ?? DEFAULT_STREAM_IDLE_MS : timeouts.body_idle_ms
+    this.idleMs = eventStream ? timeouts.stream_idle_ms ?? DEFAULT_STREAM_IDLE_MS : timeouts.body_idle_ms
+    if (this.bodySent) this.startIdle()
+  }
+
+  private startIdle (): void {
+    const ms = this.idleMs
     this.idle = setTimeout(() => {
-      controller.abort(Object.assign(new Error(`the answer body was silent for ${ms} ms`), { code: 'UND_ERR_BODY_TIMEOUT' }))
+      this.controller?.abort(Object.assign(new Error(`the answer body was silent for ${ms} ms`), { code: 'UND_ERR_BODY_TIMEOUT' }))
     }, ms)
   }
 

@@ -36,9 +36,12 @@ export interface UpstreamTarget {
 export interface UpstreamTimeouts {
   /** No TCP (and TLS) connection within this: failure `timeout`. */
   readonly connect_ms: number
-  /** No response head within this from the start of the attempt, waiting for a connection included: `timeout`. */
+  /**
+   * No response head within this from the start of the attempt, waiting for a connection included: `timeout`. A
+   * request body's upload is not counted: the clock starts again once the body was sent (relay.ts).
+   */
   readonly response_ms: number
-  /** Once the head arrived, a body silent for this long is cut off. */
+  /** Once the head arrived (and the request body was sent), a body silent for this long is cut off. */
   readonly body_idle_ms: number
   /** The same for a `text/event-stream` answer (default 300000: events may be minutes apart). */
   readonly stream_idle_ms?: number

@@ -1,5 +1,5 @@
 import { Pool } from 'undici'
-import { BackendTlsConnector } from './backend-tls.js'
+import { BackendTlsConnector, type BackendTlsOptions } from './backend-tls.js'
 import type { UpstreamSettings, UpstreamTarget } from './settings.js'
 
 /**
@@ -44,10 +44,21 @@ export class Target {
       pipelining: 1,
       connect: this.tls?.connect ?? { timeout: timeouts.connect_ms },
       // Backstops: the relay runs its own timer from the start of an attempt to the response head (queueing for a
-      // connection included); once the head arrived, a body silent for body_idle_ms is cut off.
+      // connection included, a request body's upload not); once the head arrived and the request body was sent, a
+      // body silent for body_idle_ms is cut off. undici's headers timer does not fire while a body is being written
+      // (unless the target stops reading it) and restarts at the body's end.
       headersTimeout: timeouts.response_ms,
       bodyTimeout: timeouts.body_idle_ms,
     })
+  }
+
+  /**
+   * `tls.connect` options for a connection to this target that its pool does not make (a WebSocket upgrade): the
+   * upstream's `tls:` settings exactly as the pool uses them (files loaded last); undefined for an http target.
+   * Throws (`ERR_TLS_FILES`, a `tls` failure) while the files have never loaded.
+   */
+  tlsOptions (): BackendTlsOptions | undefined {
+    return this.tls?.connectOptions()
   }
 
   /** Whether the balancer may pick this target now. */

@@ -4,8 +4,9 @@ import { GatewayError } from '../errors/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
 import { failureKindOf, mirroredError, unreachableError } from './failure.js'
 import { upstreamRequestHeaders, type UpstreamTrace } from './headers.js'
-import { recordOutcome } from './outcome.js'
+import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
 import { outcomeOfStatus } from '../observability/recorders.js'
+import type { BackendTlsOptions } from './backend-tls.js'
 import type { Target } from './target.js'
 import type { Upstream } from './upstream.js'
 
@@ -37,7 +38,9 @@ export interface UpstreamWebSocket {
  * Opens the upgrade to one target of `upstream` (picked by its balancer) with the headers a relayed request gets:
  * the caller's minus hop-by-hop, credentials and handshake headers, plus X-Forwarded-For, X-Request-Id, traceparent
  * and the upstream's credential as Authorization. The caller's subprotocols are offered as they came. Resolves once
- * the upstream answered 101; rejects with a catalogued error otherwise, nothing having been written to the caller:
+ * the upstream answered 101; rejects with a catalogued error otherwise, nothing having been written to the caller.
+ * A `wss` connection (an https target) uses the upstream's `tls:` settings exactly as its HTTP pool does
+ * (Target.tlsOptions: private CA, client certificate, servername, verify):
  * - an answer other than 101: `upstream_error` with its status (4xx/5xx mirrored; any other status is a 502 with
  *   `upstream_status` set to it) and a bounded body;
  * - no answer within `connect_ms` + `response_ms`, refused, reset: 502 `upstream_error` with `upstream_failure`;
@@ -60,7 +63,18 @@ export function connectUpstreamWebSocket (upstream: Upstream, input: WebSocketCo
     trace: input.trace,
   })
   for (const name of HANDSHAKE_HEADERS) delete headers[name]
+  let tls: BackendTlsOptions | undefined
+  try {
+    tls = target.tlsOptions()
+  } catch (error) {
+    // The upstream's TLS files never loaded: every connection to it fails as `tls`, the pool's included.
+    upstream.reportFailure(target, 'tls')
+    recordOutcome(upstream, 'tls', started)
+    return Promise.reject(unreachableError(label, 'tls', error))
+  }
   const socket = new WebSocket(websocketUrl(target, input.path), offeredProtocols(input.req.headers), {
+    // An https target's `tls:` settings (private CA, client certificate, servername, verify), as its pool uses them.
+    ...tls,
     headers: headers as Record<string, string>,
     handshakeTimeout: timeouts.connect_ms + timeouts.response_ms,
     perMessageDeflate: false,
@@ -108,8 +122,10 @@ export function connectUpstreamWebSocket (upstream: Upstream, input: WebSocketCo
       if (settled) return
       const kind = /handshake has timed out/.test(error.message) ? 'timeout' : failureKindOf(error)
       upstream.reportFailure(target, kind)
-      recordOutcome(upstream, kind === 'timeout' ? 'timeout' : 'unreachable', started)
-      fail(unreachableError(label, kind, error))
+      const failure = unreachableError(label, kind, error)
+      // Counted as a relayed request's failure is: `timeout`, `tls` (handshake, certificate) or `unreachable`.
+      recordOutcome(upstream, upstreamFailureOutcome(failure), started)
+      fail(failure)
     })
   })
 }

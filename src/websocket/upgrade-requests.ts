@@ -1,6 +1,7 @@
 import { ServerResponse, type IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
+import { isWebSocketUpgrade, serveAsPlainRequest } from './plain-upgrade-request.js'
 
 /** The socket and the bytes read past the head of an upgrade request, until a route takes them or answers. */
 export interface PendingUpgrade {
@@ -13,8 +14,11 @@ export interface PendingUpgrade {
 const pending = new WeakMap<IncomingMessage, PendingUpgrade>()
 
 /**
- * Sends every upgrade request (`Connection: upgrade`) through fastify's router like any other request, so the
- * route's whole `onRequest` chain (auth, token type, scope, organization, limits, outside plugins) runs on it first.
+ * Sends every WebSocket upgrade request (`Connection: upgrade`, `Upgrade: websocket`, no body) through
+ * fastify's router like any other request, so the route's whole `onRequest` chain (auth, token type, scope,
+ * organization, limits, outside plugins) runs on it first. Every other upgrade request (h2c, which the gateway
+ * never does on plaintext, or a request with a body) is served as the plain request it also is, its body intact
+ * (plain-upgrade-request.ts).
  *
  * Node hands an upgrade request to the server's `upgrade` listener with the bare socket, bypassing fastify. Here it
  * gets an ordinary `ServerResponse` on that socket (the way @fastify/websocket does it) and goes to
@@ -24,6 +28,10 @@ const pending = new WeakMap<IncomingMessage, PendingUpgrade>()
  */
 export function routeUpgradeRequests (app: FastifyInstance): void {
   app.server.on('upgrade', function routeUpgrade (req: IncomingMessage, socket: Duplex, head: Buffer) {
+    if (!isWebSocketUpgrade(req)) {
+      serveAsPlainRequest(app.server, req, socket, head)
+      return
+    }
     const response = new ServerResponse(req)
     // One answer per upgrade socket: the connection is not kept alive for another request.
     response.shouldKeepAlive = false

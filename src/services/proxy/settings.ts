@@ -35,8 +35,8 @@ const Upstream = Type.Object({
   max_sockets: Type.Integer({ minimum: 1, maximum: 1024, default: 32, description: 'Keep-alive connections per target at most (each target\'s concurrency cap).' }),
   timeouts: Type.Object({
     connect_ms: Type.Integer({ minimum: 1, maximum: 600000, default: 2000, description: 'No connection to a target within this: 502 upstream_failure timeout.' }),
-    response_ms: Type.Integer({ minimum: 1, maximum: 600000, default: 15000, description: 'No response head within this from the start of an attempt: 502 upstream_failure timeout (never 504).' }),
-    body_idle_ms: Type.Integer({ minimum: 1, maximum: 600000, default: 15000, description: 'Once the head arrived, an answer body silent this long is cut off.' }),
+    response_ms: Type.Integer({ minimum: 1, maximum: 600000, default: 15000, description: 'No response head within this from the start of an attempt (a request body\'s upload not counted: the clock starts again once it was sent): 502 upstream_failure timeout (never 504).' }),
+    body_idle_ms: Type.Integer({ minimum: 1, maximum: 600000, default: 15000, description: 'Once the head arrived (and the request body was sent), an answer body silent this long is cut off.' }),
     stream_idle_ms: Type.Integer({ minimum: 1, maximum: 86400000, default: 300000, description: 'The same for an event stream (`text/event-stream`): cut only after this long without a byte.' }),
   }, { additionalProperties: false, default: {}, description: 'Upstream timeouts.' }),
   retry: Type.Object({
