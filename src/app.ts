@@ -17,6 +17,7 @@ import { moduleForService, serviceRoutes } from './services/service-module.js'
 import { deferredRequestLoggerFactory } from './request-logger.js'
 import type { GatewayMetrics } from './observability/metrics.js'
 import { countRefusal, MeteredLogController } from './observability/instrument-app.js'
+import { addHttp2RequestTimeout } from './tls/http2-request-timeout.js'
 import { listenerTransport } from './tls/listener-tls.js'
 import { OpenWebSockets } from './websocket/open-websockets.js'
 import { routeUpgradeRequests } from './websocket/upgrade-requests.js'
@@ -39,6 +40,8 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
   const envelopeForPath = envelopeFinder(config)
   const app = createFastify(config.server, logger, metrics, envelopeForPath)
   addRootHooks(app, metrics)
+  // HTTP/2 streams get request_timeout_ms too (node applies it to HTTP/1.1 connections only).
+  if (config.server.tls !== undefined && config.server.http2 === true) addHttp2RequestTimeout(app, config.server.request_timeout_ms)
 
   app.setNotFoundHandler(async function notFound (request: FastifyRequest) {
     ;(request as { gw?: { envelope: EnvelopeName } }).gw = { envelope: envelopeForPath(request.url) } as never

@@ -1,0 +1,77 @@
+import { connect } from 'node:http2'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import t from 'tap'
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { createTestPki } from '../helpers/test-pki.js'
+import { startBackend, type Backend } from '../helpers/upstream-servers.js'
+
+/**
+ * `server.request_timeout_ms` over HTTP/2 on a real `lanegate start`: node enforces it on HTTP/1.1 connections
+ * only, so an HTTP/2 caller that sent half a body and then nothing held its stream — and the relayed upstream
+ * request — until the session's idle timeout (72 s). Now the stream gets the 408 an HTTP/1.1 caller gets.
+ */
+const pki = createTestPki('H2 timeout CA')
+t.teardown(() => pki.remove())
+pki.issue('gw', 'localhost', { sans: 'DNS:localhost,IP:127.0.0.1' })
+const ca = readFileSync(pki.caCert)
+
+let gateway: SpawnedGateway
+let backend: Backend
+const received: string[] = []
+
+t.before(async () => {
+  backend = await startBackend(t, 'echo')
+  backend.handle((req, res) => {
+    let body = ''
+    req.setEncoding('utf8')
+    req.on('data', (chunk: string) => { body += chunk })
+    req.on('end', () => {
+      received.push(body)
+      res.writeHead(200, { 'content-type': 'text/plain' })
+      res.end(`got ${body}`)
+    })
+  })
+  const file = join(pki.dir, 'gateway.yaml')
+  writeFileSync(file, `
+server:
+  data_dir: ${join(pki.dir, 'data')}
+  tls: { cert_file: gw.crt, key_file: gw.key }
+  http2: true
+  request_timeout_ms: 1000
+admin: false
+issuer: { issuer: https://localhost:8443 }
+scopes: {}
+organizations: []
+service_accounts: []
+services:
+  echo:
+    type: proxy
+    prefix: /echo
+    envelope: exchange
+    upstream: { targets: [ "${backend.url}" ] }
+    routes:
+      post: { methods: [POST], path: "/*" }
+`)
+  gateway = await spawnGateway({ config: file, admin: false })
+  t.teardown(() => { gateway.child.kill('SIGTERM'); return gateway.exited })
+})
+
+t.test('an HTTP/2 caller that sends half its body and then nothing gets 408 request_timeout and its stream ends', async (t) => {
+  const session = connect(gateway.base, { ca })
+  t.teardown(() => session.close())
+  const stream = session.request({ ':method': 'POST', ':path': '/echo/half', 'content-type': 'text/plain', 'content-length': '10' })
+  const answer = await new Promise<{ status: number, body: string }>((resolve, reject) => {
+    let status = 0
+    let body = ''
+    stream.on('response', (headers) => { status = Number(headers[':status']) })
+    stream.setEncoding('utf8')
+    stream.on('data', (chunk: string) => { body += chunk })
+    stream.on('close', () => resolve({ status, body }))
+    stream.on('error', () => {})
+    session.on('error', reject)
+    stream.write('half!') // 5 of the 10 bytes announced, and no END_STREAM
+  })
+  t.same(answer, { status: 408, body: JSON.stringify({ error: 'The request was not received in time.' }) })
+  t.same(received, [], 'the upstream never got a whole request')
+})
