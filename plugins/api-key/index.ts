@@ -3,6 +3,7 @@ import {
   bearerChallenge, defaultRealm, definePolicy, isRefusal, type PolicyContext, type Principal, type Refusal, type RefuseOptions, type StepOutcome,
 } from '../../src/plugin/index.js'
 import { tokenSlotOf } from '../token-slot-of.js'
+import { keySlotOf } from './key-slot.js'
 import { removeQueryParameter } from './strip-query.js'
 import { apiKeySchema } from './schema.js'
 
@@ -14,10 +15,11 @@ const credentialsHeader = /^([^ \t]+)(?:[ \t]+(.*))?$/
 /**
  * `api-key`: for callers that cannot do OAuth (legacy tills, scripts). The key, from a header or a query parameter,
  * is checked against the scrypt hashes under `service_accounts[].api_keys` (a verified key is cached by digest:
- * no scrypt per request) and gives the same principal as that account's token, so `scope`, `organization` and
- * client-keyed `rate-limit` work unchanged after it (`provides: ['auth']`). The key is removed from the request
- * before anything later sees it (handlers, the upstream, the live lanes) and never logged. With `bearer: true` a
- * request may bring a bearer token instead, verified as `auth` verifies it.
+ * no scrypt per request; the last key accepted on a connection is remembered there, so a keep-alive caller's next
+ * request costs a constant-time comparison, not a digest) and gives the same principal as that account's token,
+ * so `scope`, `organization` and client-keyed `rate-limit` work unchanged after it (`provides: ['auth']`). The key
+ * is removed from the request before anything later sees it (handlers, the upstream, the live lanes) and never
+ * logged. With `bearer: true` a request may bring a bearer token instead, verified as `auth` verifies it.
  */
 const apiKey = definePolicy({
   name: 'api-key',
@@ -62,7 +64,7 @@ const apiKey = definePolicy({
         return verifyBearer(request, authorization, context, missing)
       }
       if (authorization !== undefined) return context.refuse('bad_request', both)
-      const outcome = context.apiKeys.verify(presented)
+      const outcome = context.apiKeys.verify(presented, keySlotOf(request))
       if (!(outcome instanceof Promise)) return settle(request, outcome)
       return outcome.then(function keyChecked (checked) { return settle(request, checked) })
     }

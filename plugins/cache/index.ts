@@ -54,8 +54,10 @@ const cache = definePolicy({
       if (primary === undefined) return
       const names = [...new Set([...configured, ...backendVary])].sort()
       store.varyNames.set(primary, names)
-      const answer: CachedAnswer = { status: sent.status, headers: storedHeaders(headers), body: sent.body, storedAt: Date.now() }
-      store.entries.set(`${primary}\0${varyValues(request, names)}`, answer, { ttl: ttlMs })
+      const kept = storedHeaders(headers)
+      // The answer is built once, here: a hit returns this very object (no header copy, no new answer per hit).
+      const entry: CachedAnswer = { headers: kept, body: sent.body, storedAt: Date.now(), answer: context.answer(sent.status, kept, sent.body) }
+      store.entries.set(`${primary}\0${varyValues(request, names)}`, entry, { ttl: ttlMs })
     }
 
     return function cacheStep (request: FastifyRequest, reply: FastifyReply): StepOutcome {
@@ -67,8 +69,10 @@ const cache = definePolicy({
       // The gateway answers `Cache-Control: no-store` by default; here the backend's own header (or none) decides.
       reply.removeHeader('cache-control')
       if (hit !== undefined) {
-        const age = String(Math.floor((Date.now() - hit.storedAt) / 1000))
-        return context.answer(hit.status, { ...hit.headers, age, 'x-cache': 'HIT' }, hit.body)
+        // Set on the reply, so the stored headers are answered as they are: no object copied per hit.
+        reply.header('age', String(Math.floor((Date.now() - hit.storedAt) / 1000)))
+        reply.header('x-cache', 'HIT')
+        return hit.answer
       }
       reply.header('x-cache', 'MISS')
       if (request.method === 'GET') {

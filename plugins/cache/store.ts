@@ -1,13 +1,15 @@
 import { LRUCache } from 'lru-cache'
-import type { GatewayConfig } from '../../src/plugin/index.js'
+import type { GatewayConfig, Refusal } from '../../src/plugin/index.js'
 
 /** One cached answer. */
 export interface CachedAnswer {
-  readonly status: number
+  /** The headers replayed (lower-case names), as `answer` carries them. */
   readonly headers: Readonly<Record<string, string>>
   readonly body: Buffer
   /** When it was stored (ms since epoch), for `Age`. */
   readonly storedAt: number
+  /** The policy's answer (`context.answer`: status, headers, body), built once when stored and returned on every hit. */
+  readonly answer: Refusal
 }
 
 /** The `cache` policy's memory for one config snapshot: answers by key, and the Vary names of each primary key. */

@@ -4,7 +4,8 @@ import type { ConfigIndexes } from '../config/indexes.js'
 import type { GatewayConfig, ServiceAccountConfig, ServiceAccountSecret } from '../config/types.js'
 import { parseSecretHash, verifySecret, type ParsedSecretHash } from '../oauth/secret-hash.js'
 import type { Principal } from '../runtime/request-context.js'
-import type { ApiKeyFailure, ApiKeyVerifier } from '../runtime/shared-resources.js'
+import type { ApiKeyFailure, ApiKeySlot, ApiKeyVerifier } from '../runtime/shared-resources.js'
+import { sameSecret } from './same-secret.js'
 
 export interface ApiKeyVerifierOptions {
   /** Verified keys remembered (LRU, by digest). */
@@ -19,6 +20,8 @@ export interface ApiKeyVerifierOptions {
   maxQueued?: number
   /** The scrypt check (tests count calls); defaults to `verifySecret`. */
   verify?: (key: string, hash: ParsedSecretHash) => Promise<boolean>
+  /** The key's digest, the caches' key (tests count calls); defaults to HMAC-SHA256 with a process-random key. */
+  digest?: (key: string) => string
 }
 
 /** Keys longer than this are refused without a digest or scrypt run (a generated key is 43 characters). */
@@ -43,6 +46,16 @@ interface VerifiedKey {
 }
 
 /**
+ * What a connection's slot remembers beside the key: the answer it got and the snapshot it got it in (by number,
+ * so an idle connection does not keep an old snapshot alive), and whose key it was, to re-check after a reload.
+ */
+interface SlotEntry {
+  readonly snapshot: number
+  readonly known: VerifiedKey
+  readonly principal: Principal
+}
+
+/**
  * Verifies API keys (`api-key` policy) against the scrypt hashes declared under `service_accounts[].api_keys`.
  *
  * A key carries no account id, so a key seen for the first time is checked against every declared hash (scrypt,
@@ -51,6 +64,9 @@ interface VerifiedKey {
  *   digest and map lookups, synchronously. On every hit the request's snapshot is consulted: the account must
  *   still declare that hash (else the entry is dropped: a key removed by a reload stops working at once) and be
  *   active (else `revoked`);
+ * - the caller's `slot` (one per connection) remembers the last key accepted there by its exact text: the same key
+ *   again in the same snapshot costs one constant-time comparison, and no digest or lookup. In another snapshot
+ *   (a reload) the account and its declared hash are checked again as above, still without the digest;
  * - a wrong key is remembered too (by digest, for the snapshot it failed in), so repeating it is free;
  * - first-seen keys share `maxConcurrent` scrypt runs; `maxQueued` more wait; any beyond are answered `busy`
  *   without scrypt work. A flood of distinct wrong keys therefore takes at most `maxConcurrent` threads, while
@@ -58,6 +74,7 @@ interface VerifiedKey {
  */
 export function createApiKeyVerifier (options: ApiKeyVerifierOptions = {}): ApiKeyVerifier {
   const hmacKey = randomBytes(32)
+  const digestOf = options.digest ?? function hmacDigest (key: string): string { return createHmac('sha256', hmacKey).update(key).digest('base64url') }
   const verified = new LRUCache<string, VerifiedKey>({ max: options.cacheSize ?? 10_000 })
   const refused = new LRUCache<string, KeyIndex>({ max: options.negativeCacheSize ?? 10_000, ttl: options.negativeTtlMs ?? 10 * 60_000 })
   const verify = options.verify ?? verifySecret
@@ -68,6 +85,8 @@ export function createApiKeyVerifier (options: ApiKeyVerifierOptions = {}): ApiK
   let running = 0
 
   const indexes = new WeakMap<ConfigIndexes, KeyIndex>()
+  const snapshots = new WeakMap<ConfigIndexes, number>()
+  let snapshotCount = 0
   const principals = new WeakMap<ServiceAccountConfig, Principal>()
   const hashSets = new WeakMap<ServiceAccountConfig, ReadonlySet<string>>()
 
@@ -121,6 +140,32 @@ export function createApiKeyVerifier (options: ApiKeyVerifierOptions = {}): ApiK
     return account.status === 'active' ? principalOf(account, config) : 'revoked'
   }
 
+  /** A key verified before, checked against this snapshot: undefined when its account no longer declares its hash. */
+  function recheck (known: VerifiedKey, config: GatewayConfig, configIndexes: ConfigIndexes): Principal | ApiKeyFailure | undefined {
+    const account = configIndexes.accounts.get(known.clientId)
+    if (account === undefined || !declares(account, known.hash)) return undefined
+    return outcomeFor(account, config)
+  }
+
+  /** A number per snapshot (its indexes), for the slots: equal numbers, the same accounts and keys. */
+  function snapshotOf (configIndexes: ConfigIndexes): number {
+    let n = snapshots.get(configIndexes)
+    if (n === undefined) snapshots.set(configIndexes, n = ++snapshotCount)
+    return n
+  }
+
+  /** The connection remembers an accepted key; anything else (revoked) empties its slot. */
+  function remember (slot: ApiKeySlot | undefined, key: string, known: VerifiedKey, configIndexes: ConfigIndexes, outcome: Principal | ApiKeyFailure): void {
+    if (slot === undefined) return
+    if (typeof outcome === 'string') {
+      slot.key = slot.entry = undefined
+      return
+    }
+    const entry: SlotEntry = { snapshot: snapshotOf(configIndexes), known, principal: outcome }
+    slot.key = key
+    slot.entry = entry
+  }
+
   /** Resolves when one of the `maxConcurrent` scrypt slots is this caller's (the caller checked the queue has room). */
   function acquire (): Promise<void> | undefined {
     if (running < maxConcurrent) {
@@ -155,7 +200,7 @@ export function createApiKeyVerifier (options: ApiKeyVerifierOptions = {}): ApiK
       release()
     }
     if (found === undefined) refused.set(digest, index)
-    else verified.set(digest, { clientId: found.account.client_id, hash: found.key.hash })
+    else verified.set(digest, knownOf(found))
     return found
   }
 
@@ -163,30 +208,55 @@ export function createApiKeyVerifier (options: ApiKeyVerifierOptions = {}): ApiK
    * A key not in either cache: concurrent requests with the same key share one check. With every slot taken and
    * the queue full it is `busy` at once, without scrypt work.
    */
-  function verifyFirstSeen (key: string, digest: string, config: GatewayConfig, index: KeyIndex): Promise<Principal | ApiKeyFailure> | ApiKeyFailure {
+  function verifyFirstSeen (key: string, digest: string, config: GatewayConfig, configIndexes: ConfigIndexes, index: KeyIndex, slot: ApiKeySlot | undefined): Promise<Principal | ApiKeyFailure> | ApiKeyFailure {
     let pending = inFlight.get(digest)
     if (pending === undefined) {
       if (running >= maxConcurrent && waiting.length >= maxQueued) return 'busy'
       pending = checkKey(key, digest, index).finally(() => inFlight.delete(digest))
       inFlight.set(digest, pending)
     }
-    return pending.then((found) => found === undefined ? 'invalid' : outcomeFor(found.account, config))
+    return pending.then(function firstSeenChecked (found) {
+      if (found === undefined) return 'invalid'
+      const outcome = outcomeFor(found.account, config)
+      remember(slot, key, knownOf(found), configIndexes, outcome)
+      return outcome
+    })
   }
 
   return {
-    verify (key, config, configIndexes) {
+    verify (key, config, configIndexes, slot) {
       if (key.length === 0 || key.length > MAX_KEY_LENGTH) return 'invalid'
-      const digest = createHmac('sha256', hmacKey).update(key).digest('base64url')
+      if (slot?.key !== undefined && sameSecret(slot.key, key)) {
+        const entry = slot.entry as SlotEntry
+        // Remembered in this very snapshot: the same account objects, so the same answer.
+        if (entry.snapshot === snapshots.get(configIndexes)) return entry.principal
+        const outcome = recheck(entry.known, config, configIndexes)
+        if (outcome !== undefined) {
+          remember(slot, key, entry.known, configIndexes, outcome)
+          return outcome
+        }
+        // A reload removed the key (or its account): the slot forgets it, and the digest path below decides.
+        slot.key = slot.entry = undefined
+      }
+      const digest = digestOf(key)
       const known = verified.get(digest)
       if (known !== undefined) {
-        const account = configIndexes.accounts.get(known.clientId)
-        if (account !== undefined && declares(account, known.hash)) return outcomeFor(account, config)
+        const outcome = recheck(known, config, configIndexes)
+        if (outcome !== undefined) {
+          remember(slot, key, known, configIndexes, outcome)
+          return outcome
+        }
         // The key (or its account) left gateway.yaml: forget it, and check it like any new key.
         verified.delete(digest)
       }
       const index = keyIndexOf(config, configIndexes)
       if (index.keys.length === 0 || refused.get(digest) === index) return 'invalid'
-      return verifyFirstSeen(key, digest, config, index)
+      return verifyFirstSeen(key, digest, config, configIndexes, index, slot)
     },
   }
+}
+
+/** What the caches remember of a declared key that matched. */
+function knownOf (found: DeclaredKey): VerifiedKey {
+  return { clientId: found.account.client_id, hash: found.key.hash }
 }

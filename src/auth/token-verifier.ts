@@ -1,4 +1,4 @@
-import { hash, timingSafeEqual } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { LRUCache } from 'lru-cache'
 import type { ConfigIndexes } from '../config/indexes.js'
@@ -6,6 +6,7 @@ import type { GatewayConfig } from '../config/types.js'
 import type { KeyStore, TokenSlot, TokenVerifier } from '../runtime/shared-resources.js'
 import type { Principal } from '../runtime/request-context.js'
 import { invalidToken } from './bearer-challenge.js'
+import { sameSecret } from './same-secret.js'
 import { createOwnSigners, type OwnSigners } from './own-signers.js'
 import { applyServiceAccount } from './token-claims.js'
 import { createProfileSource, type DevUserIssuerLoader, type TokenProfile } from './token-profiles.js'
@@ -93,7 +94,7 @@ export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
   function verifyFast (token: string, config: GatewayConfig, indexes: ConfigIndexes, slot?: TokenSlot): Principal | Promise<Principal> {
     if (token.length > maxTokenLength) throw invalidToken('The access token is malformed')
     const profiles = profilesFor(config)
-    let entry = slot?.token !== undefined && sameToken(slot.token, token) ? slot.entry as CacheEntry : undefined
+    let entry = slot?.token !== undefined && sameSecret(slot.token, token) ? slot.entry as CacheEntry : undefined
     let key: string | undefined
     if (entry === undefined) {
       key = cacheKey(token)
@@ -127,18 +128,6 @@ export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
       return await verifyFast(token, config, indexes)
     },
   }
-}
-
-/**
- * The remembered token against the presented one in constant time: a connection a load balancer reuses for several
- * callers holds another caller's token in its slot, and `===` would time how much of it a guess got right.
- */
-function sameToken (remembered: string, token: string): boolean {
-  if (remembered.length !== token.length) return false
-  // UTF-8, not latin1: latin1 keeps one byte of each character, and two different query tokens would compare equal.
-  const a = Buffer.from(remembered)
-  const b = Buffer.from(token)
-  return a.length === b.length && timingSafeEqual(a, b)
 }
 
 function remember (slot: TokenSlot | undefined, token: string, entry: CacheEntry): void {

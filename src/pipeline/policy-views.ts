@@ -19,7 +19,7 @@ export function policyViews (shared: SharedResources, config: GatewayConfig, ind
     // Held by the host: a Map in one process, the primary's counts under server.workers (cluster/connection-slots.ts).
     connectionSlots: connectionSlots(),
     apiKeys: {
-      verify: function verifyApiKey (key) { return keys.verify(key, config, indexes) },
+      verify: function verifyApiKey (key, slot) { return keys.verify(key, config, indexes, slot) },
     },
     tokens: {
       verify: function verifyToken (token, slot) { return verifier.verifyFast(token, config, indexes, slot) },

@@ -14,7 +14,7 @@ export type {
 export type { Principal, RequestState } from './request-state.js'
 export type { CountOutcome, LimiterHandle } from './limiter.js'
 export type { TokenSlot, TokenVerifierView } from './tokens.js'
-export type { ApiKeyFailure, ApiKeyVerifierView } from './api-keys.js'
+export type { ApiKeyFailure, ApiKeySlot, ApiKeyVerifierView } from './api-keys.js'
 export { RESPONSE_BODY_LIMIT, type ResponseHead, type ResponseHeadHook, type ResponseSentHook, type SentResponse } from './response-phase.js'
 export type { GatewayConfig, RateLimitConfig } from '../config/types.js'
 export type { ConfigIndexes } from '../config/indexes.js'

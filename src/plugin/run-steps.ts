@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError, PolicyAnswer } from '../errors/gateway-error.js'
+import { sendAnswer } from './send-answer.js'
 import type { PolicyStep, StepOutcome } from './step.js'
 
 /**
@@ -19,12 +20,12 @@ export function runSteps (chain: readonly PolicyStep[], from: number, request: F
     }
     if (outcome === undefined) continue
     if (outcome instanceof GatewayError) {
-      done(outcome)
+      end(outcome, reply, done)
       return
     }
     outcome.then(
       function stepSettled (settled) {
-        if (settled instanceof GatewayError) done(settled)
+        if (settled instanceof GatewayError) end(settled, reply, done)
         else runSteps(chain, i + 1, request, reply, done)
       },
       function stepFailed (error: unknown) { done(asError(error)) },
@@ -32,6 +33,15 @@ export function runSteps (chain: readonly PolicyStep[], from: number, request: F
     return
   }
   done()
+}
+
+/**
+ * A step ended the chain: a policy's answer is sent as the route's reply (`done` is then never called, as fastify
+ * asks of a hook that replies); a refusal goes to the error handler, which renders it in the route's envelope.
+ */
+function end (outcome: GatewayError, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (outcome instanceof PolicyAnswer) sendAnswer(reply, outcome)
+  else done(outcome)
 }
 
 /** `done(undefined)` would let the request through: a step that throws nothing still fails the request. */

@@ -37,8 +37,8 @@ export interface TokenVerifier {
 /** What the verifier remembers of one connection (declared by the contract: `context.tokens`). */
 export type { TokenSlot }
 
-import type { ApiKeyFailure } from '../plugin/api-keys.js'
-export type { ApiKeyFailure }
+import type { ApiKeyFailure, ApiKeySlot } from '../plugin/api-keys.js'
+export type { ApiKeyFailure, ApiKeySlot }
 
 /** Verifies API keys (`service_accounts[].api_keys`), with a bounded cache of verified and of wrong keys. */
 export interface ApiKeyVerifier {
@@ -46,8 +46,9 @@ export interface ApiKeyVerifier {
    * The principal of the account whose key this is (as its token would give: scopes, organization), or why not.
    * A key verified before answers synchronously; a first-seen key through a promise (bounded scrypt work).
    * `config` and `indexes` are the request's snapshot: a key or account removed or revoked there fails at once.
+   * `slot` is the caller's memo for one connection (see ApiKeySlot).
    */
-  verify (key: string, config: GatewayConfig, indexes: ConfigIndexes): Principal | ApiKeyFailure | Promise<Principal | ApiKeyFailure>
+  verify (key: string, config: GatewayConfig, indexes: ConfigIndexes, slot?: ApiKeySlot): Principal | ApiKeyFailure | Promise<Principal | ApiKeyFailure>
 }
 
 /** Rate limiters by name; the same name and settings give the same limiter across reloads, so counts survive. */

@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { Agent, request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -109,6 +110,38 @@ t.test('a reload that revokes the account refuses its cached key; one that remov
   t.equal((await call(KEYS.till)).statusCode, 200, 'active again')
   const removed = await call(KEYS.tillOld)
   t.same({ status: removed.statusCode, challenge: removed.headers['www-authenticate'] }, { status: 401, challenge: 'ApiKey realm="lanegate", error="invalid_key"' })
+  t.equal(backend.seen.length, 3)
+})
+
+t.test('on one keep-alive connection: the remembered key passes, another key is judged on its own, a reload that revokes the account refuses the next request', async (t) => {
+  const backend = await startBackend(t, 'pricing')
+  const { gw, rewrite } = await gatewayWith(backend)
+  await gw.app.listen({ port: 0, host: '127.0.0.1' })
+  let connections = 0
+  gw.app.server.on('connection', () => { connections++ })
+  const port = (gw.app.server.address() as { port: number }).port
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  t.teardown(() => agent.destroy())
+  const call = (key: string) => new Promise<{ status: number, body: string, challenge: string | undefined }>((resolve, reject) => {
+    httpRequest({ host: '127.0.0.1', port, path: '/legacy/pricing/prices/1', headers: { 'x-api-key': key }, agent }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => { body += chunk })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, challenge: res.headers['www-authenticate'] }))
+    }).on('error', reject).end()
+  })
+  const ok = { status: 200, body: 'pricing', challenge: undefined }
+  t.same(await call(KEYS.till), ok)
+  t.same(await call(KEYS.till), ok, 'the same key again')
+  t.same(await call(`${KEYS.till.slice(0, -1)}x`), { status: 401, body: JSON.stringify(unauthenticated), challenge: 'ApiKey realm="lanegate", error="invalid_key"' },
+    'a wrong key of the same length is not served from the connection\'s memory')
+  t.same(await call(KEYS.other), { status: 403, body: JSON.stringify({ error: 'Forbidden.' }), challenge: 'Bearer realm="lanegate", error="insufficient_scope", scope="pricing:read"' }, 'another account\'s key: that account\'s principal')
+  t.same(await call(KEYS.till), ok)
+
+  await rewrite({ tillStatus: 'revoked' })
+  t.match(await gw.gateway.reload(), { outcome: 'applied' })
+  t.same(await call(KEYS.till), { status: 401, body: JSON.stringify(unauthenticated), challenge: 'ApiKey realm="lanegate", error="invalid_key", error_description="The client has been revoked"' })
+  t.equal(connections, 1, 'every request on the one connection')
   t.equal(backend.seen.length, 3)
 })
 

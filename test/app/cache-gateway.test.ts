@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { ConfigError } from '../../src/config/config-error.js'
+import { PolicyAnswer } from '../../src/errors/gateway-error.js'
 import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
 import { cacheStoreOf } from '../../plugins/cache/store.js'
 import { buildTestApp, getToken } from '../helpers/build-app.js'
@@ -62,7 +63,10 @@ t.test('the store keeps at most cache_store.max_bytes', async (t) => {
   const { config } = await parseGatewayConfig(demo.replace('issuer:\n', 'cache_store: { max_bytes: 4096 }\nissuer:\n'), 'gateway.yaml', { env: {} })
   t.equal(config.cache_store.max_bytes, 4096)
   const store = cacheStoreOf(config)
-  for (let i = 0; i < 20; i++) store.entries.set(`k${i}`, { status: 200, headers: { 'content-type': 'text/plain' }, body: Buffer.alloc(1000), storedAt: Date.now() })
+  const headers = { 'content-type': 'text/plain' }
+  const body = Buffer.alloc(1000)
+  const answer = new PolicyAnswer(200, headers, body)
+  for (let i = 0; i < 20; i++) store.entries.set(`k${i}`, { headers, body, storedAt: Date.now(), answer })
   t.ok(store.entries.calculatedSize <= 4096, `held ${store.entries.calculatedSize} bytes`)
   t.ok(store.entries.has('k19') && !store.entries.has('k0'), 'the least recently used went first')
 })

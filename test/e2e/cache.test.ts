@@ -59,6 +59,25 @@ t.test('a fresh entry is answered without the backend (GET and HEAD); X-Cache sa
   t.equal(backendCalls('a1'), 1)
 })
 
+t.test('a hit answers the stored headers, its own Age, X-Cache and request id, and the chain\'s headers: nothing else', async (t) => {
+  const fetchHeaders = async (): Promise<Record<string, string>> => {
+    const res = await fetch(`${gateway.base}/legacy/pricing/prices/h1`, { headers: { 'x-api-key': KEYS.till } })
+    return { ...Object.fromEntries(res.headers), body: await res.text() }
+  }
+  const miss = await fetchHeaders()
+  const hit = await fetchHeaders()
+  // Per answer, and the framing: the miss is relayed as the backend sent it (chunked), the hit has its length.
+  const perAnswer = ['x-request-id', 'x-cache', 'age', 'date', 'transfer-encoding', 'content-length']
+  const rest = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).filter(([name]) => !perAnswer.includes(name)))
+  t.same(rest(hit), rest(miss), 'the same headers as the answer stored (content type, cache-control, connection), the same body')
+  t.equal(miss['cache-control'], 'max-age=60', 'the backend\'s cache-control, not the gateway\'s no-store')
+  t.same([miss['x-cache'], miss.age, hit['x-cache']], ['MISS', undefined, 'HIT'])
+  t.match(hit.age, /^\d+$/)
+  t.equal(hit['content-length'], String(Buffer.byteLength(hit.body)), 'the stored body\'s length')
+  t.match(hit['x-request-id'], /^[0-9a-f-]{36}$/)
+  t.not(hit['x-request-id'], miss['x-request-id'])
+})
+
 t.test('no-store, private and max-age=0 answers are never stored', async (t) => {
   for (const sku of ['nostore', 'private', 'zero']) {
     t.same([(await get(sku)).cache, (await get(sku)).cache], ['MISS', 'MISS'], sku)

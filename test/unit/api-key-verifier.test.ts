@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto'
 import t from 'tap'
 import { createApiKeyVerifier } from '../../src/auth/api-key-verifier.js'
 import { buildIndexes } from '../../src/config/indexes.js'
 import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
 import { verifySecret, type ParsedSecretHash } from '../../src/oauth/secret-hash.js'
+import type { ApiKeySlot } from '../../src/plugin/index.js'
 import { apiKeyConfig, apiKeyHashes, KEYS } from '../helpers/api-key-config.js'
 
 const hashes = await apiKeyHashes()
@@ -96,6 +98,54 @@ t.test('a reload that removes the key or revokes the account stops a cached key 
   const removed = await snapshot({ withOldKey: false })
   t.equal(await keys.verify(KEYS.tillOld, removed.config, removed.indexes), 'invalid')
   t.match(await keys.verify(KEYS.till, removed.config, removed.indexes), { clientId: 'till-legacy' })
+})
+
+/** A digest that counts its calls: the slot's whole point is that a remembered key computes none. */
+function countingDigest () {
+  const digests = { n: 0 }
+  return { digests, digest: (key: string) => { digests.n++; return createHash('sha256').update(key).digest('base64url') } }
+}
+
+t.test('a connection\'s slot answers its last key again with no digest; another key on it is digested and judged on its own', async (t) => {
+  const { digests, digest } = countingDigest()
+  const keys = createApiKeyVerifier({ digest })
+  const slot: ApiKeySlot = {}
+  const principal = await keys.verify(KEYS.till, config, indexes, slot)
+  t.match(principal, { clientId: 'till-legacy' })
+  const before = digests.n
+  t.equal(keys.verify(KEYS.till, config, indexes, slot), principal, 'the same principal, synchronously')
+  t.equal(keys.verify(KEYS.till, config, indexes, slot), principal)
+  t.equal(digests.n, before, 'no digest for the remembered key')
+
+  // The same length, one character apart (and equal in its low byte: latin1 would see the same bytes).
+  const lookalike = KEYS.till.slice(0, -1) + String.fromCharCode(KEYS.till.charCodeAt(KEYS.till.length - 1) + 0x100)
+  t.equal(await keys.verify(lookalike, config, indexes, slot), 'invalid', 'a look-alike key is not answered from the slot')
+  t.equal(digests.n, before + 1)
+  t.match(await keys.verify(KEYS.other, config, indexes, slot), { clientId: 'till-other' }, 'another account\'s key on the same connection')
+  t.equal(slot.key, KEYS.other, 'the slot now holds the last accepted key only')
+  const after = digests.n
+  t.match(keys.verify(KEYS.other, config, indexes, slot), { clientId: 'till-other' })
+  t.equal(digests.n, after)
+  t.match(keys.verify(KEYS.till, config, indexes, slot), { clientId: 'till-legacy' }, 'the first key again: from the digest cache')
+  t.equal(digests.n, after + 1)
+})
+
+t.test('a slot filled before a reload is checked against the new snapshot: revoked, then removed', async (t) => {
+  const { digests, digest } = countingDigest()
+  const keys = createApiKeyVerifier({ digest })
+  const slot: ApiKeySlot = {}
+  t.match(await keys.verify(KEYS.tillOld, config, indexes, slot), { clientId: 'till-legacy' })
+  const active = await snapshot()
+  const before = digests.n
+  t.match(keys.verify(KEYS.tillOld, active.config, active.indexes, slot), { clientId: 'till-legacy' }, 'a reload that changed nothing of the account')
+  t.equal(digests.n, before, 're-checked without a digest')
+  const revoked = await snapshot({ tillStatus: 'revoked' })
+  t.equal(keys.verify(KEYS.tillOld, revoked.config, revoked.indexes, slot), 'revoked', 'a revoked account is refused at once')
+  t.equal(slot.key, undefined, 'and the slot forgets the key')
+  t.match(await keys.verify(KEYS.tillOld, active.config, active.indexes, slot), { clientId: 'till-legacy' })
+  const removed = await snapshot({ withOldKey: false })
+  t.equal(await keys.verify(KEYS.tillOld, removed.config, removed.indexes, slot), 'invalid', 'a key removed by a reload is refused')
+  t.equal(slot.key, undefined)
 })
 
 t.test('an api_keys hash that is not a PHC string is a config error at its path', async (t) => {
