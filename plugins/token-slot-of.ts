@@ -12,15 +12,22 @@ export function connectionOf (request: FastifyRequest): object {
   return raw.socket ?? raw
 }
 
-/** One token slot per client connection (keep-alive clients send the same token on each request); `auth` and `api-key` share them. */
-const slots = new WeakMap<object, TokenSlot>()
-
-export function tokenSlotOf (request: FastifyRequest): TokenSlot {
-  const connection = connectionOf(request)
-  let slot = slots.get(connection)
-  if (slot === undefined) {
-    slot = {}
-    slots.set(connection, slot)
+/**
+ * One memory per client connection, made empty on the connection's first request and gone with the connection
+ * (a WeakMap): keep-alive clients send the same credentials on every request.
+ */
+export function perConnection<T extends object> (): (request: FastifyRequest) => T {
+  const memories = new WeakMap<object, T>()
+  return function memoryOf (request) {
+    const connection = connectionOf(request)
+    let memory = memories.get(connection)
+    if (memory === undefined) {
+      memory = {} as T
+      memories.set(connection, memory)
+    }
+    return memory
   }
-  return slot
 }
+
+/** The token slot of the request's connection; `auth` and `api-key` (with `bearer: true`) share them. */
+export const tokenSlotOf: (request: FastifyRequest) => TokenSlot = perConnection<TokenSlot>()
