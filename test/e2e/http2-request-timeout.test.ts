@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { createTestPki } from '../helpers/test-pki.js'
+import { h2Request } from '../helpers/tls-clients.js'
 import { startBackend, type Backend } from '../helpers/upstream-servers.js'
 
 /**
@@ -22,15 +23,11 @@ const received: string[] = []
 
 t.before(async () => {
   backend = await startBackend(t, 'echo')
-  backend.handle((req, res) => {
-    let body = ''
-    req.setEncoding('utf8')
-    req.on('data', (chunk: string) => { body += chunk })
-    req.on('end', () => {
-      received.push(body)
-      res.writeHead(200, { 'content-type': 'text/plain' })
-      res.end(`got ${body}`)
-    })
+  // (startBackend calls the handler once it read the whole body: `req` has ended by then.)
+  backend.handle((_req, res, body) => {
+    received.push(body)
+    res.writeHead(200, { 'content-type': 'text/plain' })
+    res.end(`got ${body}`)
   })
   const file = join(pki.dir, 'gateway.yaml')
   writeFileSync(file, `
@@ -74,4 +71,10 @@ t.test('an HTTP/2 caller that sends half its body and then nothing gets 408 requ
   })
   t.same(answer, { status: 408, body: JSON.stringify({ error: 'The request was not received in time.' }) })
   t.same(received, [], 'the upstream never got a whole request')
+})
+
+t.test('an HTTP/2 caller whose whole body comes in time is relayed as before: the upstream gets the body and answers', async (t) => {
+  const answer = await h2Request(gateway.base, ca, '/echo/whole', { method: 'POST', headers: { 'content-type': 'text/plain', 'content-length': '10' }, body: 'all ten!!!' })
+  t.same([answer.status, answer.body], [200, 'got all ten!!!'])
+  t.same(received, ['all ten!!!'])
 })

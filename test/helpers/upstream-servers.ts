@@ -27,6 +27,10 @@ export interface Backend {
   close: () => Promise<void>
 }
 
+/**
+ * Answers one request, called once its whole body was read (it is `body`): `req` has ended by then, so its
+ * 'data' and 'end' events never fire again — a handler waiting for them never answers.
+ */
 export type BackendHandler = (req: IncomingMessage, res: ServerResponse, body: string) => void
 
 export async function startBackend (t: Teardown, name: string, port = 0): Promise<Backend> {
