@@ -1,13 +1,20 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
 import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { waitFor } from '../helpers/wait-for.js'
+import type { HeapProbeLine } from './heap-probe.js'
 import { steadyLoad, totalByStatus, type LoadRequest } from './load.js'
 
 export interface SoakSample {
   atS: number
   rssMb: number
+  /** V8 heap in use right after a full GC (heap-probe.ts), MB: what the leak verdict reads. */
+  heapMb: number
+  /** External memory (Buffers, …) after that GC, MB. */
+  externalMb: number
   fds: number
   /** nodejs_eventloop_lag_p99_seconds from the admin /metrics, in ms (prom-client resets it at each scrape). */
   loopP99Ms: number
@@ -21,8 +28,13 @@ export interface SoakResult {
   samples: SoakSample[]
   /** Reloads the gateway logged as applied. */
   reloadsApplied: number
-  /** RSS and open descriptors: the last sample at most 10 % above the first. */
-  flat: { rss: boolean, fds: boolean }
+  /**
+   * Heap after GC: the last sample at most 10 % above the baseline (see `heapBaseline`); open descriptors: the last
+   * at most 10 % above the first. RSS is reported, not judged (see heap-probe.ts).
+   */
+  flat: { heap: boolean, fds: boolean }
+  /** The heap sample the last one was compared with. */
+  heapBaselineAtS: number | undefined
 }
 
 function rssMb (pid: number): number {
@@ -41,16 +53,44 @@ async function loopP99Ms (admin: string | undefined): Promise<number> {
 const within10 = (first: number, last: number): boolean => last <= first * 1.1
 
 /**
+ * The heap sample the last one is compared with: the first taken after the first reload (at 60 s) and after half
+ * the run, else the first. Before it the heap grows once and then stops, which is not a leak: the first reload's
+ * validators and JIT code, optimised code of the hot paths, and the console's sample ring (one sample a second,
+ * 900 kept: about 1 MB once full at 15 minutes). A leak keeps growing through the second half too.
+ */
+function heapBaseline (samples: SoakSample[], minutes: number): SoakSample | undefined {
+  const from = Math.max(90, minutes * 30)
+  return samples.find((s) => s.atS >= from) ?? samples[0]
+}
+
+/** Asks the gateway's heap probe (SIGUSR2) for its heap after a full GC and waits for the line it appends. */
+async function heapAfterGc (pid: number, file: string): Promise<HeapProbeLine> {
+  const lines = (): string[] => existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') : []
+  const before = lines().length
+  process.kill(pid, 'SIGUSR2')
+  const after = await waitFor(() => { const now = lines(); return now.length > before && now }, { what: 'the heap probe\'s line' })
+  return JSON.parse(after.at(-1) as string) as HeapProbeLine
+}
+
+const mb = (bytes: number): number => Math.round(bytes / 1024 / 1024 * 10) / 10
+
+/**
  * `npm run faults -- --soak-minutes N`: one gateway (SQLite, memory limits) under a moderate mixed load (payments
  * config reads, intent creates, content lists) for N minutes, its config reloaded every minute; every 30 s its
- * RSS, open descriptors and event-loop delay p99. Flat: the last RSS and descriptor counts at most 10 % above the
- * first (taken after 30 s of warm-up); lower is flat too.
+ * heap after a full GC (heap-probe.ts, preloaded), RSS, open descriptors and event-loop delay p99. Flat: the last
+ * heap at most 10 % above the baseline (`heapBaseline`), the last descriptor count at most 10 % above the first
+ * (taken after 30 s of warm-up); lower is flat too.
  */
 export async function soak (minutes: number, log: (line: string) => void): Promise<SoakResult> {
   const cfg = await tempConfig((text) => setKey(text, 'data_dir', './data')
     .replace(/payments-per-ip: \{ key: ip, points: 100,/, 'payments-per-ip: { key: ip, points: 10000000,')
     .replace(/content-per-client: \{ key: client, points: 600,/, 'content-per-client: { key: client, points: 10000000,'))
-  const gw = await spawnGateway({ config: cfg.file })
+  const heapFile = join(cfg.dir, 'heap-probe.jsonl')
+  const probe = new URL('./heap-probe.js', import.meta.url).href
+  const gw = await spawnGateway({
+    config: cfg.file,
+    env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --expose-gc --import ${probe}`.trim(), LANEGATE_HEAP_PROBE_FILE: heapFile },
+  })
   try {
     const pid = gw.child.pid as number
     const checkout = await fetchGatewayToken(gw.base, 'demo-checkout')
@@ -77,9 +117,14 @@ export async function soak (minutes: number, log: (line: string) => void): Promi
     while (Date.now() < end) {
       await sleep(Math.max(0, Math.min(nextReload, nextSample, end) - Date.now()))
       if (Date.now() >= nextSample) {
-        const sample = { atS: Math.round((Date.now() - started) / 1000), rssMb: Math.round(rssMb(pid) * 10) / 10, fds: readdirSync(`/proc/${pid}/fd`).length, loopP99Ms: Math.round(await loopP99Ms(gw.admin) * 10) / 10 }
+        const atS = Math.round((Date.now() - started) / 1000)
+        // RSS before the probe's GC (as the process runs); the delay p99 before it too (its window then holds the GC).
+        const rss = Math.round(rssMb(pid) * 10) / 10
+        const loop = Math.round(await loopP99Ms(gw.admin) * 10) / 10
+        const heap = await heapAfterGc(pid, heapFile)
+        const sample = { atS, rssMb: rss, heapMb: mb(heap.heapUsed), externalMb: mb(heap.external), fds: readdirSync(`/proc/${pid}/fd`).length, loopP99Ms: loop }
         samples.push(sample)
-        log(`soak ${sample.atS} s: RSS ${sample.rssMb} MB, ${sample.fds} fds, event-loop delay p99 ${sample.loopP99Ms} ms`)
+        log(`soak ${sample.atS} s: heap after GC ${sample.heapMb} MB (external ${sample.externalMb} MB), RSS ${sample.rssMb} MB, ${sample.fds} fds, event-loop delay p99 ${sample.loopP99Ms} ms`)
         nextSample += 30_000
       }
       if (Date.now() >= nextReload) {
@@ -95,6 +140,7 @@ export async function soak (minutes: number, log: (line: string) => void): Promi
     const result = await load.stop()
     const first = samples[0]
     const last = samples.at(-1)
+    const baseline = heapBaseline(samples, minutes)
     return {
       minutes,
       sent: result.sent,
@@ -102,7 +148,8 @@ export async function soak (minutes: number, log: (line: string) => void): Promi
       reloads,
       reloadsApplied: (gw.output().match(/"msg":"config reloaded"/g) ?? []).length,
       samples,
-      flat: { rss: first !== undefined && last !== undefined && within10(first.rssMb, last.rssMb), fds: first !== undefined && last !== undefined && within10(first.fds, last.fds) },
+      flat: { heap: baseline !== undefined && last !== undefined && within10(baseline.heapMb, last.heapMb), fds: first !== undefined && last !== undefined && within10(first.fds, last.fds) },
+      heapBaselineAtS: baseline?.atS,
     }
   } finally {
     gw.child.kill('SIGKILL')
