@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { GatewayError, PolicyAnswer } from './gateway-error.js'
+import { sendPolicyAnswer } from './send-policy-answer.js'
 import { renderError, type EnvelopeName } from './envelopes.js'
 
 /**
@@ -50,10 +51,9 @@ export function envelopeOf (request: FastifyRequest, fallback: EnvelopeName): En
  */
 export function createErrorHandler (fallback: EnvelopeName = 'plain', observe?: (request: FastifyRequest, error: GatewayError) => void) {
   return function gatewayErrorHandler (error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    // A step returns its answer (run-steps sends it); one that throws it lands here.
     if (error instanceof PolicyAnswer) {
-      reply.code(error.status)
-      for (const [name, value] of Object.entries(error.headers)) reply.header(name, value)
-      reply.send(error.body)
+      sendPolicyAnswer(reply, error)
       return
     }
     const gwError = toGatewayError(error)

@@ -79,8 +79,8 @@ export function declaredError (code: DeclaredCode, entry: CatalogueEntry, option
 
 /**
  * Not an error: a policy's complete answer to a request (a CORS preflight's 204 and its `Access-Control-*`
- * headers; a small body when the policy gives one, at most the response phase's limit). A step returns it like a refusal, so it costs passing steps nothing; the error
- * handler sends it as it is, unlogged, in no envelope.
+ * headers; a small body when the policy gives one, at most the response phase's limit). A step returns it like a refusal, so it costs passing steps nothing; the chain
+ * sends it as the route's reply (send-policy-answer.ts), unlogged, in no envelope.
  */
 export class PolicyAnswer extends GatewayError {
   constructor (status: number, headers: Record<string, string>, readonly body?: string | Buffer) {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { GatewayError, PolicyAnswer } from '../errors/gateway-error.js'
-import { sendAnswer } from './send-answer.js'
+import { sendPolicyAnswer } from '../errors/send-policy-answer.js'
 import type { PolicyStep, StepOutcome } from './step.js'
 
 /**
@@ -40,7 +40,7 @@ export function runSteps (chain: readonly PolicyStep[], from: number, request: F
  * asks of a hook that replies); a refusal goes to the error handler, which renders it in the route's envelope.
  */
 function end (outcome: GatewayError, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  if (outcome instanceof PolicyAnswer) sendAnswer(reply, outcome)
+  if (outcome instanceof PolicyAnswer) sendPolicyAnswer(reply, outcome)
   else done(outcome)
 }
 
