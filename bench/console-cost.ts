@@ -13,6 +13,12 @@ import { round, spread, type Spread } from './stats.js'
 
 /** The suffix of the console-open variant of a subject (`lanegate-auth-get+console`). */
 export const CONSOLE_SUFFIX = '+console'
+/**
+ * The suffix of the control variant: a second gateway of the same config with the console closed too. Two processes
+ * of one config differ by a few per cent in CPU per request (JIT and heap layout; the `--compare` runs showed it), so
+ * open ÷ closed means something only beside twin ÷ closed, measured in the same rounds.
+ */
+export const TWIN_SUFFIX = '+closed-twin'
 
 function rounded (s: Spread, digits: number): Spread {
   return { median: round(s.median, digits), min: round(s.min, digits), max: round(s.max, digits) }
@@ -23,14 +29,15 @@ function perRequest (r: LoadResult): number {
 }
 
 /**
- * One pair per `<closed>+console` variant whose `<closed>` variant ran too: the two CPU per request figures and
- * their ratio (open ÷ closed), each taken in the rounds where both ran, spread over those rounds.
+ * One pair per `<closed>+console` (and `<closed>+closed-twin`) variant whose `<closed>` variant ran too: the two CPU
+ * per request figures and their ratio (open ÷ closed), each taken in the rounds where both ran, spread over those rounds.
  */
 export function consolePairs (variantNames: readonly string[], rounds: ReadonlyArray<Readonly<Record<string, LoadResult>>>): ConsolePair[] {
   const pairs: ConsolePair[] = []
   for (const open of variantNames) {
-    if (!open.endsWith(CONSOLE_SUFFIX)) continue
-    const closed = open.slice(0, -CONSOLE_SUFFIX.length)
+    const suffix = [CONSOLE_SUFFIX, TWIN_SUFFIX].find((s) => open.endsWith(s))
+    if (suffix === undefined) continue
+    const closed = open.slice(0, -suffix.length)
     if (!variantNames.includes(closed)) continue
     const both = rounds.flatMap((r) => {
       const a = r[open]

@@ -66,7 +66,8 @@ export const USAGE = `npm run bench -- [options]
   --profile               profile the gateway (node --cpu-prof) and list its hot spots
   --console               also run auth-get's and live-proxy's subject on a gateway with the operator console open
                           (polled once a second from a process on the load generator's core), in the same rounds:
-                          its CPU per request against the console closed, and both gateways' idle CPU per second
+                          its CPU per request against the console closed, beside a second closed gateway of the
+                          same config (the control: how far two processes differ), and both gateways' idle CPU per second
   --compare DIR           also run the gateway of another built checkout (e.g. a git worktree of the commit
                           before a change) as a variant of auth-get, live-proxy and latency-c1, in the same rounds
 `

@@ -66,7 +66,7 @@ export interface WebSocketMeasurement {
 
 /** `--console`: a subject with the console closed and the same on a gateway with it open, same rounds (console-cost.ts). */
 export interface ConsolePair {
-  /** `<closed>+console`. */
+  /** `<closed>+console`, or `<closed>+closed-twin` (the control: a second closed gateway of the same config). */
   open: string
   closed: string
   /** Rounds in which both ran. */

@@ -4,7 +4,7 @@ import type { BenchOptions, ScenarioId } from './options.js'
 import { PEER_NAMES, peerMissing, type PeerName } from './peers.js'
 import type { VariantRole } from './result-types.js'
 import type { ConsolePoller, RunningServer, ServerSet } from './servers.js'
-import { CONSOLE_SUFFIX } from './console-cost.js'
+import { CONSOLE_SUFFIX, TWIN_SUFFIX } from './console-cost.js'
 import { BENCH_API_KEY, CONTENT_CLIENT, EXCHANGE_CLIENT, PRICING_CLIENT, fetchToken, tokenForm } from './tokens.js'
 import { EXPRESS_GATEWAY_JWT_SECRET } from './servers/express-gateway-secret.js'
 
@@ -106,15 +106,20 @@ async function compareVariant (servers: ServerSet, subject: PreparedVariant, pat
 
 /**
  * `--console`: the subject's request on a gateway of the same config with the operator console open and polled (a
- * peer in the same rounds, named `<subject>+console`); the subject's own gateway has it closed. Records the pair on
- * the plan for the idle measurement.
+ * peer in the same rounds, named `<subject>+console`); the subject's own gateway has it closed. Beside them the
+ * control, `<subject>+closed-twin`: a third gateway of the same config, console closed, so the run shows how far two
+ * closed processes differ. Records the pair on the plan for the idle measurement.
  */
-async function consoleVariant (servers: ServerSet, plan: ScenarioPlan, subject: PreparedVariant, path: string, client: string): Promise<PreparedVariant> {
+async function consoleVariants (servers: ServerSet, plan: ScenarioPlan, subject: PreparedVariant, path: string, client: string): Promise<PreparedVariant[]> {
   const open = await servers.gateway('console')
+  const twin = await servers.gateway('console-twin')
   const poller = await servers.consolePoller()
-  const token = await fetchToken(open.url, client)
   plan.console = { open, closed: subject.server, poller }
-  return { ...subject, name: `${subject.name}${CONSOLE_SUFFIX}`, role: 'peer', server: open, request: { ...subject.request, url: open.url + path, headers: bearer(token) } }
+  const on = async (server: RunningServer, suffix: string): Promise<PreparedVariant> => {
+    const token = await fetchToken(server.url, client)
+    return { ...subject, name: `${subject.name}${suffix}`, role: 'peer', server, request: { ...subject.request, url: server.url + path, headers: bearer(token) } }
+  }
+  return [await on(open, CONSOLE_SUFFIX), await on(twin, TWIN_SUFFIX)]
 }
 
 async function expressGatewayToken (): Promise<string> {
@@ -193,7 +198,7 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
         await apiKeyGet(servers),
       )
       if (options.compare !== undefined) plan.variants.push(await compareVariant(servers, plan.variants[1] as PreparedVariant, GATEWAY_CONTENT_PATH, CONTENT_CLIENT))
-      if (options.console) plan.variants.push(await consoleVariant(servers, plan, plan.variants[1] as PreparedVariant, GATEWAY_CONTENT_PATH, CONTENT_CLIENT))
+      if (options.console) plan.variants.push(...await consoleVariants(servers, plan, plan.variants[1] as PreparedVariant, GATEWAY_CONTENT_PATH, CONTENT_CLIENT))
       break
     }
     case 'auth-get-redis': {
@@ -231,7 +236,7 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
       plan.variants.push(await laneDirect(servers), await gatewayLive(servers))
       if (id === 'live-proxy') plan.variants.push(await metricsOff(servers, GATEWAY_LIVE_PATH, 'lanegate-live-metrics-off', EXCHANGE_CLIENT))
       if (options.compare !== undefined) plan.variants.push(await compareVariant(servers, plan.variants[1] as PreparedVariant, GATEWAY_LIVE_PATH, EXCHANGE_CLIENT))
-      if (options.console && id === 'live-proxy') plan.variants.push(await consoleVariant(servers, plan, plan.variants[1] as PreparedVariant, GATEWAY_LIVE_PATH, EXCHANGE_CLIENT))
+      if (options.console && id === 'live-proxy') plan.variants.push(...await consoleVariants(servers, plan, plan.variants[1] as PreparedVariant, GATEWAY_LIVE_PATH, EXCHANGE_CLIENT))
       if (options.peers) await addPeers(servers, plan)
       if (id === 'latency-c1') {
         plan.kind = 'latency'

@@ -39,9 +39,10 @@ export interface ConsolePoller {
  * `lanegate start` with server.workers 1 or 2 (the workers scenario), or the demo's `pricing` proxy service in
  * front of two bench lanes (`proxy`, the proxy-service scenario), or the main config served over HTTPS with a
  * certificate made for the run (`tls`, the tls scenario), or the main config with the operator console open (`console`,
- * `--console`: its admin listener serves; consolePoller() polls it from outside the gateway's process tree).
+ * `--console`: its admin listener serves; consolePoller() polls it from outside the gateway's process tree), or the
+ * main config again in a process of its own (`console-twin`, the control beside the console's pair).
  */
-export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'workers-2-precount' | 'proxy' | 'tls' | 'proxy-cache' | 'api-key' | 'console'
+export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'workers-2-precount' | 'proxy' | 'tls' | 'proxy-cache' | 'api-key' | 'console' | 'console-twin'
 
 /** The Redis of the auth-get-redis scenario (its keys get a prefix of their own; nothing is flushed). */
 export const BENCH_REDIS_URL = process.env.LANEGATE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'

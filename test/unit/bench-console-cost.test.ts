@@ -27,6 +27,16 @@ t.test('console open and closed are paired by name and compared within each roun
   }])
 })
 
+t.test('the closed twin (the control) is paired with the closed gateway like the open one', async (t) => {
+  const rounds: Array<Record<string, LoadResult>> = [
+    { 'lanegate-auth-get': run(1000, 30_000), 'lanegate-auth-get+console': run(1000, 31_500), 'lanegate-auth-get+closed-twin': run(1000, 30_900) },
+  ]
+  t.same(consolePairs(['lanegate-auth-get', 'lanegate-auth-get+console', 'lanegate-auth-get+closed-twin'], rounds).map((p) => [p.open, p.closed, p.cpuRatio.median]), [
+    ['lanegate-auth-get+console', 'lanegate-auth-get', 1.05],
+    ['lanegate-auth-get+closed-twin', 'lanegate-auth-get', 1.03],
+  ])
+})
+
 t.test('a poller inside the gateway\'s process tree is refused: its CPU would be billed to the gateway', { skip: process.platform !== 'linux' && 'needs /proc' }, async (t) => {
   const { spawn } = await import('node:child_process')
   const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 5000)'], { stdio: 'ignore' })
