@@ -32,10 +32,17 @@ function sendable (code: number): boolean {
  * - `end(code, reason)` from outside (the token expired, a reload took the right away, shutdown).
  */
 export class OpenWebSocket {
+  /** When the last message passed either way (ms since epoch): the idle timeout is counted from it, lazily. */
   private lastActivity = Date.now()
   private readonly idleMs: number
-  private idleTimer: NodeJS.Timeout
-  private expiryTimer: NodeJS.Timeout | undefined
+  /** The token's `exp` in ms since epoch; Infinity without one. */
+  private expiresAtMs = Number.POSITIVE_INFINITY
+  /**
+   * The connection's one timer, at the earlier of its idle deadline and its token's expiry. A message only records
+   * the time; when the timer fires early (there was traffic) it is armed again for the new deadline, so a busy
+   * connection costs one timer callback per idle period and an idle one none before its deadline.
+   */
+  private deadlineTimer: NodeJS.Timeout | undefined
   private ending = false
   private done = false
 
@@ -51,7 +58,6 @@ export class OpenWebSocket {
     private readonly onUpstreamGone: () => void,
   ) {
     this.idleMs = limits.idle_timeout_seconds * 1000
-    this.idleTimer = setTimeout(() => { this.checkIdle() }, this.idleMs)
     this.relay(client, upstream, 'in')
     this.relay(upstream, client, 'out')
     client.on('close', (code: number, reason: Buffer) => { this.sideClosed('client', code, reason.toString()) })
@@ -65,23 +71,34 @@ export class OpenWebSocket {
   end (code: number, reason = ''): void {
     if (this.ending) return
     this.ending = true
-    clearTimeout(this.idleTimer)
-    clearTimeout(this.expiryTimer)
+    clearTimeout(this.deadlineTimer)
     closeSide(this.client, code, reason)
     closeSide(this.upstream, code === 1008 ? 1001 : code, code === 1008 ? 'caller no longer authorized' : reason)
     if (this.client.readyState !== this.client.CLOSED) this.events.closed(this, code)
   }
 
-  /** (Re)arms the close at the token's `exp` (seconds since epoch): 1008 `token expired`. */
+  /** (Re)sets the close at the token's `exp` (seconds since epoch; none when undefined): 1008 `token expired`. */
   expireAt (expiresAt: number | undefined): void {
-    clearTimeout(this.expiryTimer)
-    if (expiresAt === undefined || this.ending) return
-    // setTimeout's longest delay is 2^31-1 ms (24.8 days); a token living longer is re-armed when that fires.
-    const delay = Math.min(expiresAt * 1000 - Date.now(), 2 ** 31 - 1)
-    this.expiryTimer = setTimeout(() => {
-      if (Date.now() >= expiresAt * 1000) this.end(1008, 'token expired')
-      else this.expireAt(expiresAt)
-    }, Math.max(0, delay))
+    if (this.ending) return
+    this.expiresAtMs = expiresAt === undefined ? Number.POSITIVE_INFINITY : expiresAt * 1000
+    this.arm(Date.now())
+  }
+
+  /** Arms the one timer for the earlier deadline: the token's expiry, or `idleMs` after the last message. */
+  private arm (now: number): void {
+    clearTimeout(this.deadlineTimer)
+    const deadline = Math.min(this.expiresAtMs, this.lastActivity + this.idleMs)
+    // setTimeout's longest delay is 2^31-1 ms (24.8 days); a later deadline is re-armed when that fires.
+    this.deadlineTimer = setTimeout(onDeadline, Math.max(0, Math.min(deadline - now, 2 ** 31 - 1)), this)
+  }
+
+  /** The timer fired: close for whichever deadline passed, else arm again (messages moved the idle deadline). */
+  checkDeadlines (): void {
+    if (this.ending) return
+    const now = Date.now()
+    if (now >= this.expiresAtMs) this.end(1008, 'token expired')
+    else if (now - this.lastActivity >= this.idleMs) this.end(1001, 'idle timeout')
+    else this.arm(now)
   }
 
   private relay (from: WebSocket, to: WebSocket, direction: MessageDirection): void {
@@ -105,13 +122,6 @@ export class OpenWebSocket {
     })
   }
 
-  private checkIdle (): void {
-    if (this.ending) return
-    const silentFor = Date.now() - this.lastActivity
-    if (silentFor >= this.idleMs) this.end(1001, 'idle timeout')
-    else this.idleTimer = setTimeout(() => { this.checkIdle() }, this.idleMs - silentFor)
-  }
-
   private sideClosed (side: 'client' | 'upstream', code: number, reason: string): void {
     if (side === 'upstream') this.onUpstreamGone()
     if (this.client.readyState === this.client.CLOSED && this.upstream.readyState === this.upstream.CLOSED) {
@@ -121,8 +131,7 @@ export class OpenWebSocket {
     if (this.ending) return
     if (side === 'client') {
       this.ending = true
-      clearTimeout(this.idleTimer)
-      clearTimeout(this.expiryTimer)
+      clearTimeout(this.deadlineTimer)
       this.events.closed(this, code)
       closeSide(this.upstream, sendable(code) ? code : code === 1005 ? 1000 : 1001, reason)
     } else {
@@ -140,9 +149,13 @@ export class OpenWebSocket {
   private finish (): void {
     if (this.done) return
     this.done = true
-    clearTimeout(this.idleTimer)
-    clearTimeout(this.expiryTimer)
+    clearTimeout(this.deadlineTimer)
   }
+}
+
+/** One function for every connection's timer (no closure per connection): the connection is the timer's argument. */
+function onDeadline (connection: OpenWebSocket): void {
+  connection.checkDeadlines()
 }
 
 function closeSide (socket: WebSocket, code: number, reason: string): void {

@@ -14,19 +14,16 @@ export interface WebSocketRecorder {
   closed (service: string, route: string, code: number): void
 }
 
-/** How often the current snapshot is compared with the one the open connections were checked against. */
-const RECHECK_INTERVAL_MS = 250
-
 /**
  * The gateway's open WebSockets: accepts a caller's upgrade once its upstream answered 101, and ends connections
- * when their right to exist ends:
- * - a config reload: within RECHECK_INTERVAL_MS of the swap, every connection's route is looked up in the new
- *   snapshot; a route no longer served closes with 1001, and the route's `recheck` steps (auth, token type, scope,
- *   organization, ip restriction) run again on the upgrade request: a refusal closes with 1008 and the error code
- *   as reason. (A snapshot swap is one assignment with no event; polling it only while connections are open
- *   keeps the reload path untouched.)
+ * when their right to exist ends, on events only (an idle connection costs no periodic work):
+ * - a config reload: `recheckAll(snapshot)` is called on the swap (app.ts listens with `gateway.onSwap`); every
+ *   connection's route is looked up in the new snapshot; a route no longer served closes with 1001, and the route's
+ *   `recheck` steps (auth, token type, scope, organization, ip restriction) run again on the upgrade request: a
+ *   refusal closes with 1008 and the error code as reason. A connection accepted after a swap its upgrade request
+ *   did not see (its upstream handshake was under way) is rechecked when it is accepted.
  * - shutdown: `closeAll(1001)` before the listener closes.
- * - the token's `exp`: each connection's own timer (open-websocket.ts).
+ * - the token's `exp` and the idle timeout: each connection's one timer (open-websocket.ts).
  */
 export class OpenWebSockets {
   private readonly open = new Set<OpenWebSocket>()
@@ -34,9 +31,9 @@ export class OpenWebSockets {
   private readonly servers = new Map<number, WebSocketServer>()
   /** The subprotocol the upstream chose, answered to the caller by `handleProtocols`. */
   private readonly protocols = new WeakMap<IncomingMessage, string>()
-  private checkedSnapshot: Snapshot | undefined
-  private watcher: NodeJS.Timeout | undefined
   private closing = false
+  /** How many connections were rechecked against a new snapshot (tests: none without a reload). */
+  rechecks = 0
 
   constructor (
     private readonly current: () => Snapshot,
@@ -67,19 +64,19 @@ export class OpenWebSockets {
         closed: (closedOne, code) => {
           if (!this.open.delete(closedOne)) return
           this.recorder?.closed(service, routeId, code)
-          if (this.open.size === 0) this.stopWatching()
         },
       }, release)
       this.open.add(connection)
       this.recorder?.opened(service, routeId)
-      this.watch()
+      // A reload swapped in while the upstream answered the handshake found no connection to recheck: do it now.
+      const snapshot = this.current()
+      if (request.gw.snapshot !== snapshot) this.recheck(connection, snapshot)
     })
   }
 
   /** Closes every connection with `code` (shutdown: 1001) and resolves once they are closed, or after `waitMs`. */
   async closeAll (code: number, reason: string, waitMs = 3_000): Promise<void> {
     this.closing = true
-    this.stopWatching()
     const sockets = [...this.open].map((connection) => connection.client)
     for (const connection of [...this.open]) connection.end(code, reason)
     const deadline = Date.now() + waitMs
@@ -105,31 +102,20 @@ export class OpenWebSockets {
     return server
   }
 
-  private watch (): void {
-    if (this.watcher !== undefined) return
-    this.checkedSnapshot ??= this.current()
-    this.watcher = setInterval(() => { this.recheckOnReload() }, RECHECK_INTERVAL_MS)
-    this.watcher.unref()
+  /** Runs every open connection's rechecks against `snapshot`, just swapped in: each stays or is closed. */
+  recheckAll (snapshot: Snapshot): void {
+    for (const connection of [...this.open]) this.recheck(connection, snapshot)
   }
 
-  private stopWatching (): void {
-    clearInterval(this.watcher)
-    this.watcher = undefined
-  }
-
-  private recheckOnReload (): void {
-    const snapshot = this.current()
-    if (snapshot === this.checkedSnapshot) return
-    this.checkedSnapshot = snapshot
-    for (const connection of [...this.open]) {
-      recheckRights(connection.request, connection.reply, snapshot, (verdict) => {
-        if (verdict.ok) {
-          connection.expireAt(connection.request.gw.principal?.expiresAt)
-          return
-        }
-        this.logger.info({ service: connection.request.gw.service, route: connection.request.gw.routeId, close_code: verdict.code, reason: verdict.reason }, 'websocket closed after a config reload')
-        connection.end(verdict.code, verdict.reason)
-      })
-    }
+  private recheck (connection: OpenWebSocket, snapshot: Snapshot): void {
+    this.rechecks++
+    recheckRights(connection.request, connection.reply, snapshot, (verdict) => {
+      if (verdict.ok) {
+        connection.expireAt(connection.request.gw.principal?.expiresAt)
+        return
+      }
+      this.logger.info({ service: connection.request.gw.service, route: connection.request.gw.routeId, close_code: verdict.code, reason: verdict.reason }, 'websocket closed after a config reload')
+      connection.end(verdict.code, verdict.reason)
+    })
   }
 }
