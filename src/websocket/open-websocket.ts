@@ -6,15 +6,23 @@ import type { UpgradeLimits } from '../runtime/snapshot.js'
 /** Which way a message went: from the caller to the upstream (`in`) or back (`out`). */
 export type MessageDirection = 'in' | 'out'
 
-/** What an open connection tells its owner (metrics, the set of open connections). */
+/** A message count, incremented in place for each message relayed (the metrics' cell; found once per connection). */
+export interface MessageCount { value: number }
+
+/** The counts of an open connection's messages, by direction. */
+export type MessageCounts = Readonly<Record<MessageDirection, MessageCount>>
+
+/** What an open connection tells its owner (the set of open connections, which tells the metrics). */
 export interface OpenWebSocketEvents {
-  message (connection: OpenWebSocket, direction: MessageDirection): void
   /** The caller's side ended with `code` (sent by the gateway, or received from the caller). */
   closed (connection: OpenWebSocket, code: number): void
 }
 
 /** Past this many bytes waiting to be written to one side, the other side is not read (backpressure). */
 const HIGH_WATER_BYTES = 1024 * 1024
+/** `send` options, one object each rather than one per message. */
+const AS_BINARY = { binary: true } as const
+const AS_TEXT = { binary: false } as const
 /** How long a close handshake may take before the socket is cut (a peer that never answers the close frame). */
 const CLOSE_TIMEOUT_MS = 2_000
 /** A close code the gateway may send (RFC 6455 §7.4: 1005, 1006 and 1015 are never sent; 1004 is reserved). */
@@ -56,10 +64,11 @@ export class OpenWebSocket {
     limits: UpgradeLimits,
     private readonly events: OpenWebSocketEvents,
     private readonly onUpstreamGone: () => void,
+    counts: MessageCounts,
   ) {
     this.idleMs = limits.idle_timeout_seconds * 1000
-    this.relay(client, upstream, 'in')
-    this.relay(upstream, client, 'out')
+    this.relay(client, upstream, counts.in)
+    this.relay(upstream, client, counts.out)
     client.on('close', (code: number, reason: Buffer) => { this.sideClosed('client', code, reason.toString()) })
     upstream.on('close', (code: number, reason: Buffer) => { this.sideClosed('upstream', code, reason.toString()) })
     client.on('error', (error: Error) => { this.sideFailed(error) })
@@ -101,24 +110,25 @@ export class OpenWebSocket {
     else this.arm(now)
   }
 
-  private relay (from: WebSocket, to: WebSocket, direction: MessageDirection): void {
-    let paused = false
-    const written = (): void => {
-      if (paused && to.bufferedAmount < HIGH_WATER_BYTES / 2) {
-        paused = false
-        from.resume()
-      }
-    }
+  /**
+   * Relays `from`'s messages to `to`. A message costs a time stamp, a count and the send: no callback, no object.
+   * Only the message that takes `to`'s unsent bytes past HIGH_WATER_BYTES is sent with a callback: `from` is not
+   * read until that message is written (and so everything before it).
+   */
+  private relay (from: WebSocket, to: WebSocket, count: MessageCount): void {
+    const written = (): void => { from.resume() }
     from.on('message', (data: RawData, isBinary: boolean) => {
       this.lastActivity = Date.now()
       if (to.readyState !== to.OPEN) return
-      this.events.message(this, direction)
-      to.send(data as Buffer, { binary: isBinary }, written)
-      if (!paused && to.bufferedAmount > HIGH_WATER_BYTES) {
-        // The receiving side reads slower than this one sends: stop reading until its buffer drained.
-        paused = true
-        from.pause()
+      count.value++
+      const message = data as Buffer
+      if (to.bufferedAmount + message.length <= HIGH_WATER_BYTES) {
+        to.send(message, isBinary ? AS_BINARY : AS_TEXT)
+        return
       }
+      // The receiving side reads slower than this one sends: stop reading until its buffer drained.
+      from.pause()
+      to.send(message, isBinary ? AS_BINARY : AS_TEXT, written)
     })
   }
 

@@ -3,14 +3,15 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { UpgradeLimits } from '../runtime/snapshot.js'
 import type { Snapshot } from '../runtime/snapshot.js'
-import { OpenWebSocket, type MessageDirection } from './open-websocket.js'
+import { OpenWebSocket, type MessageCount, type MessageDirection } from './open-websocket.js'
 import { recheckRights } from './recheck-rights.js'
 import type { PendingUpgrade } from './upgrade-requests.js'
 
 /** What the set of open connections reports (metrics.ts's WebSocket series; absent without metrics). */
 export interface WebSocketRecorder {
   opened (service: string, route: string): void
-  message (service: string, route: string, direction: MessageDirection): void
+  /** The count of a route's messages one way, incremented in place by each open connection (found once per connection). */
+  messageCount (service: string, route: string, direction: MessageDirection): MessageCount
   closed (service: string, route: string, code: number): void
 }
 
@@ -25,6 +26,9 @@ export interface WebSocketRecorder {
  * - shutdown: `closeAll(1001)` before the listener closes.
  * - the token's `exp` and the idle timeout: each connection's one timer (open-websocket.ts).
  */
+/** Where the messages of a gateway without metrics are counted: one throwaway pair for every connection. */
+const UNCOUNTED = { in: { value: 0 }, out: { value: 0 } }
+
 export class OpenWebSockets {
   private readonly open = new Set<OpenWebSocket>()
   /** One `ws` server per message size limit (its `maxPayload` is per server). */
@@ -34,6 +38,13 @@ export class OpenWebSockets {
   private closing = false
   /** How many connections were rechecked against a new snapshot (tests: none without a reload). */
   rechecks = 0
+  /** What every connection tells the set: one object for all of them. */
+  private readonly events = {
+    closed: (connection: OpenWebSocket, code: number): void => {
+      if (!this.open.delete(connection)) return
+      this.recorder?.closed(connection.request.gw.service, connection.request.gw.routeId, code)
+    },
+  }
 
   constructor (
     private readonly current: () => Snapshot,
@@ -59,13 +70,10 @@ export class OpenWebSockets {
     if (upstream.protocol !== '') this.protocols.set(request.raw, upstream.protocol)
     this.serverFor(limits.max_message_bytes).handleUpgrade(request.raw, upgrade.socket, upgrade.head, (client) => {
       const { service, routeId } = request.gw
-      const connection = new OpenWebSocket(request, reply, client, upstream, limits, {
-        message: (_connection, direction) => this.recorder?.message(service, routeId, direction),
-        closed: (closedOne, code) => {
-          if (!this.open.delete(closedOne)) return
-          this.recorder?.closed(service, routeId, code)
-        },
-      }, release)
+      const counts = this.recorder === undefined
+        ? UNCOUNTED
+        : { in: this.recorder.messageCount(service, routeId, 'in'), out: this.recorder.messageCount(service, routeId, 'out') }
+      const connection = new OpenWebSocket(request, reply, client, upstream, limits, this.events, release, counts)
       this.open.add(connection)
       this.recorder?.opened(service, routeId)
       // A reload swapped in while the upstream answered the handshake found no connection to recheck: do it now.
