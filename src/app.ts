@@ -59,7 +59,10 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
   const websockets = new OpenWebSockets(gateway.current, app.log, metrics?.websockets)
   app.decorate('websockets', websockets)
   routeUpgradeRequests(app)
+  // A reload rechecks the open connections' rights at the swap (no polling: an idle connection costs nothing).
+  const stopRechecks = gateway.onSwap(function recheckWebSockets (snapshot) { websockets.recheckAll(snapshot) })
   app.addHook('preClose', async function closeWebSockets () {
+    stopRechecks()
     await websockets.closeAll(1001, 'server shutting down')
   })
 

@@ -33,6 +33,12 @@ export interface Gateway {
   reload (): Promise<ReloadResult>
   /** Swaps in an already-validated config (tests, and reloads). */
   apply (loaded: LoadedGatewayConfig): ReloadResult
+  /**
+   * Calls `listener` with each snapshot swapped in from now on, right after the swap (before `apply` returns);
+   * returns the function that stops it. What must follow a reload at once (open WebSockets rechecked) listens here
+   * instead of polling `current()`.
+   */
+  onSwap (listener: (snapshot: Snapshot) => void): () => void
 }
 
 // Long by design: a factory whose returned methods (current, reload, apply) share the swapped snapshot.
@@ -60,6 +66,7 @@ export function createGateway (options: {
   reconcileConfigResources(snapshot.config)
   let source = options.loaded.source
   let pending: Promise<ReloadResult> | undefined
+  const swapListeners = new Set<(snapshot: Snapshot) => void>()
   for (const w of options.loaded.warnings) logger.warn({ path: w.path, line: w.line }, `config warning: ${w.message}`)
   for (const [name, origin] of catalog.origins ?? []) {
     logger.info({ plugin: name, file: origin.file, version: origin.version ?? 'unversioned' }, `policy plugin "${name}" loaded from ${origin.file} (${origin.version ?? 'unversioned'})`)
@@ -90,7 +97,19 @@ export function createGateway (options: {
       logger.warn({ keys: restartRequired }, `config reloaded; these changes take effect only after a restart: ${details}`)
     }
     logger.info({ version: next.version }, 'config reloaded')
+    announceSwap(next)
     return { outcome: 'applied', version: next.version, restartRequired }
+  }
+
+  /** The swap is done whatever a listener does: one that throws is logged, and the others still hear it. */
+  function announceSwap (next: Snapshot): void {
+    for (const listener of swapListeners) {
+      try {
+        listener(next)
+      } catch (error) {
+        logger.error({ err: error, version: next.version }, 'a config swap listener failed')
+      }
+    }
   }
 
   async function reloadOnce (): Promise<ReloadResult> {
@@ -110,6 +129,10 @@ export function createGateway (options: {
     file: options.file,
     current: () => snapshot,
     apply,
+    onSwap: (listener) => {
+      swapListeners.add(listener)
+      return () => { swapListeners.delete(listener) }
+    },
     // Reloads run one at a time; a reload asked for while one runs waits for it and then runs again.
     reload: async () => {
       while (pending !== undefined) await pending

@@ -6,15 +6,23 @@ import type { UpgradeLimits } from '../runtime/snapshot.js'
 /** Which way a message went: from the caller to the upstream (`in`) or back (`out`). */
 export type MessageDirection = 'in' | 'out'
 
-/** What an open connection tells its owner (metrics, the set of open connections). */
+/** A message count, incremented in place for each message relayed (the metrics' cell; found once per connection). */
+export interface MessageCount { value: number }
+
+/** The counts of an open connection's messages, by direction. */
+export type MessageCounts = Readonly<Record<MessageDirection, MessageCount>>
+
+/** What an open connection tells its owner (the set of open connections, which tells the metrics). */
 export interface OpenWebSocketEvents {
-  message (connection: OpenWebSocket, direction: MessageDirection): void
   /** The caller's side ended with `code` (sent by the gateway, or received from the caller). */
   closed (connection: OpenWebSocket, code: number): void
 }
 
 /** Past this many bytes waiting to be written to one side, the other side is not read (backpressure). */
 const HIGH_WATER_BYTES = 1024 * 1024
+/** `send` options, one object each rather than one per message. */
+const AS_BINARY = { binary: true } as const
+const AS_TEXT = { binary: false } as const
 /** How long a close handshake may take before the socket is cut (a peer that never answers the close frame). */
 const CLOSE_TIMEOUT_MS = 2_000
 /** A close code the gateway may send (RFC 6455 §7.4: 1005, 1006 and 1015 are never sent; 1004 is reserved). */
@@ -32,10 +40,17 @@ function sendable (code: number): boolean {
  * - `end(code, reason)` from outside (the token expired, a reload took the right away, shutdown).
  */
 export class OpenWebSocket {
+  /** When the last message passed either way (ms since epoch): the idle timeout is counted from it, lazily. */
   private lastActivity = Date.now()
   private readonly idleMs: number
-  private idleTimer: NodeJS.Timeout
-  private expiryTimer: NodeJS.Timeout | undefined
+  /** The token's `exp` in ms since epoch; Infinity without one. */
+  private expiresAtMs = Number.POSITIVE_INFINITY
+  /**
+   * The connection's one timer, at the earlier of its idle deadline and its token's expiry. A message only records
+   * the time; when the timer fires early (there was traffic) it is armed again for the new deadline, so a busy
+   * connection costs one timer callback per idle period and an idle one none before its deadline.
+   */
+  private deadlineTimer: NodeJS.Timeout | undefined
   private ending = false
   private done = false
 
@@ -49,11 +64,11 @@ export class OpenWebSocket {
     limits: UpgradeLimits,
     private readonly events: OpenWebSocketEvents,
     private readonly onUpstreamGone: () => void,
+    counts: MessageCounts,
   ) {
     this.idleMs = limits.idle_timeout_seconds * 1000
-    this.idleTimer = setTimeout(() => { this.checkIdle() }, this.idleMs)
-    this.relay(client, upstream, 'in')
-    this.relay(upstream, client, 'out')
+    this.relay(client, upstream, counts.in)
+    this.relay(upstream, client, counts.out)
     client.on('close', (code: number, reason: Buffer) => { this.sideClosed('client', code, reason.toString()) })
     upstream.on('close', (code: number, reason: Buffer) => { this.sideClosed('upstream', code, reason.toString()) })
     client.on('error', (error: Error) => { this.sideFailed(error) })
@@ -65,51 +80,56 @@ export class OpenWebSocket {
   end (code: number, reason = ''): void {
     if (this.ending) return
     this.ending = true
-    clearTimeout(this.idleTimer)
-    clearTimeout(this.expiryTimer)
+    clearTimeout(this.deadlineTimer)
     closeSide(this.client, code, reason)
     closeSide(this.upstream, code === 1008 ? 1001 : code, code === 1008 ? 'caller no longer authorized' : reason)
     if (this.client.readyState !== this.client.CLOSED) this.events.closed(this, code)
   }
 
-  /** (Re)arms the close at the token's `exp` (seconds since epoch): 1008 `token expired`. */
+  /** (Re)sets the close at the token's `exp` (seconds since epoch; none when undefined): 1008 `token expired`. */
   expireAt (expiresAt: number | undefined): void {
-    clearTimeout(this.expiryTimer)
-    if (expiresAt === undefined || this.ending) return
-    // setTimeout's longest delay is 2^31-1 ms (24.8 days); a token living longer is re-armed when that fires.
-    const delay = Math.min(expiresAt * 1000 - Date.now(), 2 ** 31 - 1)
-    this.expiryTimer = setTimeout(() => {
-      if (Date.now() >= expiresAt * 1000) this.end(1008, 'token expired')
-      else this.expireAt(expiresAt)
-    }, Math.max(0, delay))
+    if (this.ending) return
+    this.expiresAtMs = expiresAt === undefined ? Number.POSITIVE_INFINITY : expiresAt * 1000
+    this.arm(Date.now())
   }
 
-  private relay (from: WebSocket, to: WebSocket, direction: MessageDirection): void {
-    let paused = false
-    const written = (): void => {
-      if (paused && to.bufferedAmount < HIGH_WATER_BYTES / 2) {
-        paused = false
-        from.resume()
-      }
-    }
+  /** Arms the one timer for the earlier deadline: the token's expiry, or `idleMs` after the last message. */
+  private arm (now: number): void {
+    clearTimeout(this.deadlineTimer)
+    const deadline = Math.min(this.expiresAtMs, this.lastActivity + this.idleMs)
+    // setTimeout's longest delay is 2^31-1 ms (24.8 days); a later deadline is re-armed when that fires.
+    this.deadlineTimer = setTimeout(onDeadline, Math.max(0, Math.min(deadline - now, 2 ** 31 - 1)), this)
+  }
+
+  /** The timer fired: close for whichever deadline passed, else arm again (messages moved the idle deadline). */
+  checkDeadlines (): void {
+    if (this.ending) return
+    const now = Date.now()
+    if (now >= this.expiresAtMs) this.end(1008, 'token expired')
+    else if (now - this.lastActivity >= this.idleMs) this.end(1001, 'idle timeout')
+    else this.arm(now)
+  }
+
+  /**
+   * Relays `from`'s messages to `to`. A message costs a time stamp, a count and the send: no callback, no object.
+   * Only the message that takes `to`'s unsent bytes past HIGH_WATER_BYTES is sent with a callback: `from` is not
+   * read until that message is written (and so everything before it).
+   */
+  private relay (from: WebSocket, to: WebSocket, count: MessageCount): void {
+    const written = (): void => { from.resume() }
     from.on('message', (data: RawData, isBinary: boolean) => {
       this.lastActivity = Date.now()
       if (to.readyState !== to.OPEN) return
-      this.events.message(this, direction)
-      to.send(data as Buffer, { binary: isBinary }, written)
-      if (!paused && to.bufferedAmount > HIGH_WATER_BYTES) {
-        // The receiving side reads slower than this one sends: stop reading until its buffer drained.
-        paused = true
-        from.pause()
+      count.value++
+      const message = data as Buffer
+      if (to.bufferedAmount + message.length <= HIGH_WATER_BYTES) {
+        to.send(message, isBinary ? AS_BINARY : AS_TEXT)
+        return
       }
+      // The receiving side reads slower than this one sends: stop reading until its buffer drained.
+      from.pause()
+      to.send(message, isBinary ? AS_BINARY : AS_TEXT, written)
     })
-  }
-
-  private checkIdle (): void {
-    if (this.ending) return
-    const silentFor = Date.now() - this.lastActivity
-    if (silentFor >= this.idleMs) this.end(1001, 'idle timeout')
-    else this.idleTimer = setTimeout(() => { this.checkIdle() }, this.idleMs - silentFor)
   }
 
   private sideClosed (side: 'client' | 'upstream', code: number, reason: string): void {
@@ -121,8 +141,7 @@ export class OpenWebSocket {
     if (this.ending) return
     if (side === 'client') {
       this.ending = true
-      clearTimeout(this.idleTimer)
-      clearTimeout(this.expiryTimer)
+      clearTimeout(this.deadlineTimer)
       this.events.closed(this, code)
       closeSide(this.upstream, sendable(code) ? code : code === 1005 ? 1000 : 1001, reason)
     } else {
@@ -140,9 +159,13 @@ export class OpenWebSocket {
   private finish (): void {
     if (this.done) return
     this.done = true
-    clearTimeout(this.idleTimer)
-    clearTimeout(this.expiryTimer)
+    clearTimeout(this.deadlineTimer)
   }
+}
+
+/** One function for every connection's timer (no closure per connection): the connection is the timer's argument. */
+function onDeadline (connection: OpenWebSocket): void {
+  connection.checkDeadlines()
 }
 
 function closeSide (socket: WebSocket, code: number, reason: string): void {

@@ -3,40 +3,48 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { UpgradeLimits } from '../runtime/snapshot.js'
 import type { Snapshot } from '../runtime/snapshot.js'
-import { OpenWebSocket, type MessageDirection } from './open-websocket.js'
+import { OpenWebSocket, type MessageCount, type MessageDirection } from './open-websocket.js'
 import { recheckRights } from './recheck-rights.js'
 import type { PendingUpgrade } from './upgrade-requests.js'
 
 /** What the set of open connections reports (metrics.ts's WebSocket series; absent without metrics). */
 export interface WebSocketRecorder {
   opened (service: string, route: string): void
-  message (service: string, route: string, direction: MessageDirection): void
+  /** The count of a route's messages one way, incremented in place by each open connection (found once per connection). */
+  messageCount (service: string, route: string, direction: MessageDirection): MessageCount
   closed (service: string, route: string, code: number): void
 }
 
-/** How often the current snapshot is compared with the one the open connections were checked against. */
-const RECHECK_INTERVAL_MS = 250
-
 /**
  * The gateway's open WebSockets: accepts a caller's upgrade once its upstream answered 101, and ends connections
- * when their right to exist ends:
- * - a config reload: within RECHECK_INTERVAL_MS of the swap, every connection's route is looked up in the new
- *   snapshot; a route no longer served closes with 1001, and the route's `recheck` steps (auth, token type, scope,
- *   organization, ip restriction) run again on the upgrade request: a refusal closes with 1008 and the error code
- *   as reason. (A snapshot swap is one assignment with no event; polling it only while connections are open
- *   keeps the reload path untouched.)
+ * when their right to exist ends, on events only (an idle connection costs no periodic work):
+ * - a config reload: `recheckAll(snapshot)` is called on the swap (app.ts listens with `gateway.onSwap`); every
+ *   connection's route is looked up in the new snapshot; a route no longer served closes with 1001, and the route's
+ *   `recheck` steps (auth, token type, scope, organization, ip restriction) run again on the upgrade request: a
+ *   refusal closes with 1008 and the error code as reason. A connection accepted after a swap its upgrade request
+ *   did not see (its upstream handshake was under way) is rechecked when it is accepted.
  * - shutdown: `closeAll(1001)` before the listener closes.
- * - the token's `exp`: each connection's own timer (open-websocket.ts).
+ * - the token's `exp` and the idle timeout: each connection's one timer (open-websocket.ts).
  */
+/** Where the messages of a gateway without metrics are counted: one throwaway pair for every connection. */
+const UNCOUNTED = { in: { value: 0 }, out: { value: 0 } }
+
 export class OpenWebSockets {
   private readonly open = new Set<OpenWebSocket>()
   /** One `ws` server per message size limit (its `maxPayload` is per server). */
   private readonly servers = new Map<number, WebSocketServer>()
   /** The subprotocol the upstream chose, answered to the caller by `handleProtocols`. */
   private readonly protocols = new WeakMap<IncomingMessage, string>()
-  private checkedSnapshot: Snapshot | undefined
-  private watcher: NodeJS.Timeout | undefined
   private closing = false
+  /** How many connections were rechecked against a new snapshot (tests: none without a reload). */
+  rechecks = 0
+  /** What every connection tells the set: one object for all of them. */
+  private readonly events = {
+    closed: (connection: OpenWebSocket, code: number): void => {
+      if (!this.open.delete(connection)) return
+      this.recorder?.closed(connection.request.gw.service, connection.request.gw.routeId, code)
+    },
+  }
 
   constructor (
     private readonly current: () => Snapshot,
@@ -62,24 +70,21 @@ export class OpenWebSockets {
     if (upstream.protocol !== '') this.protocols.set(request.raw, upstream.protocol)
     this.serverFor(limits.max_message_bytes).handleUpgrade(request.raw, upgrade.socket, upgrade.head, (client) => {
       const { service, routeId } = request.gw
-      const connection = new OpenWebSocket(request, reply, client, upstream, limits, {
-        message: (_connection, direction) => this.recorder?.message(service, routeId, direction),
-        closed: (closedOne, code) => {
-          if (!this.open.delete(closedOne)) return
-          this.recorder?.closed(service, routeId, code)
-          if (this.open.size === 0) this.stopWatching()
-        },
-      }, release)
+      const counts = this.recorder === undefined
+        ? UNCOUNTED
+        : { in: this.recorder.messageCount(service, routeId, 'in'), out: this.recorder.messageCount(service, routeId, 'out') }
+      const connection = new OpenWebSocket(request, reply, client, upstream, limits, this.events, release, counts)
       this.open.add(connection)
       this.recorder?.opened(service, routeId)
-      this.watch()
+      // A reload swapped in while the upstream answered the handshake found no connection to recheck: do it now.
+      const snapshot = this.current()
+      if (request.gw.snapshot !== snapshot) this.recheck(connection, snapshot)
     })
   }
 
   /** Closes every connection with `code` (shutdown: 1001) and resolves once they are closed, or after `waitMs`. */
   async closeAll (code: number, reason: string, waitMs = 3_000): Promise<void> {
     this.closing = true
-    this.stopWatching()
     const sockets = [...this.open].map((connection) => connection.client)
     for (const connection of [...this.open]) connection.end(code, reason)
     const deadline = Date.now() + waitMs
@@ -105,31 +110,20 @@ export class OpenWebSockets {
     return server
   }
 
-  private watch (): void {
-    if (this.watcher !== undefined) return
-    this.checkedSnapshot ??= this.current()
-    this.watcher = setInterval(() => { this.recheckOnReload() }, RECHECK_INTERVAL_MS)
-    this.watcher.unref()
+  /** Runs every open connection's rechecks against `snapshot`, just swapped in: each stays or is closed. */
+  recheckAll (snapshot: Snapshot): void {
+    for (const connection of [...this.open]) this.recheck(connection, snapshot)
   }
 
-  private stopWatching (): void {
-    clearInterval(this.watcher)
-    this.watcher = undefined
-  }
-
-  private recheckOnReload (): void {
-    const snapshot = this.current()
-    if (snapshot === this.checkedSnapshot) return
-    this.checkedSnapshot = snapshot
-    for (const connection of [...this.open]) {
-      recheckRights(connection.request, connection.reply, snapshot, (verdict) => {
-        if (verdict.ok) {
-          connection.expireAt(connection.request.gw.principal?.expiresAt)
-          return
-        }
-        this.logger.info({ service: connection.request.gw.service, route: connection.request.gw.routeId, close_code: verdict.code, reason: verdict.reason }, 'websocket closed after a config reload')
-        connection.end(verdict.code, verdict.reason)
-      })
-    }
+  private recheck (connection: OpenWebSocket, snapshot: Snapshot): void {
+    this.rechecks++
+    recheckRights(connection.request, connection.reply, snapshot, (verdict) => {
+      if (verdict.ok) {
+        connection.expireAt(connection.request.gw.principal?.expiresAt)
+        return
+      }
+      this.logger.info({ service: connection.request.gw.service, route: connection.request.gw.routeId, close_code: verdict.code, reason: verdict.reason }, 'websocket closed after a config reload')
+      connection.end(verdict.code, verdict.reason)
+    })
   }
 }
