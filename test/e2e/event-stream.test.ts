@@ -102,6 +102,7 @@ t.test('a silent event stream is cut after stream_idle_ms, not at body_idle_ms a
   const cutAfter = Date.now() - firstAt
   t.equal(code, 18, 'curl saw a cut transfer (18: partial file), never a complete-looking end')
   t.ok(cutAfter >= 2400, `not before stream_idle_ms (cut after ${cutAfter} ms; body_idle_ms is 400)`)
-  t.ok(cutAfter < 10_000, `cut within a margin of stream_idle_ms (${cutAfter} ms)`)
+  // Only "cut" against "never cut" (a stream that is never cut keeps curl waiting): 10 × stream_idle_ms.
+  t.ok(cutAfter < 10 * 2500, `cut within 10 × stream_idle_ms (${cutAfter} ms)`)
   streams.get('/silent')?.end()
 })

@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import t from 'tap'
+import { gatewayPki } from '../helpers/own-config-gateway.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { tempConfig } from '../helpers/temp-config.js'
-import { createTestPki } from '../helpers/test-pki.js'
 import { curl, h2Request, httpsGet, type H2Answer } from '../helpers/tls-clients.js'
 import { startBackend, type Backend } from '../helpers/upstream-servers.js'
 import { startLaneSimulator, type LaneSimulator } from '../simulators/lane-simulator.js'
@@ -14,10 +12,7 @@ import { startLaneSimulator, type LaneSimulator } from '../simulators/lane-simul
  * Content-Length, without one (DATA frames until END_STREAM), and larger than h2's 64 KB flow-control window —
  * the live proxy relays a write's body to the lane, and a parsed route (payments, JSON) reads it.
  */
-const pki = createTestPki('H2 body CA')
-t.teardown(() => pki.remove())
-pki.issue('gw', 'localhost', { sans: 'DNS:localhost,IP:127.0.0.1' })
-const ca = readFileSync(pki.caCert)
+const { pki, ca, pair } = gatewayPki(t, 'H2 body CA')
 
 let gateway: SpawnedGateway
 let backend: Backend
@@ -32,7 +27,7 @@ t.before(async () => {
   lane = await startLaneSimulator({ name: 'lane-001' })
   t.teardown(() => lane.close())
   const config = await tempConfig((text) => text
-    .replace(/^ {2}# tls: .*$/m, `  tls: { cert_file: ${join(pki.dir, 'gw.crt')}, key_file: ${join(pki.dir, 'gw.key')} }`)
+    .replace(/^ {2}# tls: .*$/m, `  tls: { ${pair} }`)
     .replace(/^ {2}# http2: true.*$/m, '  http2: true') + `
   echo:
     type: proxy

@@ -1,9 +1,7 @@
 import { connect } from 'node:http2'
-import { readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import t from 'tap'
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
-import { createTestPki } from '../helpers/test-pki.js'
+import { gatewayOnConfig, gatewayPki } from '../helpers/own-config-gateway.js'
+import type { SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { h2Request } from '../helpers/tls-clients.js'
 import { startBackend, type Backend } from '../helpers/upstream-servers.js'
 
@@ -12,10 +10,7 @@ import { startBackend, type Backend } from '../helpers/upstream-servers.js'
  * only, so an HTTP/2 caller that sent half a body and then nothing held its stream — and the relayed upstream
  * request — until the session's idle timeout (72 s). Now the stream gets the 408 an HTTP/1.1 caller gets.
  */
-const pki = createTestPki('H2 timeout CA')
-t.teardown(() => pki.remove())
-pki.issue('gw', 'localhost', { sans: 'DNS:localhost,IP:127.0.0.1' })
-const ca = readFileSync(pki.caCert)
+const { ca, pair } = gatewayPki(t, 'H2 timeout CA')
 
 let gateway: SpawnedGateway
 let backend: Backend
@@ -29,11 +24,10 @@ t.before(async () => {
     res.writeHead(200, { 'content-type': 'text/plain' })
     res.end(`got ${body}`)
   })
-  const file = join(pki.dir, 'gateway.yaml')
-  writeFileSync(file, `
+  const started = await gatewayOnConfig(t, (dataDir) => `
 server:
-  data_dir: ${join(pki.dir, 'data')}
-  tls: { cert_file: gw.crt, key_file: gw.key }
+  data_dir: ${dataDir}
+  tls: { ${pair} }
   http2: true
   request_timeout_ms: 1000
 admin: false
@@ -49,9 +43,8 @@ services:
     upstream: { targets: [ "${backend.url}" ] }
     routes:
       post: { methods: [POST], path: "/*" }
-`)
-  gateway = await spawnGateway({ config: file, admin: false })
-  t.teardown(() => { gateway.child.kill('SIGTERM'); return gateway.exited })
+`, { admin: false })
+  gateway = started.gateway
 })
 
 t.test('an HTTP/2 caller that sends half its body and then nothing gets 408 request_timeout and its stream ends', async (t) => {

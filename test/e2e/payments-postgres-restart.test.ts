@@ -1,9 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { ownPostgres, postgresBinariesPresent } from '../helpers/own-postgres.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
 import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 /**
  * Issue 27: a PostgreSQL of the test's own stopped and started under a real `lanegate start` creating payment
@@ -66,13 +66,14 @@ if (!postgresBinariesPresent()) {
     // (still held) for a moment, then completes.
     for (const client of [0, 1]) {
       for (const key of ['during-0', 'during-1']) {
-        const deadline = Date.now() + 15_000
-        let res = await create(client, key)
-        while (res.status !== 201 && Date.now() < deadline) {
-          t.ok([409, 503].includes(res.status), `while recovering: ${res.status}`)
-          await sleep(200)
-          res = await create(client, key)
-        }
+        const recovering: number[] = []
+        const res = await waitFor(async () => {
+          const answer = await create(client, key)
+          if (answer.status === 201) return answer
+          recovering.push(answer.status)
+          return undefined
+        }, { what: `${key} from client ${client} to complete after the restart`, intervalMs: 200 })
+        t.same(recovering.filter((status) => status !== 409 && status !== 503), [], `while recovering only 409 or 503 (${recovering.join(', ')})`)
         t.equal(res.status, 201, `${key} from client ${client} completes after the restart`)
         acknowledged.set(`${client}/${key}`, idOf(res.body))
       }

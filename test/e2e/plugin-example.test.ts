@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { repoPath } from '../helpers/paths.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 /**
  * docs/plugins.md's promise, end to end: the example plugin (one plain .js file, no build) named in
@@ -74,13 +75,11 @@ t.test('audit-log (the response phase) stamps X-Audit-Id and appends the answer\
   t.equal(res.status, 403)
   const id = res.headers.get('x-request-id')
   t.equal(res.headers.get('x-audit-id'), id)
-  const deadline = Date.now() + 10_000
-  let line: Record<string, unknown> | undefined
-  while (line === undefined && Date.now() < deadline) {
+  // The sent hook runs after the answer: the line may trail the client.
+  const line = await waitFor(async () => {
     const text = await readFile(join(dataDir, 'audit.log'), 'utf8').catch(() => '')
-    line = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.request_id === id)
-    if (line === undefined) await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  const { time: _time, ms: _ms, ...rest } = line ?? {}
+    return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.request_id === id)
+  }, { what: `the audit line of ${String(id)}`, intervalMs: 50 })
+  const { time: _time, ms: _ms, ...rest } = line
   t.same(rest, { request_id: id, method: 'GET', url: '/public/v1/content', service: 'content', route: 'content_list', client: 'demo-content', status: 403, completed: true })
 })

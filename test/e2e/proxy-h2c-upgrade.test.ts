@@ -1,9 +1,7 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { connect } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t from 'tap'
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { configHead, gatewayOnConfig } from '../helpers/own-config-gateway.js'
+import type { SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { startBackend, type Backend } from '../helpers/upstream-servers.js'
 
 /**
@@ -17,18 +15,12 @@ let gateway: SpawnedGateway
 let backend: Backend
 
 t.before(async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'lanegate-h2c-'))
   backend = await startBackend(t, 'B')
   backend.handle((req, res, body) => {
     res.writeHead(200, { 'content-type': 'text/plain' })
     res.end(`${req.method ?? ''} ${req.url ?? ''} echo:${body}`)
   })
-  const file = join(dir, 'gateway.yaml')
-  await writeFile(file, `
-server: { data_dir: ${join(dir, 'data')} }
-admin: { port: 0 }
-issuer: { issuer: http://localhost:8080 }
-scopes: {}
+  const started = await gatewayOnConfig(t, (dataDir) => `${configHead(dataDir)}
 services:
   p:
     type: proxy
@@ -38,12 +30,7 @@ services:
     routes:
       write: { methods: [POST], path: "/items/*" }
 `)
-  gateway = await spawnGateway({ config: file })
-  t.teardown(async () => {
-    gateway.child.kill('SIGTERM')
-    await gateway.exited
-    await rm(dir, { recursive: true, force: true })
-  })
+  gateway = started.gateway
 })
 
 interface Answer { status: number, headers: Record<string, string>, body: string }

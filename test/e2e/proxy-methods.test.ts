@@ -1,10 +1,8 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
 import { connect } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t from 'tap'
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { configHead, gatewayOnConfig } from '../helpers/own-config-gateway.js'
+import type { SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { startBackend, type Backend } from '../helpers/upstream-servers.js'
 import { waitFor } from '../helpers/wait-for.js'
 
@@ -20,14 +18,8 @@ let backend: Backend
 const METHOD_NOT_ALLOWED = { status: 405, allow: 'PUT, GET, HEAD', body: { error: 'method_not_allowed', message: 'Method not allowed.' } }
 
 t.before(async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'lanegate-proxy-methods-'))
   backend = await startBackend(t, 'B')
-  const file = join(dir, 'gateway.yaml')
-  await writeFile(file, `
-server: { data_dir: ${join(dir, 'data')}, body_limit_bytes: 1024 }
-admin: { port: 0 }
-issuer: { issuer: http://localhost:8080 }
-scopes: {}
+  const started = await gatewayOnConfig(t, (dataDir) => `${configHead(dataDir, 'body_limit_bytes: 1024')}
 services:
   p:
     type: proxy
@@ -39,12 +31,7 @@ services:
       read: { methods: [GET, HEAD], path: "/items/*" }
       write: { methods: [PUT], path: "/items/:id" }
 `)
-  gateway = await spawnGateway({ config: file })
-  t.teardown(async () => {
-    gateway.child.kill('SIGTERM')
-    await gateway.exited
-    await rm(dir, { recursive: true, force: true })
-  })
+  gateway = started.gateway
 })
 
 /** One request with node's client (fetch refuses TRACE). */

@@ -1,8 +1,6 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t from 'tap'
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { configHead, gatewayOnConfig } from '../helpers/own-config-gateway.js'
+import type { SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { startBackend, type Backend } from '../helpers/upstream-servers.js'
 import { rewriteAndReload } from '../helpers/reload-helpers.js'
 import { waitFor, waitForText } from '../helpers/wait-for.js'
@@ -11,11 +9,7 @@ import { waitFor, waitForText } from '../helpers/wait-for.js'
  * Hot reload of a `proxy` block on a real `lanegate start` (SIGHUP after rewriting its config file): targets and
  * weights change without failing a request in flight; a changed route list is reported as restart-required.
  */
-const config = (dataDir: string, targets: string, routes = ''): string => `
-server: { data_dir: ${dataDir} }
-admin: { port: 0 }
-issuer: { issuer: http://localhost:8080 }
-scopes: {}
+const config = (dataDir: string, targets: string, routes = ''): string => `${configHead(dataDir)}
 services:
   p:
     type: proxy
@@ -44,7 +38,6 @@ async function servedBy (path = '/legacy/p/x'): Promise<string> {
 }
 
 t.before(async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'lanegate-proxy-reload-'))
   a = await startBackend(t, 'A')
   b = await startBackend(t, 'B')
   a.handle((req, res) => {
@@ -53,15 +46,10 @@ t.before(async () => {
     if (req.url === '/slow') releaseSlow = answer
     else answer()
   })
-  file = join(dir, 'gateway.yaml')
-  dataDir = join(dir, 'data')
-  await writeFile(file, config(dataDir, `[ "${a.url}" ]`))
-  gateway = await spawnGateway({ config: file })
-  t.teardown(async () => {
-    gateway.child.kill('SIGTERM')
-    await gateway.exited
-    await rm(dir, { recursive: true, force: true })
-  })
+  const started = await gatewayOnConfig(t, (data) => config(data, `[ "${a.url}" ]`))
+  gateway = started.gateway
+  file = started.file
+  dataDir = started.dataDir
 })
 
 t.test('a request in flight on a removed target finishes; new requests go to the new target', async (t) => {

@@ -1,12 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer, request, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t from 'tap'
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { configHead, gatewayOnConfig } from '../helpers/own-config-gateway.js'
+import type { SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { startBackend, type Backend } from '../helpers/upstream-servers.js'
-import { waitFor } from '../helpers/wait-for.js'
+import { letTimePass, waitFor } from '../helpers/wait-for.js'
 
 /**
  * An upstream's `response_ms` and `body_idle_ms` bound the UPSTREAM: its head, and an answer body that goes silent.
@@ -23,7 +21,6 @@ let reader: Backend
 const echoed: string[] = []
 
 t.before(async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'lanegate-slow-upload-'))
   // Reads the whole body, then answers.
   reader = await startBackend(t, 'reader')
   reader.handle((_req, res, body) => {
@@ -47,12 +44,7 @@ t.before(async () => {
   })
   await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise<void>((resolve) => { echo.closeAllConnections(); echo.close(() => resolve()) }))
-  const file = join(dir, 'gateway.yaml')
-  await writeFile(file, `
-server: { data_dir: ${join(dir, 'data')} }
-admin: { port: 0 }
-issuer: { issuer: http://localhost:8080 }
-scopes: {}
+  const started = await gatewayOnConfig(t, (dataDir) => `${configHead(dataDir)}
 services:
   reader:
     type: proxy
@@ -69,16 +61,8 @@ services:
     routes:
       upload: { methods: [POST], path: "/upload" }
 `)
-  gateway = await spawnGateway({ config: file })
-  t.teardown(async () => {
-    gateway.child.kill('SIGTERM')
-    await gateway.exited
-    await rm(dir, { recursive: true, force: true })
-  })
+  gateway = started.gateway
 })
-
-/** Resolves after `ms`: the caller's pause between two chunks is the behaviour under test. */
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** POSTs `CHUNKS` (chunked) to `path`, pausing twice the upstream's limit between two; the whole answer. */
 async function slowUpload (path: string): Promise<{ status: number, body: string, complete: boolean }> {
@@ -96,7 +80,8 @@ async function slowUpload (path: string): Promise<{ status: number, body: string
     req.on('error', reject)
   }).finally(() => { finished = true })
   for (const [i, chunk] of CHUNKS.entries()) {
-    if (i > 0) await pause(2 * LIMIT_MS)
+    // The caller's pause between two chunks is the behaviour under test: twice the upstream's limit.
+    if (i > 0) await letTimePass(2 * LIMIT_MS)
     // The gateway already answered (a 502) or cut the connection: nothing more to send.
     if (req.destroyed || (finished && i > 0)) break
     req.write(chunk)

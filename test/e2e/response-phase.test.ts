@@ -8,6 +8,7 @@ import t, { type Test } from 'tap'
 import { repoPath } from '../helpers/paths.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { startBackend, type Backend } from '../helpers/upstream-servers.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 /**
  * The response phase on a real `lanegate start`: the bundled `headers` policy (no `writeHead` patch left) and the
@@ -105,18 +106,13 @@ interface AuditLine { request_id: string, method: string, url: string, service: 
 
 /** The audit line of `requestId`, waited for (the sent hook runs after the answer, so it may trail the client). */
 async function auditLineOf (t: Test, requestId: string): Promise<Omit<AuditLine, 'request_id'>> {
-  const deadline = Date.now() + 10_000
-  for (;;) {
+  const line = await waitFor(async () => {
     const text = await readFile(join(dir, 'audit.log'), 'utf8').catch(() => '')
-    const line = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditLine & { time: string, ms: number }).find((l) => l.request_id === requestId)
-    if (line !== undefined) {
-      const { request_id: _id, time, ms, ...rest } = line
-      t.ok(!Number.isNaN(Date.parse(time)) && ms >= 0, 'the line has a time and a duration')
-      return rest
-    }
-    if (Date.now() > deadline) throw new Error(`no audit line for ${requestId} in ${text}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+    return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditLine & { time: string, ms: number }).find((l) => l.request_id === requestId)
+  }, { what: `the audit line of ${requestId}`, intervalMs: 50 })
+  const { request_id: _id, time, ms, ...rest } = line
+  t.ok(!Number.isNaN(Date.parse(time)) && ms >= 0, 'the line has a time and a duration')
+  return rest
 }
 
 t.test('an in-process answer: headers set and removed, audit id stamped, one audit line once sent', async (t) => {
@@ -151,14 +147,11 @@ t.test('a relayed answer: the upstream\'s head is changed before it is written, 
 
 /** The body copy of `requestId` (base64 decoded; null when none was kept), waited for. */
 async function bodyCopyOf (requestId: string): Promise<string | null> {
-  const deadline = Date.now() + 10_000
-  for (;;) {
+  const line = await waitFor(async () => {
     const text = await readFile(join(dir, 'bodies.log'), 'utf8').catch(() => '')
-    const line = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string, body: string | null }).find((l) => l.id === requestId)
-    if (line !== undefined) return line.body === null ? null : Buffer.from(line.body, 'base64').toString()
-    if (Date.now() > deadline) throw new Error(`no body copy for ${requestId} in ${text}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+    return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string, body: string | null }).find((l) => l.id === requestId)
+  }, { what: `the body copy of ${requestId}`, intervalMs: 50 })
+  return line.body === null ? null : Buffer.from(line.body, 'base64').toString()
 }
 
 t.test('captureBody: a relayed body is copied as it streams, for the sent hook', async (t) => {

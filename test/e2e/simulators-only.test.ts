@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import t from 'tap'
 import { repoPath } from '../helpers/paths.js'
 import { freePort } from '../helpers/spawn-gateway.js'
+import { waitForText } from '../helpers/wait-for.js'
 
 /** `npm run simulators -- ARGS` as its compiled script, on ports shifted by `offset`; resolves once it printed `lines`. */
 function simulators (args: string[], offset: number) {
@@ -23,8 +24,7 @@ t.test('--only pricing-9302 starts that instance alone, and stopping it stops on
   const offset = port - 9302
   const one = simulators(['--only', 'pricing-9302'], offset)
   t.teardown(() => { one.child.kill('SIGKILL') })
-  const deadline = Date.now() + 15_000
-  while (!one.output().includes('legacy pricing simulator') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+  await waitForText(one.output, 'legacy pricing simulator', { what: 'the simulator to start' })
   t.equal(one.output(), `legacy pricing simulator pricing-9302 on http://127.0.0.1:${port}\n`, 'only that one started')
   const res = await fetch(`http://127.0.0.1:${port}/health`)
   t.equal(res.status, 200)

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -5,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import t from 'tap'
 import { createSqliteStore } from '../../src/store/sqlite/create-sqlite-store.js'
-import { runNode, type NodeRun } from '../helpers/run-node.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 /**
  * `server.workers: N` with SQLite: N processes write one file. WAL plus busy_timeout make a writer wait for the
@@ -15,8 +16,25 @@ import { runNode, type NodeRun } from '../helpers/run-node.js'
 const CHILD = fileURLToPath(new URL('./fixtures/sqlite-writer-child.js', import.meta.url))
 const PROCESSES = 4
 
-function runChild (args: string[]): Promise<NodeRun> {
-  return runNode(CHILD, args)
+interface ChildRun { code: number | null, stdout: string, stderr: string }
+
+/**
+ * Runs one child per argument list; once every child has opened the file and said `ready`, tells them all to
+ * start (a line on stdin), so that their writes overlap on any machine. Resolves with each one's exit and
+ * output (stdout after its `ready` line).
+ */
+async function runTogether (argLists: string[][]): Promise<ChildRun[]> {
+  const children = argLists.map((args) => {
+    const child = spawn(process.execPath, [CHILD, ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
+    const run = { child, stdout: '', stderr: '' }
+    child.stdout.on('data', (d: Buffer) => { run.stdout += d.toString() })
+    child.stderr.on('data', (d: Buffer) => { run.stderr += d.toString() })
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve))
+    return { run, closed }
+  })
+  await waitFor(() => children.every(({ run }) => run.stdout.startsWith('ready\n')), { what: 'every writer to open the file' })
+  for (const { run } of children) run.child.stdin.end('go\n')
+  return Promise.all(children.map(async ({ run, closed }) => ({ code: await closed, stdout: run.stdout.slice('ready\n'.length), stderr: run.stderr })))
 }
 
 async function freshFile (t: { teardown (fn: () => unknown): void }): Promise<string> {
@@ -27,8 +45,7 @@ async function freshFile (t: { teardown (fn: () => unknown): void }): Promise<st
 
 t.test(`${PROCESSES} processes creating intents in one SQLite file at once: every write succeeds`, async (t) => {
   const file = await freshFile(t)
-  const startAt = String(Date.now() + 1500)
-  const results = await Promise.all(Array.from({ length: PROCESSES }, (_, i) => runChild(['intents', file, startAt, '150', `w${i}`])))
+  const results = await runTogether(Array.from({ length: PROCESSES }, (_, i) => ['intents', file, '150', `w${i}`]))
   t.same(results.map((r) => [r.code, r.stdout, r.stderr]), Array.from({ length: PROCESSES }, () => [0, 'done\n', '']))
   const db = new Database(file, { readonly: true })
   t.teardown(() => db.close())
@@ -49,8 +66,7 @@ t.test(`${PROCESSES} processes sweeping the same expired fan-out leases: each di
     await store.dispatches.beginCommit(dispatchId, 'org_hq', new Date().toISOString(), 1)
   }
   await store.close()
-  const startAt = String(Date.now() + 1500)
-  const results = await Promise.all(Array.from({ length: PROCESSES }, () => runChild(['claim', file, startAt])))
+  const results = await runTogether(Array.from({ length: PROCESSES }, () => ['claim', file]))
   t.same(results.map((r) => [r.code, r.stderr]), Array.from({ length: PROCESSES }, () => [0, '']))
   const claims = results.flatMap((r) => JSON.parse(r.stdout) as string[])
   t.equal(claims.length, ids.length, 'no dispatch claimed twice')

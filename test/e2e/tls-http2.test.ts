@@ -1,9 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { gatewayOnConfig, gatewayPki } from '../helpers/own-config-gateway.js'
+import type { SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { curl, h2Request, httpsGet, sClient } from '../helpers/tls-clients.js'
-import { createTestPki } from '../helpers/test-pki.js'
 import { startBackend, type Backend } from '../helpers/upstream-servers.js'
 
 /**
@@ -14,12 +13,9 @@ import { startBackend, type Backend } from '../helpers/upstream-servers.js'
  */
 
 const RW_HASH = '$scrypt$ln=15,r=8,p=1$VJNnriFV4HtjoqLcU/KggA$Oy75w3bu2mvI4sOD5uRaI5BRff89ZEbX9nciP5f4w3U'
-const pki = createTestPki('H2 CA')
-t.teardown(() => pki.remove())
-pki.issue('gw', 'localhost', { sans: 'DNS:localhost,IP:127.0.0.1' })
+const { pki, ca, pair } = gatewayPki(t, 'H2 CA')
 const till = pki.issue('till', 'till-1', { usage: 'client' })
 const otherTill = pki.issue('other-till', 'till-2', { usage: 'client' })
-const ca = readFileSync(pki.caCert)
 
 let gateway: SpawnedGateway
 let backend: Backend
@@ -43,11 +39,10 @@ t.before(async () => {
     res.writeHead(200, { 'content-type': 'application/json', 'x-backend': 'yes' })
     res.end(JSON.stringify({ url: req.url, method: req.method }))
   })
-  const file = join(pki.dir, 'gateway.yaml')
-  writeFileSync(file, `
+  const started = await gatewayOnConfig(t, (dataDir) => `
 server:
-  data_dir: ${join(pki.dir, 'data')}
-  tls: { cert_file: gw.crt, key_file: gw.key, client_ca_file: ca.crt }
+  data_dir: ${dataDir}
+  tls: { ${pair}, client_ca_file: ${pki.caCert} }
   http2: true
 admin: false
 issuer: { issuer: https://localhost:8443 }
@@ -77,9 +72,8 @@ services:
     upstream: { targets: [ "${backend.url}" ] }
     routes:
       till: { methods: [GET], path: /prices/1, policies: [ { client-certificate: { subjects: [till-1] } } ] }
-`)
-  gateway = await spawnGateway({ config: file, admin: false })
-  t.teardown(() => { gateway.child.kill('SIGTERM'); return gateway.exited })
+`, { admin: false })
+  gateway = started.gateway
   const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: 'reader', client_secret: 'demo-exchange-secret' }).toString()
   const issued = await h2Request(gateway.base, ca, '/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form })
   t.equal(issued.status, 200)

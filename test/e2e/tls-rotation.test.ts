@@ -5,6 +5,7 @@ import t from 'tap'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
 import { httpsGet } from '../helpers/tls-clients.js'
 import { createTestPki, type Issued } from '../helpers/test-pki.js'
+import { until, waitFor, waitForText } from '../helpers/wait-for.js'
 
 /**
  * Certificate rotation without a restart (issue 21) on a real `lanegate start`: while a load of keep-alive and
@@ -47,11 +48,7 @@ async function freshSerial (base: string): Promise<string> {
 }
 
 async function waitForSerial (base: string, serial: string): Promise<void> {
-  const deadline = Date.now() + 20_000
-  while (await freshSerial(base) !== serial) {
-    if (Date.now() > deadline) throw new Error(`the listener did not rotate to ${serial} within 20 s`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+  await waitFor(async () => await freshSerial(base) === serial, { what: `the listener to rotate to ${serial}`, intervalMs: 50 })
 }
 
 t.test('2,000+ requests over keep-alive and new connections while the pair is replaced twice: none fails', async (t) => {
@@ -78,17 +75,15 @@ t.test('2,000+ requests over keep-alive and new connections while the pair is re
   }
   const workers = [true, true, true, false, false, false].map((fresh) => worker(fresh))
 
-  const waitFor = async (count: number): Promise<void> => {
-    const deadline = Date.now() + 120_000
-    while (done < count && failures.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  await waitFor(300)
+  // Until `count` requests are answered, or a failure (reported below); at the deadline the count reached is too.
+  const answered = (count: number): Promise<boolean> => until(() => done >= count || failures.length > 0, 120_000)
+  await answered(300)
   install(second)
   await waitForSerial(gateway.base, second.serial)
-  await waitFor(done + 300)
+  await answered(done + 300)
   install(third)
   await waitForSerial(gateway.base, third.serial)
-  await waitFor(Math.max(2_000, done + 300))
+  await answered(Math.max(2_000, done + 300))
   stop = true
   await Promise.all(workers)
 
@@ -106,11 +101,7 @@ t.test('a pair that does not load is logged and the running pair kept', async (t
   // A key that is not the certificate's: the listener keeps serving the first pair.
   copyFileSync(second.key, `${keyFile}.new`)
   renameSync(`${keyFile}.new`, keyFile)
-  const deadline = Date.now() + 20_000
-  while (!gateway.output().includes('TLS certificate not rotated')) {
-    if (Date.now() > deadline) throw new Error(`no rotation failure logged: ${gateway.output()}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+  await waitForText(gateway.output, 'TLS certificate not rotated', { what: 'the rotation failure to be logged' })
   t.match(gateway.output(), /"level":50.*"setting":"server\.tls\.key_file".*"msg":"TLS certificate not rotated; the running pair stays: .*live\.key: the key does not match the certificate in .*live\.crt"/)
   const answer = await httpsGet(`${gateway.base}/healthz`, { ca, agent: false })
   t.equal(answer.status, 200)

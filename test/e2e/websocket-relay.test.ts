@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { send } from '../helpers/exchange-http.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
-import { until } from '../helpers/wait-for.js'
+import { letTimePass, until, waitFor } from '../helpers/wait-for.js'
 import { deadPort } from '../helpers/upstream-servers.js'
 import { startWsBackend, type WsBackend } from '../helpers/ws-backend.js'
 import { closeOf, nextMessage, openWs } from '../helpers/ws-client.js'
@@ -245,12 +245,11 @@ t.test('connection-limit: the connection over max gets 429 in the envelope befor
     first.ws.close()
     await closed
   }
-  let fourth = await openWs(`${wsBase}/events/capped/5`, { headers: bearer(rw) })
-  // The gateway sees the close a moment after the client does.
-  for (let i = 0; i < 50 && !fourth.open; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    fourth = await openWs(`${wsBase}/events/capped/5`, { headers: bearer(rw) })
-  }
+  // The gateway sees the close a moment after the client does: tried again until a place is free.
+  const fourth = await waitFor(async () => {
+    const opened = await openWs(`${wsBase}/events/capped/5`, { headers: bearer(rw) })
+    return opened.open ? opened : undefined
+  }, { what: 'the place freed by the close to be taken again', intervalMs: 50 })
   t.equal(fourth.open, true, 'a place freed by a close is taken again')
   for (const r of [second, other, fourth]) if (r.open) r.ws.close()
 })
@@ -260,7 +259,9 @@ t.test('an open WebSocket outlives server.request_timeout_ms (1.5 s here): the r
   if (!opened.open) throw new Error('not upgraded')
   let closed = false
   opened.ws.once('close', () => { closed = true })
-  await new Promise((resolve) => setTimeout(resolve, 3500))
+  // Staying open is an absence, and the time passing is the subject: twice the 1.5 s request timeout, plus a
+  // margin (waking later only makes the test stricter).
+  await letTimePass(2 * 1500 + 500)
   t.equal(closed, false, 'still open after twice the request timeout')
   opened.ws.send('still there')
   t.same(String((await nextMessage(opened.ws)).data), 'still there')

@@ -50,9 +50,10 @@ t.test('two pre-counting workers: the payments limit (40) admits between 40 and 
   t.same(statuses.filter((s) => s !== 401 && s !== 429), [], 'only 401 and 429')
   t.ok(admitted >= 40, `admitted ${admitted} ≥ points`)
   t.ok(admitted <= 80, `admitted ${admitted} ≤ N × points = 80`)
-  // Three sync intervals and a round trip pass, then every worker refuses on the primary's count.
-  await new Promise((resolve) => setTimeout(resolve, 400))
-  const after = await Promise.all(Array.from({ length: 10 }, () => fresh(gateway.base, path)))
+  // Once a sync carried the primary's count to both (a few 50 ms intervals), every worker refuses: asked until
+  // ten fresh connections in a row are refused.
+  let after: number[] = []
+  await until(async () => (after = await Promise.all(Array.from({ length: 10 }, () => fresh(gateway.base, path)))).every((s) => s === 429))
   t.same(after, Array(10).fill(429), 'every worker refuses once synced')
 })
 

@@ -1,3 +1,5 @@
+// sleep: only for the phases (load running for phaseMs between two faults is what the case measures); conditions
+// are waited for (waitFor, finalOf).
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { startStubLane, type StubLane } from '../helpers/fanout-lane.js'

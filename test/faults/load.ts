@@ -64,6 +64,8 @@ export function steadyLoad (concurrency: number, next: (loop: number) => LoadReq
       const byKind = counts[req.kind] ??= {}
       byKind[String(answer.status)] = (byKind[String(answer.status)] ?? 0) + 1
       seen?.(answer, req)
+      // A client's back-off, not a wait: a refused connection (the gateway restarting) is retried after a pause, as
+      // clients behind a load balancer do, instead of spinning.
       if (answer.status === -1) await new Promise((resolve) => setTimeout(resolve, 20))
     }
   }

@@ -1,3 +1,5 @@
+// sleep: only for the phases (load running for phaseMs before, during and after the outage is what the case
+// measures).
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'

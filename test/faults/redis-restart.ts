@@ -1,8 +1,11 @@
+// sleep: only for the phases (load running for phaseMs before, during and after the outage is what the case
+// measures); conditions are waited for (until).
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { ownRedis } from '../helpers/own-redis.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
 import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { until } from '../helpers/wait-for.js'
 import { steadyLoad, totalByStatus } from './load.js'
 import type { FaultRow } from './report.js'
 
@@ -61,8 +64,13 @@ export async function redisRestart (options: RedisRestartOptions): Promise<Fault
     await redis.stop()
     phase = 'down'
     await sleep(options.phaseMs / 2)
-    const ready = gw.admin === undefined ? undefined : await fetch(`${gw.admin}/readyz`).then((r) => r.status, () => -1)
-    if (ready !== 503) failures.push(`/readyz while Redis is down: ${ready}`)
+    // /readyz learns of the outage at its next look at Redis: waited for, with a deadline.
+    let ready: number | undefined
+    const readyz = async (): Promise<boolean> => {
+      ready = gw.admin === undefined ? undefined : await fetch(`${gw.admin}/readyz`).then((r) => r.status, () => -1)
+      return ready === 503
+    }
+    if (!await until(readyz, 10_000)) failures.push(`/readyz while Redis is down: ${ready}`)
     await sleep(options.phaseMs / 2)
     await redis.start()
     backAt = Date.now()
@@ -70,7 +78,7 @@ export async function redisRestart (options: RedisRestartOptions): Promise<Fault
     const recoveryBoundMs = options.recoveryBoundMs ?? 2000
     await sleep(options.phaseMs)
     // Load keeps running until counting resumes or the bound has passed, so a slow recovery is measured, not cut off.
-    while (countedAgainAt === 0 && Date.now() - backAt < recoveryBoundMs) await sleep(50)
+    await until(() => countedAgainAt !== 0, Math.max(0, recoveryBoundMs - (Date.now() - backAt)))
     const result = await load.stop()
     const recoveryMs = countedAgainAt === 0 ? undefined : countedAgainAt - backAt
     if (recoveryMs === undefined || recoveryMs > recoveryBoundMs) failures.push(`limits counted again after ${recoveryMs ?? 'never'} ms (bound ${recoveryBoundMs} ms)`)

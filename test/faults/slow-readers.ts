@@ -1,6 +1,7 @@
 import { createServer } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { readFileSync } from 'node:fs'
+// sleep: only for the RSS samples, taken every 250 ms while the readers run (a clock is what samples need).
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+// sleep: only until the next scheduled reload or sample (a soak is a schedule over wall-clock time).
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'

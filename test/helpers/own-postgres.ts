@@ -2,8 +2,8 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { freePort } from './own-redis.js'
+import { waitFor } from './wait-for.js'
 
 const BIN = '/usr/lib/postgresql/15/bin'
 
@@ -65,13 +65,10 @@ export async function ownPostgres (): Promise<OwnPostgres> {
       '-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir, '-c', 'fsync=off', '-c', 'max_connections=100',
     ])
     // runuser is the direct child: postgres runs as its child, and signals to runuser are passed on.
-    child = spawn(cmd, args, { stdio: 'ignore' })
-    for (let i = 0; i < 400; i++) {
-      if (await ready(port)) return
-      if (child.exitCode !== null) throw new Error(`postgres on port ${port} exited (${child.exitCode})`)
-      await sleep(25)
-    }
-    throw new Error(`postgres on port ${port} did not accept connections`)
+    const started = spawn(cmd, args, { stdio: 'ignore' })
+    child = started
+    const outcome = await waitFor(async () => started.exitCode !== null ? 'exited' : await ready(port) ? 'accepting' : undefined, { what: `postgres on port ${port} to accept connections`, intervalMs: 25 })
+    if (outcome === 'exited') throw new Error(`postgres on port ${port} exited (${started.exitCode})`)
   }
 
   async function stop (how: 'kill' | 'fast' = 'fast'): Promise<void> {
@@ -84,7 +81,7 @@ export async function ownPostgres (): Promise<OwnPostgres> {
     process.kill(pid, how === 'kill' ? 'SIGKILL' : 'SIGINT')
     await exited
     // A killed postmaster leaves backends for a moment, and the port until they go.
-    for (let i = 0; i < 200 && await ready(port); i++) await sleep(25)
+    await waitFor(async () => !await ready(port), { what: `the port ${port} of the stopped postgres to close`, intervalMs: 25 })
   }
 
   await start()

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { createAsyncLogDestination } from '../../src/log-destination.js'
 import { createLogger, DROPPED_LINES_MESSAGE, warnOfDroppedLines } from '../../src/logging.js'
-import { waitFor } from '../helpers/wait-for.js'
+import { WAIT_TIMEOUT_MS, waitFor } from '../helpers/wait-for.js'
 
 t.test('a full pipe nobody reads: writes never block, the excess is dropped, flush gives up at its deadline', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'lanegate-log-'))
@@ -15,19 +15,19 @@ t.test('a full pipe nobody reads: writes never block, the excess is dropped, flu
   const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK)
   // The FIFO's descriptor stays open to the end of the process (the gateway's fd 1 never closes). At the end a
   // reader finally reads it dry, so the stream's pending writes finish and the test process can end.
+  const destination = createAsyncLogDestination(fd, 256 * 1024)
   t.teardown(async () => {
     const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
     const chunk = Buffer.alloc(65536)
-    for (let idle = 0; idle < 20;) {
-      let n = 0
-      try { n = readSync(reader, chunk) } catch {}
-      idle = n > 0 ? 0 : idle + 1
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
+    let written = false
+    void destination.flush(WAIT_TIMEOUT_MS).then(() => { written = true })
+    await waitFor(() => {
+      try { while (readSync(reader, chunk) > 0) { /* read it dry */ } } catch {} // EAGAIN: empty for now
+      return written
+    }, { what: 'the destination to write what it still held into the FIFO being read' })
     closeSync(reader)
     rmSync(dir, { recursive: true, force: true })
   })
-  const destination = createAsyncLogDestination(fd, 256 * 1024)
   const line = `${JSON.stringify({ level: 30, msg: 'x'.repeat(200) })}\n`
   const started = Date.now()
   for (let i = 0; i < 10_000; i++) destination.write(line) // ~2 MB, far more than pipe + buffer hold
