@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { backendTls, policyChain } from '../../config/schema.js'
 import type { ServiceConfig } from '../../config/types.js'
-import { settingsProperties, type SettingsOf } from '../service-settings.js'
+import { blockSettings, settingsProperties } from '../service-settings.js'
 import { WebSocketLimitsSchema, websocketSwitchSchema, type WebSocketSwitch } from '../websocket-settings.js'
 
 /** Methods a proxied route may serve (upper case; `lanegate validate` refuses `get`). */
@@ -104,5 +104,5 @@ export const proxySettingsSchema = settingsProperties(ProxySettingsSchema)
 
 /** A validated proxy block (every default filled in by the loader). */
 export function proxySettings (block: ServiceConfig): ProxySettings & ServiceConfig {
-  return block as SettingsOf<typeof ProxySettingsSchema>
+  return blockSettings(block, ProxySettingsSchema)
 }
