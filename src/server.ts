@@ -12,7 +12,7 @@ import { writePidFile } from './pid-file.js'
 import { handleShutdownSignals } from './shutdown-signals.js'
 import { loadGatewayConfig, type LoadedGatewayConfig } from './pipeline/load-gateway-config.js'
 import { rotateListenerTls } from './tls/listener-rotation.js'
-import type { Server as TlsServer } from 'node:tls'
+import { Server as TlsServer } from 'node:tls'
 
 export interface StartOptions {
   file: string
@@ -79,7 +79,7 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
   // server.tls: the certificate is rotated when its files change and on SIGHUP (src/tls/listener-rotation.ts).
   const rotation = server.tls === undefined
     ? undefined
-    : rotateListenerTls(app.server as unknown as TlsServer, server.tls, logger, (loaded) => {
+    : rotateListenerTls(tlsListener(app.server), server.tls, logger, (loaded) => {
       booted.metrics?.certificateExpiry.set('listener', Math.floor(loaded.pair.notAfter.getTime() / 1000))
     })
 
@@ -113,4 +113,10 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
     flushLogs: booted.flushLogs,
   })
   return booted
+}
+
+/** The listener as the TLS server it is with `server.tls` (fastify types it as plain HTTP whatever it serves). */
+function tlsListener (listener: object): TlsServer {
+  if (listener instanceof TlsServer) return listener
+  throw new Error('server.tls is set but the listener is not a TLS server')
 }

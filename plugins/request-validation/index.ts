@@ -1,9 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { ValidateFunction } from 'ajv'
-import { definePolicy, type PolicyContext, type PolicyOptionProblem, type StepOutcome } from '../../src/plugin/index.js'
+import { definePolicy, optionSchemaProblems, type PolicyContext, type ValidateFunction, type PolicyOptionProblem, type StepOutcome } from '../../src/plugin/index.js'
 import { readBodyAndKeepIt } from './read-body.js'
 import { requestValidationSchema } from './schema.js'
-import { compilePart, failureOf, schemaProblems, type Failure, type Part } from './validators.js'
+import { compilePart, failureOf, type Failure, type Part } from './validators.js'
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 
@@ -25,7 +24,7 @@ const requestValidation = definePolicy({
   check (options) {
     const problems: PolicyOptionProblem[] = []
     for (const part of parts(options)) {
-      for (const problem of schemaProblems(options[part] as Record<string, unknown>)) {
+      for (const problem of optionSchemaProblems(options[part] as Record<string, unknown>)) {
         problems.push({ path: `${part}${problem.path}`, message: problem.message })
       }
     }

@@ -38,9 +38,6 @@ export interface ProfileSourceDeps {
   readonly devUserIssuer?: DevUserIssuerLoader
 }
 
-/** `user_token_issuers[].max_token_lifetime_seconds` when a config built in code leaves it out (the schema's default). */
-export const DEFAULT_USER_TOKEN_MAX_LIFETIME_SECONDS = 86_400
-
 /** How long a remote JWKS is trusted before it is fetched again, and the pause between fetches for unknown kids. */
 const remoteJwksOptions = { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000, timeoutDuration: 5_000 }
 
@@ -89,7 +86,7 @@ export function createProfileSource (deps: ProfileSourceDeps): (config: GatewayC
       audience: entry.audience,
       algorithms: asymmetricOnly(entry.algorithms),
       getKey,
-      maxLifetimeSeconds: entry.max_token_lifetime_seconds ?? DEFAULT_USER_TOKEN_MAX_LIFETIME_SECONDS,
+      maxLifetimeSeconds: entry.max_token_lifetime_seconds,
       fingerprint: JSON.stringify(['user', entry.issuer, entry.audience, entry.algorithms, entry.jwks, entry.jwks_uri, entry.development_key_dir, entry.max_token_lifetime_seconds]),
     }
   }

@@ -1,31 +1,57 @@
+import { Type, type Static, type TObject, type TProperties, type TSchema, type TUnsafe } from '@sinclair/typebox'
 import { envelopeNames } from '../errors/envelopes.js'
 
 /**
- * The first validation pass: the structure of gateway.yaml as JSON Schema (ajv, `useDefaults`). Every key has a
- * description (docs/configuration.md says the same in prose) and every object rejects unknown keys, so a typo is
- * an error rather than a silently ignored setting. Policy options and service settings are checked in the
+ * The first validation pass: the structure of gateway.yaml as JSON Schema (ajv, `useDefaults`), written in TypeBox
+ * so that the same declaration gives the TypeScript types (`config/types.ts` derives them with `Static`). Every key
+ * has a description (docs/configuration.md says the same in prose) and every object rejects unknown keys, so a
+ * typo is an error rather than a silently ignored setting. Policy options and service settings are checked in the
  * second pass by their own schemas.
+ *
+ * A key with a default is declared required, as the services' settings schemas do: Ajv fills defaults before it
+ * checks `required`, so the file may leave it out, and `Static` is the config as loaded (the key present).
+ * `Type.Optional` marks the keys that may still be absent after loading.
  */
-type Schema = Record<string, unknown>
+type Options = Record<string, unknown>
 
-const str = (description: string, extra: Schema = {}): Schema => ({ type: 'string', description, ...extra })
-const int = (description: string, extra: Schema = {}): Schema => ({ type: 'integer', description, ...extra })
-const obj = (description: string, properties: Record<string, Schema>, required: string[] = [], extra: Schema = {}): Schema =>
-  ({ type: 'object', description, properties, required, additionalProperties: false, ...extra })
+const str = (description: string, extra: Options = {}) => Type.String({ description, ...extra })
+const int = (description: string, extra: Options = {}) => Type.Integer({ description, ...extra })
+const bool = (description: string, extra: Options = {}) => Type.Boolean({ description, ...extra })
+const obj = <P extends TProperties>(description: string, properties: P, extra: Options = {}): TObject<P> =>
+  Type.Object(properties, { description, additionalProperties: false, ...extra })
+
+/** A string out of a fixed list, as JSON Schema `enum` (its error names the allowed values; a union of literals would not). */
+function oneOf<const V extends readonly string[]> (values: V, description: string, extra: Options = {}): TUnsafe<V[number]> {
+  return Type.Unsafe<V[number]>({ type: 'string', enum: [...values], description, ...extra })
+}
+
+/** An object of free keys, each a `value` (JSON Schema `additionalProperties`; TypeBox's Record would write patterns). */
+function map<V extends TSchema> (description: string, value: V, extra: Options = {}): TUnsafe<Record<string, Static<V>>> {
+  return Type.Unsafe<Record<string, Static<V>>>({ type: 'object', description, additionalProperties: value, ...extra })
+}
 
 const ORG_ID = '^org_[A-Za-z0-9_-]{1,64}$'
 const SCOPE_NAME = '^[a-z][a-z0-9_-]*:[a-z0-9_.-]+$'
 
-const policyEntry: Schema = {
+/** One policy in a chain: `{ <policy name>: <options> }`; the options are checked by the policy's own schema. */
+const policyEntry = Type.Unsafe<Record<string, unknown>>({
   type: 'object',
   description: 'One policy: `{ <policy name>: <options object> }`.',
   minProperties: 1,
   maxProperties: 1,
   additionalProperties: { type: ['object', 'null'], description: 'The policy\'s options (checked by the policy\'s own schema).' },
-}
+})
+
+export type PolicyEntry = Static<typeof policyEntry>
 
 /** JSON Schema of a policy chain (a list of `{ <policy>: <options> }`); services whose routes come from their settings embed it. */
-export const policyChain = (description: string): Schema => ({ type: 'array', description, items: policyEntry, default: [] })
+export const policyChain = (description: string) => Type.Array(policyEntry, { description, default: [] })
+
+/**
+ * One `routes:` entry: a policy chain, or (services whose routes come from settings) an object holding one. Its
+ * schema is the service's (`ServiceSchema.routeEntry`), so only the part every service shares is typed here.
+ */
+export type RouteEntry = PolicyEntry[] | { readonly policies: PolicyEntry[], readonly [key: string]: unknown }
 
 /**
  * What the first pass needs to know of a service: its block's own settings and, for a service whose route list
@@ -36,231 +62,252 @@ export interface ServiceSchema {
   readonly name: string
   readonly description: string
   /** JSON Schema properties of the keys the service adds beside prefix, envelope, policies and routes. */
-  readonly settings: Readonly<Record<string, Schema>>
+  readonly settings: Readonly<Record<string, Options>>
   /** Settings keys that must be present. */
   readonly required?: readonly string[]
   /** JSON Schema of one `routes:` entry; default: a policy chain. It must hold the route's chain under `policies`. */
-  readonly routeEntry?: Schema
+  readonly routeEntry?: Options
   /** A service type: blocks of any name select it with `type: <name>` (its settings declare `type`). */
   readonly typed?: boolean
 }
 
-const windowLimit = (description: string, points: number, windowSeconds: number): Schema => obj(description, {
+const windowLimit = (description: string, points: number, windowSeconds: number) => obj(description, {
   points: int('Requests (or failures) allowed per window.', { minimum: 1, default: points }),
   window_seconds: int('Window length in seconds.', { minimum: 1, maximum: 86400, default: windowSeconds }),
-}, [], { default: {} })
+}, { default: {} })
 
 const connectedAccount = obj('The payment processor account that receives payments for this organization or store.', {
   id: str('Connected account hashkey, shown as connected_account_id.', { pattern: '^[A-Za-z0-9_-]{3,64}$' }),
   processor_account_id: str('The processor\'s own account id (Connect mode).', { minLength: 1 }),
-}, ['id', 'processor_account_id'])
+})
 
 /** TLS to a backend: the same shape under a proxy block's `upstream.tls` and a store's `lane.tls` (docs/tls.md). */
-export const backendTls: Schema = obj('TLS to an https backend: a private CA, a client certificate, the name checked.', {
-  ca_file: str('PEM bundle of the CA(s) to trust, relative to the config file\'s folder; re-read on change.', { minLength: 1 }),
-  only_ca: { type: 'boolean', description: 'true: trust only ca_file; false (default): ca_file in addition to the system\'s CAs.', default: false },
-  cert_file: str('Client certificate (PEM, leaf first) presented to the backend, relative to the config file\'s folder; re-read on change.', { minLength: 1 }),
-  key_file: str('Private key of cert_file (PEM), relative to the config file\'s folder.', { minLength: 1 }),
-  servername: str('SNI sent and name the backend\'s certificate must carry (default: the target URL\'s host name).', { minLength: 1 }),
-  verify: { type: 'boolean', description: 'false: the backend\'s certificate is not verified (a warning is logged at every start and reload).', default: true },
+export const backendTls = obj('TLS to an https backend: a private CA, a client certificate, the name checked.', {
+  ca_file: Type.Optional(str('PEM bundle of the CA(s) to trust, relative to the config file\'s folder; re-read on change.', { minLength: 1 })),
+  only_ca: bool('true: trust only ca_file; false (default): ca_file in addition to the system\'s CAs.', { default: false }),
+  cert_file: Type.Optional(str('Client certificate (PEM, leaf first) presented to the backend, relative to the config file\'s folder; re-read on change.', { minLength: 1 })),
+  key_file: Type.Optional(str('Private key of cert_file (PEM), relative to the config file\'s folder.', { minLength: 1 })),
+  servername: Type.Optional(str('SNI sent and name the backend\'s certificate must carry (default: the target URL\'s host name).', { minLength: 1 })),
+  verify: bool('false: the backend\'s certificate is not verified (a warning is logged at every start and reload).', { default: true }),
 })
 
 const lane = obj('The lane software of a store.', {
   base_url: str('http(s) URL of the lane software; requests are relayed below it only.', { pattern: '^https?://' }),
-  credential: str('Sent to the lane as its Authorization header (the caller\'s own never is).', { minLength: 1 }),
+  credential: Type.Optional(str('Sent to the lane as its Authorization header (the caller\'s own never is).', { minLength: 1 })),
   connect_timeout_ms: int('Connection timeout to the lane.', { minimum: 1, default: 2000 }),
   response_timeout_ms: int('Time allowed for the lane to start answering.', { minimum: 1, default: 15000 }),
   max_sockets: int('Keep-alive sockets per lane, and so the lane\'s concurrency cap.', { minimum: 1, maximum: 1024, default: 32 }),
-  tls: backendTls,
-}, ['base_url'])
+  tls: Type.Optional(backendTls),
+})
 
 const store = obj('A store organization of this organization.', {
   id: str('Store organization id (org_…).', { pattern: ORG_ID }),
   name: str('Display name.', { default: '' }),
-  install_active: { type: 'boolean', description: 'Whether the store has an active install; inactive stores answer 404 store_not_found.', default: true },
-  connected_account: connectedAccount,
-  lane,
-}, ['id'])
+  install_active: bool('Whether the store has an active install; inactive stores answer 404 store_not_found.', { default: true }),
+  connected_account: Type.Optional(connectedAccount),
+  lane: Type.Optional(lane),
+})
 
 const organization = obj('An organization (e.g. an HQ) and the stores it owns.', {
   id: str('Organization id (org_…).', { pattern: ORG_ID }),
   name: str('Display name.', { default: '' }),
-  parent: str('Parent organization id; the parent\'s callers reach this organization too.', { pattern: ORG_ID }),
-  connected_account: connectedAccount,
-  stores: { type: 'array', description: 'Stores owned by this organization.', items: store, default: [] },
-}, ['id'])
+  parent: Type.Optional(str('Parent organization id; the parent\'s callers reach this organization too.', { pattern: ORG_ID })),
+  connected_account: Type.Optional(connectedAccount),
+  stores: Type.Array(store, { description: 'Stores owned by this organization.', default: [] }),
+})
+
+const hashedSecret = (description: string, hash: string) => obj(description, {
+  hash: str(hash),
+  created: str('Issue date, YYYY-MM-DD; `lanegate validate` warns when older than issuer.secret_max_age_days.', { pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+})
 
 const serviceAccount = obj('A service account that obtains tokens with the client-credentials grant.', {
   client_id: str('Client identifier.', { pattern: '^[A-Za-z0-9._-]{1,128}$' }),
   name: str('Display name.', { default: '' }),
-  secrets: {
-    type: 'array',
+  secrets: Type.Array(hashedSecret('One hashed secret.', 'PHC string printed by `lanegate hash-secret`.'), {
     description: 'Hashed secrets (several during rotation).',
     minItems: 1,
-    items: obj('One hashed secret.', {
-      hash: str('PHC string printed by `lanegate hash-secret`.'),
-      created: str('Issue date, YYYY-MM-DD; `lanegate validate` warns when older than issuer.secret_max_age_days.', { pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
-    }, ['hash', 'created']),
-  },
-  api_keys: {
-    type: 'array',
+  }),
+  api_keys: Type.Array(hashedSecret('One hashed API key.', 'PHC string printed by `lanegate hash-secret` (the key itself is never written here).'), {
     description: 'Hashed API keys (the `api-key` policy): a key gives the same principal as this account\'s token. Several during rotation.',
     default: [],
-    items: obj('One hashed API key.', {
-      hash: str('PHC string printed by `lanegate hash-secret` (the key itself is never written here).'),
-      created: str('Issue date, YYYY-MM-DD; `lanegate validate` warns when older than issuer.secret_max_age_days.', { pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
-    }, ['hash', 'created']),
-  },
-  scopes: { type: 'array', description: 'Scopes this account may be granted.', items: { type: 'string', description: 'A scope name.' }, uniqueItems: true },
+  }),
+  scopes: Type.Array(str('A scope name.'), { description: 'Scopes this account may be granted.', uniqueItems: true }),
   organization: str('Organization the account acts for (token claim organization_id).', { pattern: ORG_ID }),
-  token_type: { type: 'string', enum: ['service'], description: 'Type of token issued (service accounts issue service tokens).', default: 'service' },
-  status: { type: 'string', enum: ['active', 'revoked'], description: 'A revoked account gets 401 invalid_client and its tokens stop working at the next reload.', default: 'active' },
-}, ['client_id', 'secrets', 'scopes', 'organization'])
+  token_type: oneOf(['service'], 'Type of token issued (service accounts issue service tokens).', { default: 'service' }),
+  status: oneOf(['active', 'revoked'], 'A revoked account gets 401 invalid_client and its tokens stop working at the next reload.', { default: 'active' }),
+})
 
 const userTokenIssuer = obj('An external issuer of user tokens that the gateway trusts.', {
   issuer: str('Expected iss claim.', { minLength: 1 }),
   audience: str('Expected aud claim.', { minLength: 1 }),
-  algorithms: { type: 'array', description: 'Accepted signing algorithms.', items: { type: 'string', enum: ['EdDSA', 'ES256', 'ES384', 'RS256', 'PS256'], description: 'A JWS algorithm.' }, minItems: 1, default: ['EdDSA', 'ES256', 'RS256'] },
-  jwks: obj('Inline public keys.', { keys: { type: 'array', description: 'JWKs.', items: { type: 'object', description: 'A public JWK.' } } }, ['keys']),
-  jwks_uri: str('URL of the issuer\'s JWKS (cached, refetched at most every 30 s on unknown kid).', { pattern: '^https?://' }),
-  development_key_dir: str('Development issuer: a key pair generated under this directory (relative to server.data_dir); `lanegate user-token` signs with it.'),
+  algorithms: Type.Array(oneOf(['EdDSA', 'ES256', 'ES384', 'RS256', 'PS256'], 'A JWS algorithm.'), {
+    description: 'Accepted signing algorithms.',
+    minItems: 1,
+    default: ['EdDSA', 'ES256', 'RS256'],
+  }),
+  jwks: Type.Optional(obj('Inline public keys.', {
+    keys: Type.Array(Type.Unsafe<Record<string, unknown>>({ type: 'object', description: 'A public JWK.' }), { description: 'JWKs.' }),
+  })),
+  jwks_uri: Type.Optional(str('URL of the issuer\'s JWKS (cached, refetched at most every 30 s on unknown kid).', { pattern: '^https?://' })),
+  development_key_dir: Type.Optional(str('Development issuer: a key pair generated under this directory (relative to server.data_dir); `lanegate user-token` signs with it.')),
   max_token_lifetime_seconds: int('Longest accepted user-token lifetime (exp - iat, seconds); longer-lived tokens get 401.', { minimum: 60, maximum: 2592000, default: 86400 }),
-}, ['issuer', 'audience'])
+})
 
-/** The schema of one service block: prefix, envelope, policies, routes, and the service's own settings. */
-function serviceBlock (service: ServiceSchema): Schema {
-  return obj(service.description, {
-    prefix: str('Path prefix of every route of the service.', { pattern: '^(/[A-Za-z0-9._~-]+)+$' }),
-    envelope: { type: 'string', enum: [...envelopeNames], description: 'Error body shape of the service.' },
-    policies: policyChain('Policies run on every route of the service, before the route\'s own.'),
-    routes: {
-      type: 'object',
-      description: 'Route id → the route\'s own policies. Routes not listed are not served.',
-      additionalProperties: service.routeEntry ?? policyChain('The route\'s own policies.'),
-      default: {},
+/** The keys every service block has, whatever its service: its settings come beside them (`ServiceSchema.settings`). */
+const serviceBlockBase = (description: string, routeEntry: Options | undefined) => ({
+  prefix: str('Path prefix of every route of the service.', { pattern: '^(/[A-Za-z0-9._~-]+)+$' }),
+  envelope: oneOf(envelopeNames, 'Error body shape of the service.'),
+  policies: policyChain('Policies run on every route of the service, before the route\'s own.'),
+  routes: Type.Unsafe<Record<string, RouteEntry>>({
+    type: 'object',
+    description,
+    additionalProperties: routeEntry ?? policyChain('The route\'s own policies.'),
+    default: {},
+  }),
+})
+
+/** The shared part of a service block, for `config/types.ts` (a block's settings are typed by its service). */
+export const serviceBlockShape = Type.Object(serviceBlockBase('', undefined))
+
+/**
+ * The schema of one service block: prefix, envelope, policies, routes, and the service's own settings (JSON Schema
+ * from the service module, so the object is assembled here rather than by `Type.Object`, which would require every
+ * setting not marked optional in TypeBox's own way).
+ */
+function serviceBlock (service: ServiceSchema): Options {
+  return {
+    type: 'object',
+    description: service.description,
+    properties: {
+      ...serviceBlockBase('Route id → the route\'s own policies. Routes not listed are not served.', service.routeEntry),
+      ...service.settings,
     },
-    ...service.settings,
-  }, ['prefix', 'envelope', ...(service.required ?? [])])
+    required: ['prefix', 'envelope', ...(service.required ?? [])],
+    additionalProperties: false,
+  }
 }
+
+const server = obj('The HTTP listener.', {
+  host: str('Address to listen on.', { default: '0.0.0.0' }),
+  port: int('Port to listen on.', { minimum: 0, maximum: 65535, default: 8080 }),
+  trusted_proxies: Type.Array(str('IP or CIDR.'), { description: 'Addresses or CIDRs of load balancers whose X-Forwarded-For is believed.', default: [] }),
+  body_limit_bytes: int('Largest request body accepted (413 above).', { minimum: 1, default: 1048576 }),
+  max_header_bytes: int('Largest request head accepted (431 above).', { minimum: 1024, maximum: 65536, default: 16384 }),
+  request_timeout_ms: int('Time allowed to receive a whole request.', { minimum: 1, default: 30000 }),
+  headers_timeout_ms: int('Time allowed to receive the request head (slowloris brake).', { minimum: 1, default: 10000 }),
+  keep_alive_timeout_ms: int('Idle keep-alive connection lifetime.', { minimum: 1, default: 5000 }),
+  shutdown_grace_ms: int('On SIGTERM, how long in-flight requests may finish.', { minimum: 0, default: 10000 }),
+  startup_timeout_ms: int('At start, how long PostgreSQL and the rate-limit Redis are retried before exiting 1.', { minimum: 1, default: 30000 }),
+  log_level: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'pino log level.', { default: 'info' }),
+  data_dir: str('Directory for the SQLite file and generated keys (relative to the config file\'s folder).', { default: './data' }),
+  workers: Type.Union([Type.Integer({ minimum: 1, maximum: 256 }), Type.Unsafe<'auto'>({ type: 'string', enum: ['auto'] })], {
+    description: 'Worker processes serving the port (node:cluster), each a whole gateway: a count, or auto (one per core). 1 runs no cluster.',
+    default: 1,
+  }),
+  tls: Type.Optional(obj('HTTPS: the listener\'s certificate and key (absent: plain HTTP). Rotated without a restart when the files change or on SIGHUP.', {
+    cert_file: str('PEM certificate chain, leaf first then intermediates, relative to the config file\'s folder.', { minLength: 1 }),
+    key_file: str('PEM private key of the certificate, relative to the config file\'s folder.', { minLength: 1 }),
+    min_version: oneOf(['TLSv1.2', 'TLSv1.3'], 'Oldest TLS version accepted.', { default: 'TLSv1.2' }),
+    client_ca_file: Type.Optional(str('Ask callers for a certificate signed by this CA (PEM); the client-certificate policy checks it.', { minLength: 1 })),
+  })),
+  http2: bool('ALPN h2 on the TLS listener (HTTP/1.1 still served); needs server.tls.', { default: false }),
+}, { default: {} })
+
+const admin = Type.Union([
+  Type.Literal(false, { description: 'No admin listener, no metrics collected.' }),
+  obj('Where the admin listener listens (defaults: 127.0.0.1, 9464).', {
+    host: Type.Optional(str('Address of the admin listener (default 127.0.0.1: keep it off public networks).')),
+    port: Type.Optional(int('Port of the admin listener (default 9464; 0 picks a free port).', { minimum: 0, maximum: 65535 })),
+    auth: Type.Optional(obj('Who may use the admin listener (the console, its JSON endpoints and /metrics; /healthz and /readyz stay open for probes). Required when host is not a loopback address.', {
+      token_env: Type.Optional(str('Name of the environment variable holding the bearer token (`Authorization: Bearer <token>`, at least 16 characters); read at start, never written to the config.', { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' })),
+      basic: Type.Optional(obj('HTTP Basic: a user name and a scrypt hash of the password (`lanegate hash-secret`).', {
+        user: str('The user name.', { minLength: 1, pattern: '^[^:]+$' }),
+        password_hash: str('scrypt PHC hash of the password, as `lanegate hash-secret` prints it (never the password itself).'),
+      })),
+    }, { minProperties: 1, maxProperties: 1 })),
+  }),
+], { description: 'The admin listener serving the operator console (/), /metrics (Prometheus), /healthz and /readyz; false turns it and metrics off.' })
+
+const storage = obj('Where payment intents, idempotency keys and dispatches are kept.', {
+  driver: oneOf(['sqlite', 'postgres'], 'sqlite (embedded default) or postgres (several gateway instances).', { default: 'sqlite' }),
+  sqlite_file: str('SQLite file, relative to server.data_dir.', { default: 'lanegate.db' }),
+  postgres_url: Type.Optional(str('postgres://… connection string (driver postgres).')),
+  postgres_schema: Type.Optional(str('PostgreSQL schema of the tables (created when missing); default: the server\'s search_path (public).', { pattern: '^[a-z_][a-z0-9_]{0,62}$' })),
+}, { default: {} })
+
+const rateLimitStore = obj('Where rate-limit counters are kept.', {
+  driver: oneOf(['memory', 'redis'], 'memory (one instance) or redis (shared by instances).', { default: 'memory' }),
+  redis_url: Type.Optional(str('redis://… URL (driver redis).')),
+  key_prefix: str('Prefix of the counter keys.', { default: 'lanegate' }),
+  on_store_error: oneOf(['open', 'closed'], 'When the counter store fails: open lets requests through without limit headers, closed answers 503.', { default: 'open' }),
+  sync_interval_ms: int('Driver redis (or memory with server.workers > 1): 0 (default) sends every counted request to Redis, or to the primary process (exact); 1–10000 pre-counts route limits in each instance (worker) and synchronises with Redis (the primary) every this many ms (no round trip per request; over-admission bounded as docs/performance.md says).', { minimum: 0, maximum: 10_000, default: 0 }),
+}, { default: {} })
+
+const issuer = obj('The OAuth 2.0 token issuer.', {
+  // Optional here, filled by the loader after validation (config/default-issuer.ts): types.ts makes it required.
+  issuer: Type.Optional(str('iss of issued tokens and the RFC 8414 issuer identifier; default http://localhost:<server.port>, https:// when server.tls is set.', { pattern: '^https?://' })),
+  audience: str('aud of issued tokens; every bearer token must carry it.', { minLength: 1, default: 'lanegate' }),
+  behind_proxy: bool('true: issuer.issuer is the address of a load balancer or proxy in front of this gateway (several instances share it), so the start-up warning that it names another port than the one this gateway listens on is not given.', { default: false }),
+  algorithm: oneOf(['EdDSA', 'ES256', 'RS256'], 'Signing algorithm of generated keys.', { default: 'EdDSA' }),
+  key_dir: str('Signing keys directory, relative to server.data_dir.', { default: 'keys' }),
+  default_lifetime_seconds: int('Token lifetime when no granted scope sets one.', { minimum: 60, maximum: 604800, default: 3600 }),
+  scope_lifetimes: map('Scope → lifetime in seconds; a token gets the shortest among its scopes.', Type.Integer({ minimum: 60, maximum: 604800, description: 'Seconds.' }), { default: {} }),
+  clock_tolerance_seconds: int('Leeway for exp/nbf checks.', { minimum: 0, maximum: 300, default: 5 }),
+  token_rate_limit: windowLimit('Token requests per client id (counted once the client authenticated).', 60, 60),
+  failed_auth_limit: windowLimit('Failed client authentications per IP before 429.', 20, 60),
+  secret_max_age_days: int('Secrets older than this are warned about by `lanegate validate`.', { minimum: 1, default: 90 }),
+}, { default: {} })
+
+const rateLimit = obj('A rate limit.', {
+  key: oneOf(['ip', 'client', 'organization'], 'What is counted: the client IP (IPv6 per /64), the token\'s client id, or its organization.'),
+  points: int('Requests allowed per window.', { minimum: 1 }),
+  window_seconds: int('Window length in seconds.', { minimum: 1, maximum: 86400 }),
+})
+
+/** Every section but `services:` (whose blocks' settings come from the service modules, see `buildConfigSchema`). */
+const sections = {
+  plugins: Type.Array(str('A module path (./policies/x.js) or a package name.', { minLength: 1 }), {
+    description: 'Outside policy plugins: module paths relative to this file\'s folder, or package names. Loaded at start; a change needs a restart.',
+    uniqueItems: true,
+    default: [],
+  }),
+  server,
+  admin: Type.Optional(admin),
+  storage,
+  rate_limit_store: rateLimitStore,
+  cache_store: obj('Memory of the `cache` policy, shared by every route that uses it; emptied by every reload.', {
+    max_bytes: int('Most bytes of cached answers (bodies, headers and keys) kept in memory; the least recently used go first.', { minimum: 1024, maximum: 4_294_967_296, default: 67_108_864 }),
+  }, { default: {} }),
+  issuer,
+  scopes: map('Every scope the gateway knows.', obj('A scope.', { description: str('What the scope grants.') }), { propertyNames: { pattern: SCOPE_NAME } }),
+  organizations: Type.Array(organization, { description: 'Organizations and their stores.', default: [] }),
+  service_accounts: Type.Array(serviceAccount, { description: 'Clients of the token endpoint.', default: [] }),
+  user_token_issuers: Type.Array(userTokenIssuer, { description: 'Trusted issuers of user tokens.', default: [] }),
+  rate_limits: map('Named rate limits; routes that name the same limit share its counters.', rateLimit, { default: {} }),
+}
+
+/** The config's sections but `services:`, for `config/types.ts` (a service block is typed by `serviceBlockShape`). */
+export const configSections = Type.Object(sections)
 
 /**
  * Builds the whole-file schema, including each known service's own settings. Fixed services are keys of
  * `services:`; a block under any other name is an instance of the service type its `type` selects. One service
  * type is supported by this build's schema (a second would need a discriminator); more is a programming error.
- *
- * Long by design: it is the schema's top level, one declaration per section, read as data.
  */
-export function buildConfigSchema (services: readonly ServiceSchema[]): Schema {
-  const serviceProperties: Record<string, Schema> = {}
+export function buildConfigSchema (services: readonly ServiceSchema[]): TObject {
+  const serviceProperties: Record<string, Options> = {}
   for (const service of services.filter((s) => s.typed !== true)) serviceProperties[service.name] = serviceBlock(service)
   const types = services.filter((s) => s.typed === true)
   if (types.length > 1) throw new Error(`one service type is supported, not ${types.length}: ${types.map((s) => s.name).join(', ')}`)
   const typed = types[0]
-  const servicesExtra: Schema = typed === undefined ? { default: {} } : { default: {}, additionalProperties: serviceBlock({ ...typed, required: ['type', ...(typed.required ?? [])] }) }
-
-  return obj('lanegate configuration', {
-    plugins: {
-      type: 'array',
-      description: 'Outside policy plugins: module paths relative to this file\'s folder, or package names. Loaded at start; a change needs a restart.',
-      items: { type: 'string', minLength: 1, description: 'A module path (./policies/x.js) or a package name.' },
-      uniqueItems: true,
-      default: [],
-    },
-    server: obj('The HTTP listener.', {
-      host: str('Address to listen on.', { default: '0.0.0.0' }),
-      port: int('Port to listen on.', { minimum: 0, maximum: 65535, default: 8080 }),
-      trusted_proxies: { type: 'array', description: 'Addresses or CIDRs of load balancers whose X-Forwarded-For is believed.', items: { type: 'string', description: 'IP or CIDR.' }, default: [] },
-      body_limit_bytes: int('Largest request body accepted (413 above).', { minimum: 1, default: 1048576 }),
-      max_header_bytes: int('Largest request head accepted (431 above).', { minimum: 1024, maximum: 65536, default: 16384 }),
-      request_timeout_ms: int('Time allowed to receive a whole request.', { minimum: 1, default: 30000 }),
-      headers_timeout_ms: int('Time allowed to receive the request head (slowloris brake).', { minimum: 1, default: 10000 }),
-      keep_alive_timeout_ms: int('Idle keep-alive connection lifetime.', { minimum: 1, default: 5000 }),
-      shutdown_grace_ms: int('On SIGTERM, how long in-flight requests may finish.', { minimum: 0, default: 10000 }),
-      startup_timeout_ms: int('At start, how long PostgreSQL and the rate-limit Redis are retried before exiting 1.', { minimum: 1, default: 30000 }),
-      log_level: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level.', default: 'info' },
-      data_dir: str('Directory for the SQLite file and generated keys (relative to the config file\'s folder).', { default: './data' }),
-      workers: {
-        description: 'Worker processes serving the port (node:cluster), each a whole gateway: a count, or auto (one per core). 1 runs no cluster.',
-        anyOf: [{ type: 'integer', minimum: 1, maximum: 256 }, { type: 'string', enum: ['auto'] }],
-        default: 1,
-      },
-      tls: obj('HTTPS: the listener\'s certificate and key (absent: plain HTTP). Rotated without a restart when the files change or on SIGHUP.', {
-        cert_file: str('PEM certificate chain, leaf first then intermediates, relative to the config file\'s folder.', { minLength: 1 }),
-        key_file: str('PEM private key of the certificate, relative to the config file\'s folder.', { minLength: 1 }),
-        min_version: { type: 'string', enum: ['TLSv1.2', 'TLSv1.3'], description: 'Oldest TLS version accepted.', default: 'TLSv1.2' },
-        client_ca_file: str('Ask callers for a certificate signed by this CA (PEM); the client-certificate policy checks it.', { minLength: 1 }),
-      }, ['cert_file', 'key_file']),
-      http2: { type: 'boolean', description: 'ALPN h2 on the TLS listener (HTTP/1.1 still served); needs server.tls.', default: false },
-    }, [], { default: {} }),
-    admin: {
-      description: 'The admin listener serving the operator console (/), /metrics (Prometheus), /healthz and /readyz; false turns it and metrics off.',
-      anyOf: [
-        { type: 'boolean', const: false, description: 'No admin listener, no metrics collected.' },
-        obj('Where the admin listener listens (defaults: 127.0.0.1, 9464).', {
-          host: str('Address of the admin listener (default 127.0.0.1: keep it off public networks).'),
-          port: int('Port of the admin listener (default 9464; 0 picks a free port).', { minimum: 0, maximum: 65535 }),
-          auth: {
-            ...obj('Who may use the admin listener (the console, its JSON endpoints and /metrics; /healthz and /readyz stay open for probes). Required when host is not a loopback address.', {
-              token_env: str('Name of the environment variable holding the bearer token (`Authorization: Bearer <token>`, at least 16 characters); read at start, never written to the config.', { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
-              basic: obj('HTTP Basic: a user name and a scrypt hash of the password (`lanegate hash-secret`).', {
-                user: str('The user name.', { minLength: 1, pattern: '^[^:]+$' }),
-                password_hash: str('scrypt PHC hash of the password, as `lanegate hash-secret` prints it (never the password itself).'),
-              }, ['user', 'password_hash']),
-            }),
-            minProperties: 1,
-            maxProperties: 1,
-          },
-        }),
-      ],
-    },
-    storage: obj('Where payment intents, idempotency keys and dispatches are kept.', {
-      driver: { type: 'string', enum: ['sqlite', 'postgres'], description: 'sqlite (embedded default) or postgres (several gateway instances).', default: 'sqlite' },
-      sqlite_file: str('SQLite file, relative to server.data_dir.', { default: 'lanegate.db' }),
-      postgres_url: str('postgres://… connection string (driver postgres).'),
-      postgres_schema: str('PostgreSQL schema of the tables (created when missing); default: the server\'s search_path (public).', { pattern: '^[a-z_][a-z0-9_]{0,62}$' }),
-    }, [], { default: {} }),
-    rate_limit_store: obj('Where rate-limit counters are kept.', {
-      driver: { type: 'string', enum: ['memory', 'redis'], description: 'memory (one instance) or redis (shared by instances).', default: 'memory' },
-      redis_url: str('redis://… URL (driver redis).'),
-      key_prefix: str('Prefix of the counter keys.', { default: 'lanegate' }),
-      on_store_error: { type: 'string', enum: ['open', 'closed'], description: 'When the counter store fails: open lets requests through without limit headers, closed answers 503.', default: 'open' },
-      sync_interval_ms: int('Driver redis (or memory with server.workers > 1): 0 (default) sends every counted request to Redis, or to the primary process (exact); 1–10000 pre-counts route limits in each instance (worker) and synchronises with Redis (the primary) every this many ms (no round trip per request; over-admission bounded as docs/performance.md says).', { minimum: 0, maximum: 10_000, default: 0 }),
-    }, [], { default: {} }),
-    cache_store: obj('Memory of the `cache` policy, shared by every route that uses it; emptied by every reload.', {
-      max_bytes: int('Most bytes of cached answers (bodies, headers and keys) kept in memory; the least recently used go first.', { minimum: 1024, maximum: 4_294_967_296, default: 67_108_864 }),
-    }, [], { default: {} }),
-    issuer: obj('The OAuth 2.0 token issuer.', {
-      issuer: str('iss of issued tokens and the RFC 8414 issuer identifier; default http://localhost:<server.port>, https:// when server.tls is set.', { pattern: '^https?://' }),
-      audience: str('aud of issued tokens; every bearer token must carry it.', { minLength: 1, default: 'lanegate' }),
-      behind_proxy: { type: 'boolean', description: 'true: issuer.issuer is the address of a load balancer or proxy in front of this gateway (several instances share it), so the start-up warning that it names another port than the one this gateway listens on is not given.', default: false },
-      algorithm: { type: 'string', enum: ['EdDSA', 'ES256', 'RS256'], description: 'Signing algorithm of generated keys.', default: 'EdDSA' },
-      key_dir: str('Signing keys directory, relative to server.data_dir.', { default: 'keys' }),
-      default_lifetime_seconds: int('Token lifetime when no granted scope sets one.', { minimum: 60, maximum: 604800, default: 3600 }),
-      scope_lifetimes: { type: 'object', description: 'Scope → lifetime in seconds; a token gets the shortest among its scopes.', additionalProperties: { type: 'integer', minimum: 60, maximum: 604800, description: 'Seconds.' }, default: {} },
-      clock_tolerance_seconds: int('Leeway for exp/nbf checks.', { minimum: 0, maximum: 300, default: 5 }),
-      token_rate_limit: windowLimit('Token requests per client id (counted once the client authenticated).', 60, 60),
-      failed_auth_limit: windowLimit('Failed client authentications per IP before 429.', 20, 60),
-      secret_max_age_days: int('Secrets older than this are warned about by `lanegate validate`.', { minimum: 1, default: 90 }),
-    }, [], { default: {} }),
-    scopes: {
-      type: 'object',
-      description: 'Every scope the gateway knows.',
-      propertyNames: { pattern: SCOPE_NAME },
-      additionalProperties: obj('A scope.', { description: str('What the scope grants.') }, ['description']),
-    },
-    organizations: { type: 'array', description: 'Organizations and their stores.', items: organization, default: [] },
-    service_accounts: { type: 'array', description: 'Clients of the token endpoint.', items: serviceAccount, default: [] },
-    user_token_issuers: { type: 'array', description: 'Trusted issuers of user tokens.', items: userTokenIssuer, default: [] },
-    rate_limits: {
-      type: 'object',
-      description: 'Named rate limits; routes that name the same limit share its counters.',
-      additionalProperties: obj('A rate limit.', {
-        key: { type: 'string', enum: ['ip', 'client', 'organization'], description: 'What is counted: the client IP (IPv6 per /64), the token\'s client id, or its organization.' },
-        points: int('Requests allowed per window.', { minimum: 1 }),
-        window_seconds: int('Window length in seconds.', { minimum: 1, maximum: 86400 }),
-      }, ['key', 'points', 'window_seconds']),
-      default: {},
-    },
-    services: obj('Services the gateway serves; a service not listed is not served. A block under another name than a fixed service\'s is a service of the type its `type` names (`type: proxy`).', serviceProperties, [], servicesExtra),
-  }, ['scopes'])
+  const servicesExtra: Options = typed === undefined ? { default: {} } : { default: {}, additionalProperties: serviceBlock({ ...typed, required: ['type', ...(typed.required ?? [])] }) }
+  const servicesSchema = Type.Unsafe({
+    type: 'object',
+    description: 'Services the gateway serves; a service not listed is not served. A block under another name than a fixed service\'s is a service of the type its `type` names (`type: proxy`).',
+    properties: serviceProperties,
+    additionalProperties: false,
+    ...servicesExtra,
+  })
+  return obj('lanegate configuration', { ...sections, services: servicesSchema })
 }

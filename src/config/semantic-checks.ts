@@ -105,7 +105,7 @@ export function checkReferences (config: GatewayConfig, now = Date.now()): { pro
   }
   // With the memory driver it applies to the workers of server.workers (counted in the primary); one process
   // counts every request in itself already.
-  if (config.rate_limit_store.driver === 'memory' && (config.rate_limit_store.sync_interval_ms ?? 0) > 0 && config.server.workers === 1) {
+  if (config.rate_limit_store.driver === 'memory' && config.rate_limit_store.sync_interval_ms > 0 && config.server.workers === 1) {
     report(['rate_limit_store', 'sync_interval_ms'], 'only applies to driver redis, or to the memory driver with server.workers > 1 (one process counts every request in itself already)')
   }
 

@@ -1,10 +1,10 @@
-import { Ajv, type Options, type ValidateFunction } from 'ajv'
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 
 /**
  * The one Ajv module: every JSON Schema lanegate checks data against (the config, service settings and bodies,
- * policy options, report parameters, fan-out payloads) is compiled here, once per schema, with options per kind of
- * author (Ajv's `strict` and `useDefaults` are per instance, not per schema).
+ * policy options and the request schemas some of them hold, report parameters, fan-out payloads) is compiled here,
+ * once per schema, with options per kind of author (Ajv's `strict` and `useDefaults` are per instance, not per schema).
  *
  * An Ajv instance keeps every schema it compiled (its cache and its generated code's scope hold the schema object
  * and the validator) for as long as the instance lives. So only schemas that live as long as the process (module
@@ -25,11 +25,23 @@ export type SchemaAuthor =
    * payload goes to the lanes exactly as the caller sent it. Lives as long as its config snapshot.
    */
   | 'payload'
+  /**
+   * A request schema written in gateway.yaml (the `request-validation` policy's body): strict, so a misspelt keyword
+   * or an unknown format is a config error rather than a check that never runs; the first error only (the 400 names
+   * one); no defaults (the handler reads the request as sent). Lives as long as its config snapshot.
+   */
+  | 'request'
+  /** The same for query and headers, which arrive as strings: coerced to the schema's types (on a copy). */
+  | 'coerced-request'
+
+const requestOptions: Options = { allErrors: false, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, useDefaults: false }
 
 const optionsOf: Record<SchemaAuthor, Options> = {
   lanegate: { allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, useDefaults: true },
   policy: { allErrors: true, strict: false, useDefaults: true },
   payload: { allErrors: true, strict: false, useDefaults: false },
+  request: { ...requestOptions, coerceTypes: false },
+  'coerced-request': { ...requestOptions, coerceTypes: 'array' },
 }
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object on some builds.
@@ -37,7 +49,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormat
   unknown as (ajv: Ajv) => Ajv
 
 /** Authors whose schemas come and go with the config: never compiled on a long-lived instance. */
-const writtenInConfig: ReadonlySet<SchemaAuthor> = new Set(['payload'])
+const writtenInConfig: ReadonlySet<SchemaAuthor> = new Set(['payload', 'request', 'coerced-request'])
 
 const instances = new Map<SchemaAuthor, Ajv>()
 const compiledBy = new Map<SchemaAuthor, WeakMap<object, ValidateFunction>>()
@@ -62,6 +74,15 @@ function ajvFor (author: SchemaAuthor): Ajv {
 function compileAlone (schema: object, author: SchemaAuthor): ValidateFunction {
   ajvFor(author).validateSchema(schema, true)
   return addFormats(new Ajv({ ...optionsOf[author], addUsedSchema: false, validateSchema: false })).compile(schema)
+}
+
+/**
+ * What is wrong with `schema` as a JSON Schema (checked against the meta-schema with the author's options), each
+ * error with its path into the schema; none when it is valid. A valid schema may still fail to compile (strict mode).
+ */
+export function schemaErrors (schema: object, author: SchemaAuthor): ErrorObject[] {
+  const ajv = ajvFor(author)
+  return ajv.validateSchema(schema) === true ? [] : [...(ajv.errors ?? [])]
 }
 
 /**

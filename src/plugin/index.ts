@@ -26,6 +26,7 @@ export { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox
 export { bearerChallenge, defaultRealm } from './bearer-challenge.js'
 export { clientIpKey } from './client-ip.js'
 export type { ConnectionSlots } from './connection-slots.js'
+export { compileOptionSchema, optionSchemaProblems, type ErrorObject, type ValidateFunction } from './json-schema.js'
 
 /**
  * Types a policy whose options are declared with TypeBox: `options` in `create`, `check` and `requires` is

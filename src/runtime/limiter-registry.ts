@@ -102,7 +102,7 @@ export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Red
   // A worker of `server.workers` > 1 with the memory driver counts in the primary, so the workers share counts;
   // one process keeps the synchronous in-process counter (no promise on the hot path).
   const inWorker = isLanegateWorker()
-  const syncIntervalMs = config.sync_interval_ms ?? 0
+  const syncIntervalMs = config.sync_interval_ms
   const synced = new Set<SyncedWindowCounter>()
   // The route counters by limit name, the newest of each (the console asks which keys are closest to their limit).
   const named = new Map<string, RequestCounter>()

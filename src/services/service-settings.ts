@@ -14,8 +14,18 @@ export function serviceSettings<S extends TObject> (config: GatewayConfig, name:
 }
 
 /** `serviceSettings` for a block in hand (a service type's block, or the block a route list is built from). */
+export function blockSettings<S extends TObject> (block: ServiceConfig, schema: S): SettingsOf<S>
+export function blockSettings<S extends TObject> (block: ServiceConfig | undefined, schema: S): SettingsOf<S> | undefined
 export function blockSettings<S extends TObject> (block: ServiceConfig | undefined, _schema: S): SettingsOf<S> | undefined {
   return block as SettingsOf<S> | undefined
+}
+
+/**
+ * The `routes:` of a block whose entries have a shape of the service's own (its `routeEntrySchema`, `schema` here),
+ * typed by it: the loader has checked every entry against that schema and filled its defaults.
+ */
+export function blockRoutes<S extends TObject> (block: ServiceConfig, _schema: S): Readonly<Record<string, Static<S>>> {
+  return block.routes as Record<string, Static<S>>
 }
 
 /** `serviceSettings` for a service that is configured whenever its handlers run. */

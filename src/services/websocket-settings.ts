@@ -26,7 +26,7 @@ export const DEFAULT_WEBSOCKET_LIMITS: WebSocketLimits = Object.freeze({ max_mes
  * (JSON Schema applies `properties` only to the object), so a mistake reads as one message with its path.
  */
 export function websocketSwitchSchema (description: string): Record<string, unknown> {
-  const { properties } = WebSocketLimitsSchema as unknown as { properties: Record<string, unknown> }
+  const { properties } = WebSocketLimitsSchema
   return {
     type: ['boolean', 'object'],
     description,

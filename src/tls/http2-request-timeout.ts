@@ -1,4 +1,4 @@
-import { constants, type Http2ServerRequest } from 'node:http2'
+import { constants, Http2ServerRequest } from 'node:http2'
 import type { FastifyInstance } from 'fastify'
 import { renderError } from '../errors/envelopes.js'
 import { GatewayError } from '../errors/gateway-error.js'
@@ -13,12 +13,13 @@ import { GatewayError } from '../errors/gateway-error.js'
  */
 export function addHttp2RequestTimeout (app: FastifyInstance, timeoutMs: number): void {
   app.addHook('onRequest', function http2RequestTimeout (request, reply, done) {
-    const raw = request.raw as unknown as Http2ServerRequest
-    const stream = raw.stream as Http2ServerRequest['stream'] | undefined
-    if (stream === undefined || stream.endAfterHeaders) {
+    // The listener serves HTTP/1.1 beside h2: those requests have Node's own timeout already.
+    const raw = request.raw
+    if (!(raw instanceof Http2ServerRequest) || raw.stream.endAfterHeaders) {
       done()
       return
     }
+    const stream = raw.stream
     const timer = setTimeout(function requestTimedOut () {
       if (raw.complete || stream.destroyed) return
       request.log.info({ timeout_ms: timeoutMs }, 'HTTP/2 request body not received within server.request_timeout_ms: 408')

@@ -16,6 +16,12 @@ function logError (logger: ConnectorLogger | undefined, message: string): void {
   else logger?.warn({}, message)
 }
 
+/**
+ * An upstream's `tls:` settings as loaded, or `{}` for an https target without them (the system's CAs, the
+ * certificate verified): what the schema fills in is read as `only_ca === true` and `verify !== false`.
+ */
+export type BackendTlsSettings = Partial<BackendTlsConfig>
+
 /** What `tls.connect` needs to reach a backend: the only place an upstream's `tls:` settings become options. */
 export type BackendTlsOptions = Pick<ConnectionOptions, 'ca' | 'cert' | 'key' | 'servername' | 'rejectUnauthorized'>
 
@@ -25,7 +31,7 @@ export type BackendTlsOptions = Pick<ConnectionOptions, 'ca' | 'cert' | 'key' | 
  * `verify: false`. Throws when a file does not load. undici's connector (below) and the WebSocket relay's own
  * connection (`connectOptions`, websocket-connect.ts) are both made from these.
  */
-function backendTlsOptions (tls: BackendTlsConfig): BackendTlsOptions {
+function backendTlsOptions (tls: BackendTlsSettings): BackendTlsOptions {
   const ca = tls.ca_file === undefined ? undefined : readCaBundle(tls.ca_file)
   const pair = tls.cert_file !== undefined && tls.key_file !== undefined ? loadCertificatePair(tls.cert_file, tls.key_file) : undefined
   return {
@@ -64,7 +70,7 @@ export class BackendTlsConnector {
     }
   }
 
-  constructor (private readonly tls: BackendTlsConfig, private readonly timeoutMs: number, private readonly logger?: ConnectorLogger) {
+  constructor (private readonly tls: BackendTlsSettings, private readonly timeoutMs: number, private readonly logger?: ConnectorLogger) {
     this.files = [tls.ca_file, tls.cert_file, tls.key_file].filter((file): file is string => file !== undefined)
     try {
       this.current = this.build()

@@ -132,7 +132,7 @@ t.test('/readyz answers 503 naming redis while the rate-limit Redis is down, and
 
   const gw = await buildTestApp({
     logLevel: 'silent',
-    patch: (config) => { config.rate_limit_store = { driver: 'redis', redis_url: `redis://127.0.0.1:${port}`, key_prefix: 'lg-ready', on_store_error: 'open' } },
+    patch: (config) => { config.rate_limit_store = { driver: 'redis', redis_url: `redis://127.0.0.1:${port}`, key_prefix: 'lg-ready', on_store_error: 'open', sync_interval_ms: 0 } },
   })
   const { admin, readyz, up } = probes(gw)
   t.teardown(async () => { await admin.close(); await gw.close() })

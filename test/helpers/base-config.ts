@@ -15,15 +15,15 @@ export function baseTestConfig (overrides: Partial<GatewayConfig> = {}): Gateway
     server: {
       host: '127.0.0.1', port: 0, trusted_proxies: [], body_limit_bytes: 1048576, max_header_bytes: 16384,
       request_timeout_ms: 30000, headers_timeout_ms: 10000, keep_alive_timeout_ms: 5000, shutdown_grace_ms: 1000, startup_timeout_ms: 30000,
-      log_level: 'silent', data_dir: './data', workers: 1,
+      log_level: 'silent', data_dir: './data', workers: 1, http2: false,
     },
     storage: { driver: 'sqlite', sqlite_file: 'lanegate.db' },
-    rate_limit_store: { driver: 'memory', key_prefix: 'lanegate', on_store_error: 'open' },
+    rate_limit_store: { driver: 'memory', key_prefix: 'lanegate', on_store_error: 'open', sync_interval_ms: 0 },
     cache_store: { max_bytes: 67108864 },
     issuer: {
       issuer: 'https://auth.test', audience: 'lanegate', algorithm: 'EdDSA', key_dir: 'keys', default_lifetime_seconds: 3600,
       scope_lifetimes: {}, clock_tolerance_seconds: 5, token_rate_limit: { points: 60, window_seconds: 60 },
-      failed_auth_limit: { points: 20, window_seconds: 60 }, secret_max_age_days: 90,
+      failed_auth_limit: { points: 20, window_seconds: 60 }, secret_max_age_days: 90, behind_proxy: false,
     },
     scopes: {},
     organizations: [],

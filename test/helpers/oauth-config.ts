@@ -73,10 +73,10 @@ export async function buildOauthConfig (options: OauthConfigOptions = {}): Promi
       startup_timeout_ms: 30000,
       log_level: 'debug',
       data_dir: dataDir,
-      workers: 1,
+      workers: 1, http2: false,
     },
     storage: { driver: 'sqlite', sqlite_file: 'lanegate.sqlite' },
-    rate_limit_store: { driver: 'memory', key_prefix: 'test:', on_store_error: 'open' },
+    rate_limit_store: { driver: 'memory', key_prefix: 'test:', on_store_error: 'open', sync_interval_ms: 0 },
     cache_store: { max_bytes: 67108864 },
     issuer: {
       issuer: options.issuer ?? 'https://auth.lanegate.test',
@@ -94,7 +94,7 @@ export async function buildOauthConfig (options: OauthConfigOptions = {}): Promi
       clock_tolerance_seconds: 5,
       token_rate_limit: { points: 60, window_seconds: 60 },
       failed_auth_limit: { points: 5, window_seconds: 60 },
-      secret_max_age_days: 90,
+      secret_max_age_days: 90, behind_proxy: false,
     },
     scopes: {
       'commerce:payment-intents.read': { description: 'read intents' },
@@ -115,7 +115,7 @@ export async function buildOauthConfig (options: OauthConfigOptions = {}): Promi
       account('plain', ['engage:content.create'], [SECRETS.plain]),
       account('long', CONTENT_SCOPES, [SECRETS.long]),
     ]),
-    user_token_issuers: [{ issuer: 'https://users.lanegate.test', audience: 'lanegate', algorithms: ['EdDSA'], development_key_dir: 'dev-users' }],
+    user_token_issuers: [{ issuer: 'https://users.lanegate.test', audience: 'lanegate', algorithms: ['EdDSA'], development_key_dir: 'dev-users', max_token_lifetime_seconds: 86400 }],
     rate_limits: {},
     services: {},
   }

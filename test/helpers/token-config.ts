@@ -21,15 +21,15 @@ export function testConfig (userJwks: { keys: JWK[] }, extraIssuers: UserTokenIs
     server: {
       host: '127.0.0.1', port: 0, trusted_proxies: [], body_limit_bytes: 1_000_000, max_header_bytes: 16_384,
       request_timeout_ms: 10_000, headers_timeout_ms: 10_000, keep_alive_timeout_ms: 5_000, shutdown_grace_ms: 1_000, startup_timeout_ms: 30_000,
-      log_level: 'silent', data_dir: '/tmp/lanegate-policies-test', workers: 1,
+      log_level: 'silent', data_dir: '/tmp/lanegate-policies-test', workers: 1, http2: false,
     },
     storage: { driver: 'sqlite', sqlite_file: ':memory:' },
-    rate_limit_store: { driver: 'memory', key_prefix: 'test:', on_store_error: 'open' },
+    rate_limit_store: { driver: 'memory', key_prefix: 'test:', on_store_error: 'open', sync_interval_ms: 0 },
     cache_store: { max_bytes: 67108864 },
     issuer: {
       issuer: serviceIssuer, audience: serviceAudience, algorithm: 'EdDSA', key_dir: 'keys', default_lifetime_seconds: 3600,
       scope_lifetimes: {}, clock_tolerance_seconds: 5, token_rate_limit: { points: 60, window_seconds: 60 },
-      failed_auth_limit: { points: 20, window_seconds: 60 }, secret_max_age_days: 90,
+      failed_auth_limit: { points: 20, window_seconds: 60 }, secret_max_age_days: 90, behind_proxy: false,
     },
     scopes: {
       'commerce:payment-intents.read': { description: 'read intents' },
@@ -57,7 +57,7 @@ export function testConfig (userJwks: { keys: JWK[] }, extraIssuers: UserTokenIs
       account('svc_other', 'org_other', ['commerce:payment-intents.read']),
     ],
     user_token_issuers: [
-      { issuer: userIssuer, audience: userAudience, algorithms: ['EdDSA'], jwks: userJwks as { keys: Record<string, unknown>[] } },
+      { issuer: userIssuer, audience: userAudience, algorithms: ['EdDSA'], jwks: userJwks as { keys: Record<string, unknown>[] }, max_token_lifetime_seconds: 86400 },
       ...extraIssuers,
     ],
     rate_limits: {

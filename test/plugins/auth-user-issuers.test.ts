@@ -16,7 +16,7 @@ t.test('C2: a remote JWKS is fetched once and a random-kid flood triggers no ref
   const remoteKey = await generateTestKey('remote-1')
   const jwks = await countingJsonServer(() => ({ keys: [remoteKey.publicJwk] }))
   tt.teardown(() => jwks.close())
-  const env = await tokenEnv({ extraIssuers: [{ issuer: remoteIssuer, audience: 'remote-aud', algorithms: ['EdDSA'], jwks_uri: jwks.url }] })
+  const env = await tokenEnv({ extraIssuers: [{ issuer: remoteIssuer, audience: 'remote-aud', algorithms: ['EdDSA'], jwks_uri: jwks.url, max_token_lifetime_seconds: 86400 }] })
   const { app } = buildPolicyApp({ env, routes: [{ url: '/t', chain: [[auth, {}]] }] })
   tt.teardown(() => app.close())
   const claims = { ...userClaims(), iss: remoteIssuer, aud: 'remote-aud' }
@@ -36,7 +36,7 @@ t.test('C2: a remote JWKS is fetched once and a random-kid flood triggers no ref
 t.test('C2: with the JWKS endpoint down, known keys keep working and unknown kids are 401, not 500', async (tt) => {
   const remoteKey = await generateTestKey('remote-1')
   const jwks = await countingJsonServer(() => ({ keys: [remoteKey.publicJwk] }))
-  const env = await tokenEnv({ extraIssuers: [{ issuer: remoteIssuer, audience: 'remote-aud', algorithms: ['EdDSA'], jwks_uri: jwks.url }] })
+  const env = await tokenEnv({ extraIssuers: [{ issuer: remoteIssuer, audience: 'remote-aud', algorithms: ['EdDSA'], jwks_uri: jwks.url, max_token_lifetime_seconds: 86400 }] })
   const { app } = buildPolicyApp({ env, routes: [{ url: '/t', chain: [[auth, {}]] }] })
   tt.teardown(() => app.close())
   const claims = { ...userClaims(), iss: remoteIssuer, aud: 'remote-aud' }
@@ -58,7 +58,7 @@ t.test('a JWKS endpoint that was never reachable gives 401 and one warning witho
   await jwks.close()
   const lines: string[] = []
   const logger = pino({ level: 'info' }, new Writable({ write (chunk, _enc, done) { lines.push(String(chunk)); done() } })) as unknown as FastifyBaseLogger
-  const env = await tokenEnv({ extraIssuers: [{ issuer: remoteIssuer, audience: 'remote-aud', algorithms: ['EdDSA'], jwks_uri: url }] })
+  const env = await tokenEnv({ extraIssuers: [{ issuer: remoteIssuer, audience: 'remote-aud', algorithms: ['EdDSA'], jwks_uri: url, max_token_lifetime_seconds: 86400 }] })
   const verifier = createTokenVerifier({ keys: env.shared.keys, logger })
   const token = await mint(remoteKey, { ...userClaims(), iss: remoteIssuer, aud: 'remote-aud' })
   await tt.rejects(verifier.verify(token, env.config, env.snapshot.indexes), { code: 'unauthenticated', status: 401 })
@@ -73,7 +73,7 @@ t.test('a development user issuer is verified with the keys of the injected load
   const devKey = await generateTestKey('dev-1')
   const dirs: string[] = []
   const env = await tokenEnv({
-    extraIssuers: [{ issuer: devIssuer, audience: 'dev-aud', algorithms: ['EdDSA'], development_key_dir: 'dev-users' }],
+    extraIssuers: [{ issuer: devIssuer, audience: 'dev-aud', algorithms: ['EdDSA'], development_key_dir: 'dev-users', max_token_lifetime_seconds: 86400 }],
     devUserIssuer: async (dir) => { dirs.push(dir); return { jwks: () => ({ keys: [devKey.publicJwk] }) } },
   })
   const { app } = buildPolicyApp({ env, routes: [{ url: '/t', chain: [[auth, {}]] }] })
@@ -89,7 +89,7 @@ t.test('a development user issuer is verified with the keys of the injected load
 
 t.test('a development user issuer without a loader rejects its tokens with 401', async (tt) => {
   const devKey = await generateTestKey('dev-1')
-  const env = await tokenEnv({ extraIssuers: [{ issuer: devIssuer, audience: 'dev-aud', algorithms: ['EdDSA'], development_key_dir: 'dev-users' }] })
+  const env = await tokenEnv({ extraIssuers: [{ issuer: devIssuer, audience: 'dev-aud', algorithms: ['EdDSA'], development_key_dir: 'dev-users', max_token_lifetime_seconds: 86400 }] })
   const token = await mint(devKey, { ...userClaims(), iss: devIssuer, aud: 'dev-aud' })
   await tt.rejects(env.shared.tokens.verify(token, env.config, env.snapshot.indexes), { code: 'unauthenticated' })
 })
@@ -98,7 +98,7 @@ t.test('a remote key set survives a reload (one fetch across snapshots)', async 
   const remoteKey = await generateTestKey('remote-1')
   const jwks = await countingJsonServer(() => ({ keys: [remoteKey.publicJwk] }))
   tt.teardown(() => jwks.close())
-  const env = await tokenEnv({ extraIssuers: [{ issuer: remoteIssuer, audience: 'remote-aud', algorithms: ['EdDSA'], jwks_uri: jwks.url }] })
+  const env = await tokenEnv({ extraIssuers: [{ issuer: remoteIssuer, audience: 'remote-aud', algorithms: ['EdDSA'], jwks_uri: jwks.url, max_token_lifetime_seconds: 86400 }] })
   const claims = { ...userClaims(), iss: remoteIssuer, aud: 'remote-aud' }
   await env.shared.tokens.verify(await mint(remoteKey, claims), env.config, env.snapshot.indexes)
   const reloaded = structuredClone(env.config)

@@ -22,7 +22,7 @@ if (!(await redisAvailable())) {
   })
 
   t.test('D5: two gateway instances over one Redis share 100 per window in total', async (tt) => {
-    const store = { driver: 'redis' as const, redis_url: redisUrl, key_prefix: prefix, on_store_error: 'closed' as const }
+    const store = { driver: 'redis' as const, redis_url: redisUrl, key_prefix: prefix, on_store_error: 'closed' as const, sync_interval_ms: 0 }
     const apps = []
     for (let i = 0; i < 2; i++) {
       const registry = createLimiterRegistry(store)
@@ -52,7 +52,7 @@ if (!(await redisAvailable())) {
   t.test('a registry given an existing client uses it and leaves it open on close', async (tt) => {
     const client = new Redis(redisUrl)
     tt.teardown(() => client.disconnect())
-    const registry = createLimiterRegistry({ driver: 'redis', key_prefix: prefix, on_store_error: 'closed' }, client)
+    const registry = createLimiterRegistry({ driver: 'redis', key_prefix: prefix, on_store_error: 'closed', sync_interval_ms: 0 }, client)
     await registry.ready()
     const limiter = registry.get('shared-client', { key: 'ip', points: 5, window_seconds: 60 })
     tt.equal((await limiter.consume('k')).remainingPoints, 4)
@@ -61,7 +61,7 @@ if (!(await redisAvailable())) {
   })
 
   t.test('a route limit and a token-endpoint limiter of the same name share no counts in Redis', async (tt) => {
-    const registry = createLimiterRegistry({ driver: 'redis', redis_url: redisUrl, key_prefix: prefix, on_store_error: 'closed' })
+    const registry = createLimiterRegistry({ driver: 'redis', redis_url: redisUrl, key_prefix: prefix, on_store_error: 'closed', sync_interval_ms: 0 })
     tt.teardown(() => registry.close())
     await registry.ready()
     const limit = { key: 'client' as const, points: 5, window_seconds: 60 }

@@ -143,7 +143,7 @@ t.test('requires() asks for auth only for client- and organization-keyed limits;
 })
 
 t.test('the registry keeps a limiter (and its counts) across reloads until its settings change', async (tt) => {
-  const registry = createLimiterRegistry({ driver: 'memory', key_prefix: 'r:', on_store_error: 'open' })
+  const registry = createLimiterRegistry({ driver: 'memory', key_prefix: 'r:', on_store_error: 'open', sync_interval_ms: 0 })
   const first = registry.get('payments', { key: 'ip', points: 100, window_seconds: 60 })
   tt.equal(registry.get('payments', { key: 'ip', points: 100, window_seconds: 60 }), first)
   await first.consume('k')
@@ -156,7 +156,7 @@ t.test('the registry keeps a limiter (and its counts) across reloads until its s
 })
 
 t.test('the registry keeps a route counter (and its counts) across reloads until its settings change', async (tt) => {
-  const registry = createLimiterRegistry({ driver: 'memory', key_prefix: 'r:', on_store_error: 'open' })
+  const registry = createLimiterRegistry({ driver: 'memory', key_prefix: 'r:', on_store_error: 'open', sync_interval_ms: 0 })
   const first = registry.counter('payments', { key: 'ip', points: 100, window_seconds: 60 })
   tt.same(first.count('k'), { allowed: true, remaining: 99, msBeforeReset: 60_000 })
   const again = registry.counter('payments', { key: 'ip', points: 100, window_seconds: 60 })
@@ -194,7 +194,7 @@ t.test('D4: fail-closed answers 503, never 429', async (tt) => {
 
 t.test('D4: a Redis store that cannot be reached follows on_store_error', async (tt) => {
   for (const mode of ['open', 'closed'] as const) {
-    const registry = createLimiterRegistry({ driver: 'redis', redis_url: 'redis://127.0.0.1:1', key_prefix: 'down:', on_store_error: mode })
+    const registry = createLimiterRegistry({ driver: 'redis', redis_url: 'redis://127.0.0.1:1', key_prefix: 'down:', on_store_error: mode, sync_interval_ms: 0 })
     tt.teardown(() => registry.close())
     const app = appWith(await tokenEnv({ limiters: registry }))
     const statuses = []

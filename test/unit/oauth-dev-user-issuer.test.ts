@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
+import type { UserTokenIssuerConfig } from '../../src/config/types.js'
 import { loadDevUserIssuer } from '../../src/oauth/dev-user-issuer.js'
 
-const issuerConfig = { issuer: 'https://users.lanegate.test', audience: 'lanegate', algorithms: ['EdDSA'], development_key_dir: 'dev-users' }
+const issuerConfig: UserTokenIssuerConfig = { issuer: 'https://users.lanegate.test', audience: 'lanegate', algorithms: ['EdDSA'], development_key_dir: 'dev-users', max_token_lifetime_seconds: 86400 }
 
 t.test('generates an EdDSA key on first use, reuses it after, and mints verifiable user tokens', async (t) => {
   const root = await mkdtemp(join(tmpdir(), 'lanegate-dev-users-'))

@@ -43,3 +43,18 @@ t.test('formats are known to every author', async (t) => {
     t.equal(validate('yesterday'), false, author)
   }
 })
+
+t.test('request schemas (written in gateway.yaml): strict, the first error only, no defaults; coerced for query and headers', async (t) => {
+  t.throws(() => compileSchema({ type: 'object', minimun: 1 }, 'request'), /unknown keyword/)
+  t.throws(() => compileSchema({ type: 'object', minimun: 1 }, 'coerced-request'), /unknown keyword/)
+  const query = { type: 'object', properties: { n: { type: 'integer', default: 5 }, m: { type: 'integer' } } }
+  const sent = { n: '3', m: 'x' }
+  const body = compileSchema(query, 'request')
+  t.equal(body({ ...sent }), false)
+  t.equal(body.errors?.length, 1, 'one error: the 400 names the first')
+  const coerced = compileSchema(query, 'coerced-request')
+  const copy: Record<string, unknown> = { n: '3' }
+  t.equal(coerced(copy), true)
+  t.same(copy, { n: 3 }, 'coerced, and no default filled in')
+  t.not(body, coerced)
+})

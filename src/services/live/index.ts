@@ -8,9 +8,9 @@ import { resolveLaneStore } from './lane-store.js'
 import { relayCallerRequest } from '../relay-reply.js'
 import { relayWebSocket, upgradeLimits } from '../websocket-relay.js'
 import { withoutAccessToken } from '../access-token-query.js'
-import { liveSettings, liveSettingsSchema, type LiveSettings } from './settings.js'
+import { LiveSettingsSchema, liveSettings, liveSettingsSchema } from './settings.js'
+import { blockSettings } from '../service-settings.js'
 import { websocketLimits } from '../websocket-settings.js'
-import type { ServiceConfig } from '../../config/types.js'
 
 /** The routes (ids are the YAML keys under `services.live.routes`). */
 export const liveRoutes: readonly RouteDeclaration[] = [
@@ -53,7 +53,7 @@ export const liveService: ServiceModule = {
     return { handlers: { read: handler, write: handler } }
   },
   // Only reads may be upgraded: a WebSocket starts as a GET.
-  websocketRoute: (settings, routeId) => routeId === 'read' ? websocketLimits(liveSettingsOf(settings).websocket, undefined) : undefined,
+  websocketRoute: (settings, routeId) => routeId === 'read' ? websocketLimits(blockSettings(settings, LiveSettingsSchema).websocket, undefined) : undefined,
 }
 
 function liveHandler (lanes: UpstreamRegistry<LaneConfig>) {
@@ -74,10 +74,6 @@ function liveHandler (lanes: UpstreamRegistry<LaneConfig>) {
     if (websocket !== undefined) return relayWebSocket(request, reply, lane, path, websocket, settings.max_upstream_error_body_bytes)
     return relayCallerRequest(request, reply, lane, path, settings)
   }
-}
-
-function liveSettingsOf (settings: ServiceConfig): LiveSettings {
-  return settings as unknown as LiveSettings
 }
 
 export default liveService

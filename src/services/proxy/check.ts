@@ -1,6 +1,7 @@
 import type { ServiceConfig } from '../../config/types.js'
 import type { ServiceSettingProblem } from '../service-module.js'
-import { proxySettings, type ProxyRouteEntry } from './settings.js'
+import { ProxyRouteEntrySchema, proxySettings } from './settings.js'
+import { blockRoutes } from '../service-settings.js'
 import { targetUrl } from './upstream-settings.js'
 
 /**
@@ -26,8 +27,7 @@ export function checkProxySettings (block: ServiceConfig): ServiceSettingProblem
   })
 
   const served = new Map<string, string>()
-  for (const [id, entry] of Object.entries(settings.routes)) {
-    const { methods, path, websocket } = entry as ProxyRouteEntry
+  for (const [id, { methods, path, websocket }] of Object.entries(blockRoutes(settings, ProxyRouteEntrySchema))) {
     if (websocket !== undefined && websocket !== false && !methods.includes('GET')) {
       problems.push({ path: `routes.${id}.websocket`, message: 'a WebSocket starts as a GET: a route with websocket must serve GET' })
     }

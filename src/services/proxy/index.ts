@@ -11,7 +11,8 @@ import { chainKey } from '../../runtime/snapshot.js'
 import type { RouteDeclaration, RouteHandler, ServiceModule } from '../service-module.js'
 import { checkProxySettings } from './check.js'
 import { proxiedPath } from './proxy-path.js'
-import { ProxyRouteEntrySchema, proxySettings, proxySettingsSchema, type ProxyRouteEntry } from './settings.js'
+import { ProxyRouteEntrySchema, proxySettings, proxySettingsSchema } from './settings.js'
+import { blockRoutes } from '../service-settings.js'
 import { proxyUpstreamSettings } from './upstream-settings.js'
 import { websocketLimits } from '../websocket-settings.js'
 
@@ -40,7 +41,7 @@ export const proxyService: ServiceModule = {
   },
   reconcile: reconcileProxyUpstreams,
   websocketRoute (settings, routeId) {
-    const entry = settings.routes[routeId] as unknown as ProxyRouteEntry | undefined
+    const entry = blockRoutes(settings, ProxyRouteEntrySchema)[routeId]
     return websocketLimits(entry?.websocket, proxySettings(settings).websocket)
   },
 }
@@ -62,8 +63,7 @@ const PROXY_ROUTE_ERRORS = ['bad_request', 'payload_too_large', 'upstream_error'
 
 /** The block's `routes:` as route declarations: each entry's methods on its path, body streamed (never parsed). */
 function proxyRoutes (settings: ServiceConfig): RouteDeclaration[] {
-  return Object.entries(settings.routes).map(([id, entry]) => {
-    const { methods, path } = entry as ProxyRouteEntry
+  return Object.entries(blockRoutes(settings, ProxyRouteEntrySchema)).map(([id, { methods, path }]) => {
     return {
       id,
       method: [...methods],

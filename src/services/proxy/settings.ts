@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { backendTls, policyChain } from '../../config/schema.js'
-import type { BackendTlsConfig, ServiceConfig } from '../../config/types.js'
-import { settingsProperties, type SettingsOf } from '../service-settings.js'
+import type { ServiceConfig } from '../../config/types.js'
+import { blockSettings, settingsProperties } from '../service-settings.js'
 import { WebSocketLimitsSchema, websocketSwitchSchema, type WebSocketSwitch } from '../websocket-settings.js'
 
 /** Methods a proxied route may serve (upper case; `lanegate validate` refuses `get`). */
@@ -55,7 +55,7 @@ const Upstream = Type.Object({
   }, { additionalProperties: false, default: {}, description: 'Health checks of the targets.' }),
   strip_prefix: Type.Boolean({ default: true, description: 'true: the service prefix is removed from the path sent upstream; false: sent as received.' }),
   credential: Type.Optional(Type.String({ minLength: 1, description: 'Sent upstream as the Authorization header (the caller\'s own never is).' })),
-  tls: Type.Optional(Type.Unsafe<BackendTlsConfig>(backendTls)),
+  tls: Type.Optional(backendTls),
 }, { additionalProperties: false, description: 'The upstream the service relays to.' })
 
 /** `services.<name>` settings of a `type: proxy` block beside prefix, envelope, policies and routes. */
@@ -104,5 +104,5 @@ export const proxySettingsSchema = settingsProperties(ProxySettingsSchema)
 
 /** A validated proxy block (every default filled in by the loader). */
 export function proxySettings (block: ServiceConfig): ProxySettings & ServiceConfig {
-  return block as SettingsOf<typeof ProxySettingsSchema>
+  return blockSettings(block, ProxySettingsSchema)
 }

@@ -29,3 +29,19 @@ export interface ReportDefinition<Params = Record<string, unknown>> {
   check?(params: Params): ParamErrors
   run (params: Params, context: ReportContext): Promise<ReportResult>
 }
+
+/**
+ * A report of its own parameter type as one of the list's: `check` and `run` take `Params`, which the loader's
+ * validation of the body against `parameter_schema` (param-validation.ts) makes true before either runs; TS cannot
+ * see that, and a function of `Params` is not one of `Record<string, unknown>`, hence the one assertion here.
+ */
+export function defineReport<Params> (report: ReportDefinition<Params>): ReportDefinition {
+  const { check } = report
+  return {
+    report_id: report.report_id,
+    description: report.description,
+    parameter_schema: report.parameter_schema,
+    check: check === undefined ? undefined : (params) => check(params as Params),
+    run: async (params, context) => report.run(params as Params, context),
+  }
+}
