@@ -135,3 +135,33 @@ scopes:
   t.equal(refused.code, 1)
   t.match(refused.stderr, /:4 server\.http2: needs server\.tls: HTTP\/2 is offered by ALPN on the TLS listener/)
 })
+
+/**
+ * Loaded by `--import` before the gateway: appends each synchronous read of a file under the PKI folder to a log
+ * (the TLS files are read with readFileSync), then makes the ESM named export `readFileSync` the counting one.
+ */
+const COUNT_READS = (dir: string, log: string): string => `
+import fs from 'node:fs'
+import { syncBuiltinESMExports } from 'node:module'
+const read = fs.readFileSync
+fs.readFileSync = function countedRead (file, ...rest) {
+  if (typeof file === 'string' && file.startsWith(${JSON.stringify(dir)}) && /\\.(crt|key)$/.test(file)) fs.appendFileSync(${JSON.stringify(log)}, file + '\\n')
+  return read.call(this, file, ...rest)
+}
+syncBuiltinESMExports()
+`
+
+t.test('lanegate start reads the certificate, key and client CA once: validation\'s read is what the listener serves', async (t) => {
+  const log = join(pki.dir, 'reads.log')
+  const preload = join(pki.dir, 'count-reads.mjs')
+  writeFileSync(preload, COUNT_READS(pki.dir, log))
+  writeFileSync(log, '')
+  const file = join(pki.dir, 'read-once.yaml')
+  writeFileSync(file, config('{ cert_file: gw.crt, key_file: gw.key, client_ca_file: ca.crt }'))
+  const gateway = await spawnGateway({ config: file, env: { NODE_OPTIONS: `--import ${preload}` } })
+  t.teardown(() => { gateway.child.kill('SIGTERM'); return gateway.exited })
+  const answer = await httpsGet(`${gateway.base}/healthz`, { ca, agent: false })
+  t.same([answer.status, answer.serial], [200, gw.serial])
+  t.match(gateway.output(), new RegExp(`"serial":"${gw.serial}".*"msg":"TLS certificate loaded for new connections"`))
+  t.same(readFileSync(log, 'utf8').split('\n').filter((line) => line !== ''), [gw.cert, gw.key, pki.caCert])
+})
