@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
+import { Agent } from 'node:https'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { repoPath } from '../helpers/paths.js'
@@ -7,6 +8,7 @@ import { runNode } from '../helpers/run-node.js'
 import { freePort, spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { curl, httpsGet, sClient } from '../helpers/tls-clients.js'
 import { createTestPki } from '../helpers/test-pki.js'
+import { startTlsRecordRelay } from '../helpers/tls-record-relay.js'
 
 /**
  * The HTTPS listener (issue 21) on a real `lanegate start`: the certificate made at run time by a private CA
@@ -90,6 +92,22 @@ t.test('the certificate\'s not-after time is exported as lanegate_tls_certificat
   const text = await (await fetch(`${gateway.admin ?? ''}/metrics`)).text()
   const notAfter = Math.floor(new Date(new X509Certificate(readFileSync(gw.cert)).validTo).getTime() / 1000)
   t.match(text, `lanegate_tls_certificate_expiry_timestamp_seconds{certificate="listener"} ${notAfter}\n`)
+})
+
+t.test('an answer over HTTPS keep-alive is one TLS record: head and body are encrypted and written together', async (t) => {
+  const gateway = await start(t, 'records', config('{ cert_file: gw.crt, key_file: gw.key }'))
+  const relay = await startTlsRecordRelay(gateway.port)
+  t.teardown(() => relay.close())
+  const agent = new Agent({ keepAlive: true, maxSockets: 1, ca, servername: 'localhost' })
+  t.teardown(() => agent.destroy())
+  const url = (path: string): string => `https://127.0.0.1:${relay.port}${path}`
+  // The first request carries the handshake (and TLS 1.3's session tickets): counted from the second on.
+  await httpsGet(url('/healthz'), { agent })
+  for (const [path, status] of [['/healthz', 200], ['/nowhere', 404], ['/.well-known/oauth-authorization-server', 200]] as const) {
+    const before = relay.records().length
+    for (let i = 0; i < 5; i++) t.equal((await httpsGet(url(path), { agent })).status, status)
+    t.same(relay.records().slice(before).map((record) => record.type), [23, 23, 23, 23, 23], `${path}: one application-data record per answer`)
+  }
 })
 
 t.test('lanegate validate: missing and unparsable files, a key that does not match and an expired certificate are errors with path and line', async (t) => {
