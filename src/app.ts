@@ -18,7 +18,7 @@ import { deferredRequestLoggerFactory } from './request-logger.js'
 import type { GatewayMetrics } from './observability/metrics.js'
 import { countRefusal, MeteredLogController } from './observability/instrument-app.js'
 import { addHttp2RequestTimeout } from './tls/http2-request-timeout.js'
-import { listenerTransport } from './tls/listener-tls.js'
+import { listenerTransport, type ListenerTls } from './tls/listener-tls.js'
 import { OpenWebSockets } from './websocket/open-websockets.js'
 import { routeUpgradeRequests } from './websocket/upgrade-requests.js'
 
@@ -34,11 +34,12 @@ function connectionsCheckingInterval (headersTimeoutMs: number, requestTimeoutMs
  * the same way and use `inject` or `listen({port: 0})`. Routes are registered once; their policy chains are read
  * from the current snapshot on each request, which is what makes hot reload possible. With `metrics` every
  * answer and refusal is counted (observability/instrument-app.ts); without, the app has no metrics hook at all.
+ * `listenerTls`: with `server.tls`, the pair the listener starts with (as the start read it), else read here.
  */
-export async function buildApp (gateway: Gateway, logger: Logger, metrics?: GatewayMetrics): Promise<FastifyInstance> {
+export async function buildApp (gateway: Gateway, logger: Logger, metrics?: GatewayMetrics, listenerTls?: ListenerTls): Promise<FastifyInstance> {
   const { config } = gateway.current()
   const envelopeForPath = envelopeFinder(config)
-  const app = createFastify(config.server, logger, metrics, envelopeForPath)
+  const app = createFastify(config.server, logger, metrics, envelopeForPath, listenerTls)
   addRootHooks(app, metrics)
   // HTTP/2 streams get request_timeout_ms too (node applies it to HTTP/1.1 connections only).
   if (config.server.tls !== undefined && config.server.http2 === true) addHttp2RequestTimeout(app, config.server.request_timeout_ms)
@@ -80,7 +81,7 @@ function envelopeFinder (config: GatewayConfig): (url: string) => EnvelopeName {
 }
 
 /** The fastify instance with the server settings, request ids, logging and the router's own errors. */
-function createFastify (server: GatewayConfig['server'], logger: Logger, metrics: GatewayMetrics | undefined, envelopeForPath: (url: string) => EnvelopeName): FastifyInstance {
+function createFastify (server: GatewayConfig['server'], logger: Logger, metrics: GatewayMetrics | undefined, envelopeForPath: (url: string) => EnvelopeName, listenerTls: ListenerTls | undefined): FastifyInstance {
   return Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     trustProxy: server.trusted_proxies.length > 0 ? server.trusted_proxies : false,
@@ -96,7 +97,7 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
       // (more often for sub-second settings) enforces the configured values to within ±1 s, for a timer tick
       // that walks the open connections.
       connectionsCheckingInterval: connectionsCheckingInterval(server.headers_timeout_ms, server.request_timeout_ms),
-    }),
+    }, listenerTls),
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id']

@@ -14,6 +14,7 @@ import { GatewayMetrics } from './observability/metrics.js'
 import { Readiness } from './observability/readiness.js'
 import { useMetrics } from './observability/recorders.js'
 import { ReloadHistory } from './console/reload-history.js'
+import { startingListenerTls, type ListenerTls } from './tls/listener-tls.js'
 
 export interface BootOptions {
   /** Config file to load (and to re-read on reload). */
@@ -44,6 +45,8 @@ export interface Booted {
   reloads: ReloadHistory
   /** What /readyz reports; the shutdown calls `readiness.markDraining()` first. */
   readiness: Readiness
+  /** With `server.tls`: the pair the listener started with, as validation read it (the rotation starts from it). */
+  listenerTls: ListenerTls | undefined
   /** Closes the app (waiting for in-flight requests), then the shared resources. */
   close (): Promise<void>
   /** Waits (at most `timeoutMs`) for buffered log lines to be written; immediate with a logger passed in. */
@@ -79,7 +82,10 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
       logLinesDropped: () => destination?.dropped ?? 0,
     })
   const reloads = new ReloadHistory(options.text === undefined ? options.file : undefined)
+  let listenerTls: ListenerTls | undefined
   try {
+    // The listener's files as validation read them: not read a second time for the listener (nor a third for its rotation).
+    listenerTls = config.server.tls === undefined ? undefined : startingListenerTls(config.server.tls, loaded.listenerTls)
     gateway = createGateway({
       loaded,
       shared,
@@ -88,7 +94,7 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
       adjust: options.adjust,
       onReload: metrics === undefined ? undefined : (result) => { metrics.configReloads.inc(result.outcome); reloads.record(result) },
     })
-    app = await buildApp(gateway, logger, metrics)
+    app = await buildApp(gateway, logger, metrics, listenerTls)
     await app.ready()
   } catch (error) {
     await shared.close()
@@ -102,6 +108,7 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
     metrics,
     reloads,
     readiness,
+    listenerTls,
     close: async () => {
       await app.close()
       await shared.close()

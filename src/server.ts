@@ -81,7 +81,7 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
     ? undefined
     : rotateListenerTls(tlsListener(app.server), server.tls, logger, (loaded) => {
       booted.metrics?.certificateExpiry.set('listener', Math.floor(loaded.pair.notAfter.getTime() / 1000))
-    })
+    }, { started: booted.listenerTls })
 
   let stopping = false
   const reload = (): void => {

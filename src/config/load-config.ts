@@ -10,6 +10,7 @@ import { buildIndexes, type ConfigIndexes } from './indexes.js'
 import { resolveConfigPaths } from './resolve-paths.js'
 import { buildConfigSchema, type ServiceSchema } from './schema.js'
 import { checkReferences, type ConfigWarning, type LocatedProblem } from './semantic-checks.js'
+import type { ListenerFiles } from './tls-files.js'
 import type { GatewayConfig } from './types.js'
 import { compileSchemaByContent } from './validators.js'
 
@@ -42,6 +43,8 @@ export interface LoadedConfig<Catalog = unknown> {
   /** The file's text, so a reload can tell whether anything changed. */
   source: string
   catalog: Catalog
+  /** `server.tls`'s files as validation read them: the listener starts with these (not read again). */
+  listenerTls?: ListenerFiles
 }
 
 export interface ParseOptions<Catalog> {
@@ -119,6 +122,7 @@ export async function parseConfigText<Catalog> (text: string, file: string, rule
     warnings: [...references.warnings, ...second.warnings].map((w) => ({ ...w, line: w.line ?? lineOf(doc, lineCounter, parsePath(w.path)) })),
     source: text,
     catalog: second.catalog,
+    listenerTls: references.listenerTls,
   }
   options.adjust?.(loaded)
   defaultIssuer(config)

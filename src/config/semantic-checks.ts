@@ -1,6 +1,7 @@
 import { formatPath, type ConfigProblem } from './config-error.js'
 import { buildIndexes } from './indexes.js'
 import { checkTlsSettings } from './tls-checks.js'
+import type { ListenerFiles } from './tls-files.js'
 import type { GatewayConfig, PolicyEntry } from './types.js'
 
 /** A non-fatal finding (`lanegate validate` prints them; the gateway logs them at load). */
@@ -24,7 +25,7 @@ const DAY_MS = 86_400_000
  *
  * Long by design: a list of independent checks, one per reference kind, filling one problem list.
  */
-export function checkReferences (config: GatewayConfig, now = Date.now()): { problems: LocatedProblem[], warnings: ConfigWarning[] } {
+export function checkReferences (config: GatewayConfig, now = Date.now()): { problems: LocatedProblem[], warnings: ConfigWarning[], listenerTls?: ListenerFiles } {
   const problems: LocatedProblem[] = []
   const warnings: ConfigWarning[] = []
   const report = (segments: (string | number)[], message: string): void => {
@@ -122,7 +123,7 @@ export function checkReferences (config: GatewayConfig, now = Date.now()): { pro
   const tls = checkTlsSettings(config, now)
   problems.push(...tls.problems)
   warnings.push(...tls.warnings)
-  return { problems, warnings }
+  return { problems, warnings, listenerTls: tls.listener }
 }
 
 export function policyName (entry: PolicyEntry): string {

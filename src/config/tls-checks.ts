@@ -1,5 +1,5 @@
 import { formatPath, type ConfigProblem } from './config-error.js'
-import { loadCertificatePair, readCaBundle, TlsFileError } from './tls-files.js'
+import { loadCertificatePair, readCaBundle, TlsFileError, type CertificatePair, type FileStamp, type ListenerFiles } from './tls-files.js'
 import type { BackendTlsConfig, GatewayConfig, ServerTlsConfig } from './types.js'
 
 const DAY_MS = 86_400_000
@@ -16,8 +16,10 @@ interface ConfigWarning { path: string, line?: number, message: string }
  * a file missing or not parsable, a key that does not match its certificate, and an expired certificate are
  * problems (at the setting's YAML path); a certificate ending within 14 days, `verify: false` on a backend, and
  * `server.http2` without `server.tls` (an error) are reported here too. Paths are already absolute (resolve-paths.ts).
+ * The listener's files, when they load, are returned as read (`listener`): the start hands them on to the
+ * listener and its rotation rather than reading them again.
  */
-export function checkTlsSettings (config: GatewayConfig, now: number): { problems: LocatedProblem[], warnings: ConfigWarning[] } {
+export function checkTlsSettings (config: GatewayConfig, now: number): { problems: LocatedProblem[], warnings: ConfigWarning[], listener?: ListenerFiles } {
   const problems: LocatedProblem[] = []
   const warnings: ConfigWarning[] = []
   const report = (segments: Segments, message: string): void => {
@@ -27,7 +29,7 @@ export function checkTlsSettings (config: GatewayConfig, now: number): { problem
 
   const server = config.server
   if (server.http2 === true && server.tls === undefined) report(['server', 'http2'], 'needs server.tls: HTTP/2 is offered by ALPN on the TLS listener')
-  if (server.tls !== undefined) checkServerTls(server.tls, ['server', 'tls'])
+  const listener = server.tls === undefined ? undefined : checkServerTls(server.tls, ['server', 'tls'])
 
   for (const [name, settings] of Object.entries(config.services)) {
     const tls = (settings.upstream as { tls?: BackendTlsConfig } | undefined)?.tls
@@ -38,11 +40,14 @@ export function checkTlsSettings (config: GatewayConfig, now: number): { problem
       if (store.lane?.tls !== undefined) checkBackendTls(store.lane.tls, ['organizations', i, 'stores', j, 'lane', 'tls'])
     })
   })
-  return { problems, warnings }
+  return { problems, warnings, listener }
 
-  function checkServerTls (tls: ServerTlsConfig, at: Segments): void {
-    checkPair(tls.cert_file, tls.key_file, at)
-    if (tls.client_ca_file !== undefined) checkCa(tls.client_ca_file, [...at, 'client_ca_file'])
+  function checkServerTls (tls: ServerTlsConfig, at: Segments): ListenerFiles | undefined {
+    const stamps: FileStamp[] = []
+    const pair = checkPair(tls.cert_file, tls.key_file, at, stamps)
+    const clientCa = tls.client_ca_file === undefined ? undefined : checkCa(tls.client_ca_file, [...at, 'client_ca_file'], stamps)
+    if (pair === undefined || (tls.client_ca_file !== undefined && clientCa === undefined)) return undefined
+    return { pair, clientCa, stamps }
   }
 
   function checkBackendTls (tls: BackendTlsConfig, at: Segments): void {
@@ -56,24 +61,27 @@ export function checkTlsSettings (config: GatewayConfig, now: number): { problem
     if (tls.verify === false) warn([...at, 'verify'], 'the backend\'s certificate is not verified: anyone on the path can impersonate it')
   }
 
-  function checkPair (certFile: string, keyFile: string, at: Segments): void {
+  function checkPair (certFile: string, keyFile: string, at: Segments, stamps?: FileStamp[]): CertificatePair | undefined {
     try {
-      const pair = loadCertificatePair(certFile, keyFile)
+      const pair = loadCertificatePair(certFile, keyFile, stamps)
       const left = pair.notAfter.getTime() - now
       if (left <= 0) report([...at, 'cert_file'], `${certFile}: the certificate expired on ${pair.notAfter.toISOString()}`)
       else if (left < EXPIRY_WARNING_DAYS * DAY_MS) warn([...at, 'cert_file'], `${certFile}: the certificate expires on ${pair.notAfter.toISOString()} (within ${EXPIRY_WARNING_DAYS} days): renew it`)
+      return pair
     } catch (error) {
       if (!(error instanceof TlsFileError)) throw error
       report([...at, error.field], error.message)
+      return undefined
     }
   }
 
-  function checkCa (file: string, at: Segments): void {
+  function checkCa (file: string, at: Segments, stamps?: FileStamp[]): Buffer | undefined {
     try {
-      readCaBundle(file)
+      return readCaBundle(file, 'ca_file', stamps)
     } catch (error) {
       if (!(error instanceof TlsFileError)) throw error
       report(at, error.message)
+      return undefined
     }
   }
 }

@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
+import { Agent } from 'node:https'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { repoPath } from '../helpers/paths.js'
@@ -7,6 +8,7 @@ import { runNode } from '../helpers/run-node.js'
 import { freePort, spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { curl, httpsGet, sClient } from '../helpers/tls-clients.js'
 import { createTestPki } from '../helpers/test-pki.js'
+import { startTlsRecordRelay } from '../helpers/tls-record-relay.js'
 
 /**
  * The HTTPS listener (issue 21) on a real `lanegate start`: the certificate made at run time by a private CA
@@ -92,6 +94,22 @@ t.test('the certificate\'s not-after time is exported as lanegate_tls_certificat
   t.match(text, `lanegate_tls_certificate_expiry_timestamp_seconds{certificate="listener"} ${notAfter}\n`)
 })
 
+t.test('an answer over HTTPS keep-alive is one TLS record: head and body are encrypted and written together', async (t) => {
+  const gateway = await start(t, 'records', config('{ cert_file: gw.crt, key_file: gw.key }'))
+  const relay = await startTlsRecordRelay(gateway.port)
+  t.teardown(() => relay.close())
+  const agent = new Agent({ keepAlive: true, maxSockets: 1, ca, servername: 'localhost' })
+  t.teardown(() => agent.destroy())
+  const url = (path: string): string => `https://127.0.0.1:${relay.port}${path}`
+  // The first request carries the handshake (and TLS 1.3's session tickets): counted from the second on.
+  await httpsGet(url('/healthz'), { agent })
+  for (const [path, status] of [['/healthz', 200], ['/nowhere', 404], ['/.well-known/oauth-authorization-server', 200]] as const) {
+    const before = relay.records().length
+    for (let i = 0; i < 5; i++) t.equal((await httpsGet(url(path), { agent })).status, status)
+    t.same(relay.records().slice(before).map((record) => record.type), [23, 23, 23, 23, 23], `${path}: one application-data record per answer`)
+  }
+})
+
 t.test('lanegate validate: missing and unparsable files, a key that does not match and an expired certificate are errors with path and line', async (t) => {
   const other = pki.issue('other', 'other')
   const expired = pki.issue('expired', 'localhost', { expired: true })
@@ -134,4 +152,34 @@ scopes:
   const refused = await runNode(repoPath('bin/lanegate.js'), ['validate', h2], { env: {} })
   t.equal(refused.code, 1)
   t.match(refused.stderr, /:4 server\.http2: needs server\.tls: HTTP\/2 is offered by ALPN on the TLS listener/)
+})
+
+/**
+ * Loaded by `--import` before the gateway: appends each synchronous read of a file under the PKI folder to a log
+ * (the TLS files are read with readFileSync), then makes the ESM named export `readFileSync` the counting one.
+ */
+const COUNT_READS = (dir: string, log: string): string => `
+import fs from 'node:fs'
+import { syncBuiltinESMExports } from 'node:module'
+const read = fs.readFileSync
+fs.readFileSync = function countedRead (file, ...rest) {
+  if (typeof file === 'string' && file.startsWith(${JSON.stringify(dir)}) && /\\.(crt|key)$/.test(file)) fs.appendFileSync(${JSON.stringify(log)}, file + '\\n')
+  return read.call(this, file, ...rest)
+}
+syncBuiltinESMExports()
+`
+
+t.test('lanegate start reads the certificate, key and client CA once: validation\'s read is what the listener serves', async (t) => {
+  const log = join(pki.dir, 'reads.log')
+  const preload = join(pki.dir, 'count-reads.mjs')
+  writeFileSync(preload, COUNT_READS(pki.dir, log))
+  writeFileSync(log, '')
+  const file = join(pki.dir, 'read-once.yaml')
+  writeFileSync(file, config('{ cert_file: gw.crt, key_file: gw.key, client_ca_file: ca.crt }'))
+  const gateway = await spawnGateway({ config: file, env: { NODE_OPTIONS: `--import ${preload}` } })
+  t.teardown(() => { gateway.child.kill('SIGTERM'); return gateway.exited })
+  const answer = await httpsGet(`${gateway.base}/healthz`, { ca, agent: false })
+  t.same([answer.status, answer.serial], [200, gw.serial])
+  t.match(gateway.output(), new RegExp(`"serial":"${gw.serial}".*"msg":"TLS certificate loaded for new connections"`))
+  t.same(readFileSync(log, 'utf8').split('\n').filter((line) => line !== ''), [gw.cert, gw.key, pki.caCert])
 })
