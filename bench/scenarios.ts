@@ -302,8 +302,11 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
         else {
           try {
             const nginx = await servers.nginx(true)
+            const nginxPlain = await servers.nginx(false)
             const lane = await servers.lane()
             plan.variants.push(
+              // nginx's own HTTPS ÷ plain in the same rounds: what TLS costs a proxy written in C, beside ours.
+              { name: 'nginx', role: 'peer', server: nginxPlain, upstream: lane, request: { url: nginxPlain.url + LANE_PATH, method: 'GET' }, expect: OK },
               { name: 'nginx-https', role: 'peer', server: nginx, upstream: lane, request: { url: nginx.url + LANE_PATH, method: 'GET' }, expect: OK },
               { name: 'nginx-https-handshakes', role: 'peer', server: nginx, upstream: lane, request: { url: nginx.url + LANE_PATH, method: 'GET', reconnectRate: 1 }, expect: OK },
             )

@@ -37,6 +37,8 @@ export const TARGETS = {
   cacheHitRatio: 0.6,
   /** Issue 23: the gateway's CPU per request with the console open ÷ with it closed, same rounds (≤ 3 % more). */
   consoleCpuRatio: 1.03,
+  /** Issue 21: an authenticated GET over HTTPS keep-alive at least this share of the same over plain HTTP. */
+  httpsKeepAliveRatio: 0.9,
   /** Issue 25: the api-key GET's server CPU per request at most this much above auth-get's (same rounds). */
   apiKeyCpuOverAuthGet: 0.10,
   rssBytes: 200 * 1024 * 1024,
@@ -118,6 +120,25 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   const overNginx = perRound(scenarios, 'latency-c1', 'lanegate-live', 'nginx', (gw, peer) => gw.latencyMs.p99 - peer.latencyMs.p99)
   if (overNginx !== undefined) {
     checks.push({ scenario: 'latency-c1', what: 'added p99 at c=1 of the live proxy minus nginx\'s, same rounds', goal: `≤ ${TARGETS.addedP99OverNginxMs} ms`, measured: `${round3(overNginx.median)} ms (${round3(overNginx.min)}–${round3(overNginx.max)})`, met: overNginx.median <= TARGETS.addedP99OverNginxMs })
+  }
+  const tls = scenarios.find((s) => s.id === 'tls')
+  const https = tls?.variants.find((v) => v.name === 'lanegate-auth-get-https')
+  if (https !== undefined && Number.isFinite(https.ratio.median)) {
+    // CPU per request within each round, plain ÷ HTTPS, for lanegate and for nginx (whose own TLS cost is the yardstick).
+    const cpu = (r: LoadResult): number => r.serverCpuMicros / r.requests
+    const ours = perRound(scenarios, 'tls', 'lanegate-auth-get-https', 'lanegate-auth-get', (a, b) => cpu(b) / cpu(a))
+    const nginxRatio = perRound(scenarios, 'tls', 'nginx-https', 'nginx', (a, b) => a.rps / b.rps)
+    const nginxCpu = perRound(scenarios, 'tls', 'nginx-https', 'nginx', (a, b) => cpu(b) / cpu(a))
+    const beside = nginxRatio === undefined || nginxCpu === undefined
+      ? ''
+      : `; nginx's HTTPS ÷ plain, same rounds: ${round3(nginxRatio.median)}× (CPU per request ${round3(nginxCpu.median)}×)`
+    checks.push({
+      scenario: 'tls',
+      what: 'authenticated GET over HTTPS keep-alive ÷ over plain HTTP, same rounds',
+      goal: `≥ ${TARGETS.httpsKeepAliveRatio}×`,
+      measured: `${round3(https.ratio.median)}× (${round3(https.ratio.min)}–${round3(https.ratio.max)}${ours === undefined ? '' : `; CPU per request ${round3(ours.median)}×`})${beside}`,
+      met: https.ratio.median >= TARGETS.httpsKeepAliveRatio,
+    })
   }
   for (const scenario of scenarios) {
     for (const pair of scenario.console?.pairs ?? []) {

@@ -123,6 +123,25 @@ t.test('issue 16 targets: auth-get against the same answer and the c=1 tail agai
   t.same(checkTargets([{ ...latency, runs: latency.runs.filter((r) => r.variant !== 'nginx') }]), [], 'no nginx in the rounds: no tail check')
 })
 
+t.test('issue 21 target: HTTPS keep-alive ÷ plain, with nginx\'s own HTTPS ÷ plain of the same rounds beside it', async (t) => {
+  const run = (round: number, variant: string, rps: number, cpuPerRequest: number) => ({ round, variant, result: result(rps, { serverCpuMicros: rps * 2 * cpuPerRequest }) })
+  const variants = summarizeVariants([{ name: 'lanegate-auth-get', role: 'baseline' }, { name: 'lanegate-auth-get-https', role: 'subject' }],
+    [{ 'lanegate-auth-get': result(1000), 'lanegate-auth-get-https': result(900) }, { 'lanegate-auth-get': result(1000), 'lanegate-auth-get-https': result(850) }, { 'lanegate-auth-get': result(1000), 'lanegate-auth-get-https': result(800) }], { latency: false })
+  const tls: ScenarioResult = {
+    ...scenario('tls', 'throughput', variants),
+    runs: [
+      run(1, 'lanegate-auth-get', 1000, 20), run(1, 'lanegate-auth-get-https', 850, 24), run(1, 'nginx', 1000, 10), run(1, 'nginx-https', 800, 12.5),
+    ],
+  }
+  t.same(checkTargets([tls]).filter((c) => c.scenario === 'tls'), [{
+    scenario: 'tls',
+    what: 'authenticated GET over HTTPS keep-alive ÷ over plain HTTP, same rounds',
+    goal: '≥ 0.9×',
+    measured: '0.85× (0.8–0.9; CPU per request 0.833×); nginx\'s HTTPS ÷ plain, same rounds: 0.8× (CPU per request 0.8×)',
+    met: false,
+  }])
+})
+
 t.test('issue 16 Redis target: held by the pre-counting variant; the exact one (a round trip per request) is reported', async (t) => {
   const variants = summarizeVariants([
     { name: 'lanegate-auth-get', role: 'baseline' },
