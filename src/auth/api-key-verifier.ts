@@ -71,6 +71,9 @@ interface SlotEntry {
  * - first-seen keys share `maxConcurrent` scrypt runs; `maxQueued` more wait; any beyond are answered `busy`
  *   without scrypt work. A flood of distinct wrong keys therefore takes at most `maxConcurrent` threads, while
  *   keys already verified keep being answered from the cache.
+ *
+ * Long by design: a factory whose short named closures share the caches, the per-snapshot indexes and the scrypt
+ * slots.
  */
 export function createApiKeyVerifier (options: ApiKeyVerifierOptions = {}): ApiKeyVerifier {
   const hmacKey = randomBytes(32)

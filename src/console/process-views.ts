@@ -60,7 +60,7 @@ const LATEST_DISPATCHES = 10
 /** How many keys per limit. */
 const CLOSEST_KEYS = 10
 
-/** One process's raw answer for `view`. */
+/** One process's raw answer for `view`. Long by design: a table of the views, one short case each. */
 export async function processView (booted: Booted, state: ConsoleState, view: ViewName, query: ViewQuery): Promise<unknown> {
   const snapshot = booted.gateway.current()
   const { config } = snapshot

@@ -46,6 +46,8 @@ export interface UpstreamWebSocket {
  * - no answer within `connect_ms` + `response_ms`, refused, reset: 502 `upstream_error` with `upstream_failure`;
  * - every target ejected: 502 `upstream_failure: 'ejected'`.
  * Each upgrade is counted once in `lanegate_upstream_*` like a relayed request.
+ *
+ * Long by design: one promise whose handlers (upgrade, answer, error, timeout) settle it once and share its timer.
  */
 export function connectUpstreamWebSocket (upstream: Upstream, input: WebSocketConnectInput): Promise<UpstreamWebSocket> {
   const { label, timeouts, credential } = upstream.settings
