@@ -52,7 +52,7 @@ t.test('a tiny auth-get run writes a result file and a report, with only 2xx ans
   t.match(markdown, '| lanegate-auth-get | subject |')
 })
 
-t.test('--console runs the subject with the console open beside it closed in every round, then both idle', async (t) => {
+t.test('--console runs the subject with the console open beside it closed, and a closed twin, in every round, then both idle', async (t) => {
   const out = await mkdtemp(join(tmpdir(), 'lanegate-bench-smoke-console-'))
   t.teardown(() => rm(out, { recursive: true, force: true }))
   const res = await runHarness(['--scenario', 'auth-get', '--console', '--duration', '0.5', '--warmup', '0', '--rounds', '2', '--connections', '4', '--no-peers', '--out', out])
@@ -61,21 +61,25 @@ t.test('--console runs the subject with the console open beside it closed in eve
   const result = JSON.parse(await readFile(join(out, json), 'utf8')) as BenchResult
   t.same(result.failures, [])
   const [scenario] = result.scenarios
-  t.same(scenario.variants.map((v) => [v.name, v.role]).slice(-1), [['lanegate-auth-get+console', 'peer']])
+  t.same(scenario.variants.map((v) => [v.name, v.role]).slice(-2), [['lanegate-auth-get+console', 'peer'], ['lanegate-auth-get+closed-twin', 'peer']])
   // Open and closed in the same rounds (the earlier --console opened it on every gateway: one sitting each way).
   for (const round of [1, 2]) {
     const names = scenario.runs.filter((r) => r.round === round).map((r) => r.variant)
-    t.ok(names.includes('lanegate-auth-get') && names.includes('lanegate-auth-get+console'), `round ${round} ran both: ${names.join(', ')}`)
+    t.ok(['lanegate-auth-get', 'lanegate-auth-get+console', 'lanegate-auth-get+closed-twin'].every((n) => names.includes(n)), `round ${round} ran all three: ${names.join(', ')}`)
   }
   const measured = scenario.console
-  t.same(measured?.pairs.map((p) => [p.closed, p.open, p.rounds]), [['lanegate-auth-get', 'lanegate-auth-get+console', 2]])
+  // The control: a second closed gateway of the same config, paired like the open one.
+  t.same(measured?.pairs.map((p) => [p.closed, p.open, p.rounds]), [['lanegate-auth-get', 'lanegate-auth-get+console', 2], ['lanegate-auth-get', 'lanegate-auth-get+closed-twin', 2]])
   t.ok((measured?.pairs[0]?.cpuRatio.median ?? 0) > 0, 'a CPU ratio was taken')
   t.same([measured?.idle?.windows, measured?.idle?.seconds], [2, 0.5])
   t.ok((measured?.idle?.openCpuUsPerSecond.median ?? -1) >= 0, 'idle CPU read')
   t.equal(measured?.polls.failed, 0)
   t.ok((measured?.polls.ok ?? 0) >= 1, `${measured?.polls.ok} poll rounds answered`)
-  t.ok(result.targets.some((target) => target.what.startsWith('gateway CPU per request with the console open')), 'the issue-23 goal is checked')
+  const goal = result.targets.filter((target) => target.what.startsWith('gateway CPU per request with the console open'))
+  t.equal(goal.length, 1, 'the issue-23 goal is checked once (the twin is not a goal of its own)')
+  t.match(goal[0]?.measured, /a second closed gateway ÷ closed: [\d.]+×/)
   t.match(res.stdout, '| lanegate-auth-get | lanegate-auth-get+console | 2 |')
+  t.match(res.stdout, '| lanegate-auth-get | lanegate-auth-get+closed-twin | 2 |')
 })
 
 t.test('a tiny websocket run echoes through the gateway and the lane directly, and measures idle connections', async (t) => {
