@@ -28,9 +28,9 @@ export function loadListenerTls (tls: ServerTlsConfig): ListenerTls {
  * time (the rotation still learns of a change made since, by the files' stamps).
  */
 export function startingListenerTls (tls: ServerTlsConfig, read: ListenerFiles | undefined): ListenerTls {
-  const files = read?.stamps.map((stamp) => stamp.file)
   const own = [tls.cert_file, tls.key_file, ...(tls.client_ca_file === undefined ? [] : [tls.client_ca_file])]
-  return read !== undefined && JSON.stringify(files) === JSON.stringify(own) ? listenerTlsFrom(tls, read) : loadListenerTls(tls)
+  const same = read !== undefined && read.stamps.length === own.length && read.stamps.every((stamp, i) => stamp.file === own[i])
+  return same ? listenerTlsFrom(tls, read) : loadListenerTls(tls)
 }
 
 /** The node:http options fastify's server is created with (limits and timeouts), whatever the transport. */
@@ -42,7 +42,8 @@ export interface HttpLimits {
 
 /**
  * fastify's transport options for `server`: plain HTTP (`http`), HTTPS (`https`: node's https server takes the
- * same limits; `listenerTls` is the material already read, else the files are read), or HTTPS with HTTP/2 (`http2` + `https` with `allowHTTP1`: ALPN picks h2 or http/1.1). With
+ * same limits; `listenerTls` is the material already read, else the files are read), or HTTPS with HTTP/2
+ * (`http2` + `https` with `allowHTTP1`: ALPN picks h2 or http/1.1). With
  * `client_ca_file` callers are asked for a certificate but a handshake without one, or with one the CA did not
  * sign, still completes: the `client-certificate` policy answers 401/403 in the route's envelope, and routes that
  * do not ask for one stay open to every caller.

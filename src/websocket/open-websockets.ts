@@ -15,6 +15,9 @@ export interface WebSocketRecorder {
   closed (service: string, route: string, code: number): void
 }
 
+/** Where the messages of a gateway without metrics are counted: one throwaway pair for every connection. */
+const UNCOUNTED = { in: { value: 0 }, out: { value: 0 } }
+
 /**
  * The gateway's open WebSockets: accepts a caller's upgrade once its upstream answered 101, and ends connections
  * when their right to exist ends, on events only (an idle connection costs no periodic work):
@@ -26,9 +29,6 @@ export interface WebSocketRecorder {
  * - shutdown: `closeAll(1001)` before the listener closes.
  * - the token's `exp` and the idle timeout: each connection's one timer (open-websocket.ts).
  */
-/** Where the messages of a gateway without metrics are counted: one throwaway pair for every connection. */
-const UNCOUNTED = { in: { value: 0 }, out: { value: 0 } }
-
 export class OpenWebSockets {
   private readonly open = new Set<OpenWebSocket>()
   /** One `ws` server per message size limit (its `maxPayload` is per server). */
