@@ -167,6 +167,29 @@ t.test('a reload that removes the route\'s block closes with 1001', async (t) =>
   t.ok(gone.at - reloadAt < CLOSE_BOUND_MS, `closed ${gone.at - reloadAt} ms after the reload`)
 })
 
+t.test('a reload while the upstream handshake is under way: the connection is rechecked when it is accepted', async (t) => {
+  await rewriteAndReload(gateway, file, config(lane, key, join(dir, 'data')))
+  const roToken = await waitFor(async () => {
+    const token = await tokenFor('pricing-ro', 'demo-content-secret')
+    ;(await open('/events/ready', token)).terminate()
+    return token
+  }, { what: 'the restored config to apply (pricing-ro upgrades again)', intervalMs: 50 })
+  const reloadsBefore = (gateway.output().match(/config reloaded/g) ?? []).length
+  // The caller's upgrade has passed the chain; the upstream holds its 101 while the account is revoked.
+  const opening = open('/events/held', roToken)
+  await waitFor(() => lane.held.length > 0, { what: 'the upstream to receive the held handshake' })
+  await rewriteAndReload(gateway, file, config(lane, key, join(dir, 'data'), { roStatus: 'revoked' }))
+  await waitFor(() => (gateway.output().match(/config reloaded/g) ?? []).length > reloadsBefore, { what: 'the revoking reload to apply' })
+  const release = lane.held.shift() as () => void
+  release()
+  const ws = await opening
+  const stillOpen = { code: 0, reason: `still open ${CLOSE_BOUND_MS} ms after it was accepted`, at: 0 }
+  // A bound, so the missing recheck fails here rather than at tap's timeout (unref'd: it holds nothing open).
+  const closed = await Promise.race([closeOf(ws), new Promise<typeof stillOpen>((resolve) => { setTimeout(resolve, CLOSE_BOUND_MS, stillOpen).unref() })])
+  ws.terminate()
+  t.same([closed.code, closed.reason], [1008, 'unauthenticated'], 'accepted after the swap its upgrade did not see: closed at once')
+})
+
 t.test('SIGTERM closes every WebSocket with 1001 at once, not at the end of the grace period, then the process exits', async (t) => {
   const token = await tokenFor('pricing-rw', 'demo-exchange-secret')
   const sockets = await Promise.all([1, 2, 3].map((i) => open(`/v1/stores/org_store_1/live/s${i}`, token)))

@@ -16,6 +16,8 @@ export interface WsBackend {
   handshakes: Array<{ url: string, headers: IncomingHttpHeaders, clientCn?: string }>
   /** Its side of each accepted connection, in order. */
   sockets: WebSocket[]
+  /** Upgrades to `/held…` not yet answered: calling one answers it 101 (and the connection echoes). */
+  held: Array<() => void>
   server: Server
 }
 
@@ -27,7 +29,8 @@ export interface WsBackendTls {
 }
 
 /**
- * Paths: `/refuse…` answers the upgrade 403 with a JSON body; `/silent…` accepts and never sends; `/push…` sends
+ * Paths: `/refuse…` answers the upgrade 403 with a JSON body; `/held…` answers it only when the test calls its entry
+ * of `held` (a handshake kept under way); `/silent…` accepts and never sends; `/push…` sends
  * `event 1` at once and `event 2` when the client sends `next`; anything else echoes every message as it came
  * (text stays text, binary stays binary). Plain GETs answer 200 `plain <url>`. The subprotocol `chat.v2` is chosen
  * when offered. With `tls` it is a `wss` backend (`url` is then https://…).
@@ -35,6 +38,7 @@ export interface WsBackendTls {
 export async function startWsBackend (t: Teardown, maxPayload = 64 * 1024 * 1024, tls?: WsBackendTls): Promise<WsBackend> {
   const handshakes: WsBackend['handshakes'] = []
   const sockets: WebSocket[] = []
+  const held: Array<() => void> = []
   const plain = (req: IncomingMessage, res: ServerResponse): void => {
     res.writeHead(200, { 'content-type': 'text/plain' })
     res.end(`plain ${req.url ?? ''}`)
@@ -62,7 +66,7 @@ export async function startWsBackend (t: Teardown, maxPayload = 64 * 1024 * 1024
       socket.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`)
       return
     }
-    wss.handleUpgrade(req, socket, head, (ws) => {
+    const accept = (): void => { wss.handleUpgrade(req, socket, head, (ws) => {
       sockets.push(ws)
       const url = req.url ?? ''
       if (url.includes('/silent')) return
@@ -72,7 +76,9 @@ export async function startWsBackend (t: Teardown, maxPayload = 64 * 1024 * 1024
         return
       }
       ws.on('message', (data, isBinary) => { ws.send(data, { binary: isBinary }) })
-    })
+    }) }
+    if ((req.url ?? '').includes('/held')) held.push(accept)
+    else accept()
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
@@ -81,5 +87,5 @@ export async function startWsBackend (t: Teardown, maxPayload = 64 * 1024 * 1024
     server.closeAllConnections()
     await new Promise<void>((resolve) => server.close(() => resolve()))
   })
-  return { url: `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`, handshakes, sockets, server }
+  return { url: `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`, handshakes, sockets, held, server }
 }
