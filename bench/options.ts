@@ -30,7 +30,7 @@ export interface BenchOptions {
   outDir: string
   /** Pin servers to core 0 and the load generator to core 1 (needs taskset and two cores). */
   pin: boolean
-  /** Include the peers found on the machine (nginx, fast-gateway, Express Gateway, raw http-proxy-3). */
+  /** Include the peers found on the machine (nginx, fast-gateway, Express Gateway, raw http-proxy-3, the undici floor). */
   peers: boolean
   /** Run the gateway under `node --cpu-prof` and print where its time went. */
   profile: boolean
@@ -62,7 +62,7 @@ export const USAGE = `npm run bench -- [options]
   --soak-minutes N        memory scenario: keep serving N more minutes, RSS sampled every 30 s (default 0)
   --out DIR               where <date>.json and <date>.md go (default bench/results)
   --no-pin                do not pin processes to cores with taskset
-  --no-peers              skip nginx / fast-gateway / Express Gateway / http-proxy-3
+  --no-peers              skip nginx / fast-gateway / Express Gateway / http-proxy-3 / undici-floor
   --profile               profile the gateway (node --cpu-prof) and list its hot spots
   --console               also run auth-get's and live-proxy's subject on a gateway with the operator console open
                           (polled once a second from a process on the load generator's core), in the same rounds:

@@ -7,7 +7,7 @@ import { PEERS_DIR } from './paths.js'
  * Peer gateways the live-proxy scenario compares with, when present on the machine. None of them is a project
  * dependency: `npm run bench:peers` installs nginx (Debian) and the npm ones into the ignored bench/peers/.
  */
-export const PEER_NAMES = ['nginx', 'fast-gateway', 'express-gateway', 'express-gateway-jwt', 'http-proxy-3'] as const
+export const PEER_NAMES = ['nginx', 'fast-gateway', 'express-gateway', 'express-gateway-jwt', 'http-proxy-3', 'undici-floor'] as const
 export type PeerName = typeof PEER_NAMES[number]
 
 /** The npm packages `bench:peers` installs, and the versions the harness was written against. */
@@ -33,7 +33,8 @@ export function peerMissing (name: PeerName): string | undefined {
     case 'fast-gateway': return npmPeerInstalled('fast-gateway') ? undefined : 'fast-gateway is not in bench/peers (npm run bench:peers)'
     case 'express-gateway':
     case 'express-gateway-jwt': return npmPeerInstalled('express-gateway') ? undefined : 'express-gateway is not in bench/peers (npm run bench:peers)'
-    case 'http-proxy-3': return undefined
+    case 'http-proxy-3':
+    case 'undici-floor': return undefined
   }
 }
 

@@ -151,6 +151,10 @@ async function peerVariant (servers: ServerSet, peer: PeerName): Promise<Prepare
       const server = await servers.httpProxy()
       return { ...base, server, request: { url: server.url + LANE_PATH, method: 'GET' } }
     }
+    case 'undici-floor': {
+      const server = await servers.undiciFloor()
+      return { ...base, server, request: { url: server.url + LANE_PATH, method: 'GET' } }
+    }
   }
 }
 

@@ -234,6 +234,11 @@ export class ServerSet {
     return this.once('http-proxy-3', async () => this.node('http-proxy-3', './servers/http-proxy.js', ['--target', (await this.lane()).url]))
   }
 
+  /** lanegate's relay engine alone (node:http + an undici Pool, nothing else) in front of the lane. */
+  undiciFloor (): Promise<RunningServer> {
+    return this.once('undici-floor', async () => this.node('undici-floor', './servers/undici-floor.js', ['--target', (await this.lane()).url]))
+  }
+
   /** fast-gateway (from bench/peers) in front of the lane. */
   fastGateway (): Promise<RunningServer> {
     return this.once('fast-gateway', async () => this.node('fast-gateway', './servers/fast-gateway.js', ['--target', (await this.lane()).url]))

@@ -24,6 +24,8 @@ export const TARGETS = {
    */
   authGetRedisRatio: 0.6,
   liveProxyRatio: 0.15,
+  /** Issue 24: the live relay's gateway CPU per request at most this multiple of nginx's, same rounds. */
+  liveCpuOverNginx: 3,
   /** Issue 13: the proxy service ÷ its upstream direct, at least the live proxy's target. */
   proxyServiceRatio: 0.15,
   /** Issue 13: with two equal targets each gets 50 % ± this share of the requests. */
@@ -81,6 +83,7 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   if (live !== undefined) {
     checks.push({ scenario: 'live-proxy', what: 'live proxy through the full chain ÷ lane direct', goal: `≥ ${TARGETS.liveProxyRatio}×`, measured: `${live.ratio.median}× (${live.ratio.min}–${live.ratio.max})`, met: live.ratio.median >= TARGETS.liveProxyRatio })
   }
+  relayFloorChecks(scenarios, checks)
   const proxy = subject('proxy-service', 'lanegate-proxy-service')
   if (proxy !== undefined) {
     checks.push({ scenario: 'proxy-service', what: 'proxy service through the full chain ÷ one target direct', goal: `≥ ${TARGETS.proxyServiceRatio}×`, measured: `${proxy.ratio.median}× (${proxy.ratio.min}–${proxy.ratio.max})`, met: proxy.ratio.median >= TARGETS.proxyServiceRatio })
@@ -125,7 +128,7 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   const https = tls?.variants.find((v) => v.name === 'lanegate-auth-get-https')
   if (https !== undefined && Number.isFinite(https.ratio.median)) {
     // CPU per request within each round, plain ÷ HTTPS, for lanegate and for nginx (whose own TLS cost is the yardstick).
-    const cpu = (r: LoadResult): number => r.serverCpuMicros / r.requests
+    const cpu = cpuPerRequest
     const ours = perRound(scenarios, 'tls', 'lanegate-auth-get-https', 'lanegate-auth-get', (a, b) => cpu(b) / cpu(a))
     const nginxRatio = perRound(scenarios, 'tls', 'nginx-https', 'nginx', (a, b) => a.rps / b.rps)
     const nginxCpu = perRound(scenarios, 'tls', 'nginx-https', 'nginx', (a, b) => cpu(b) / cpu(a))
@@ -190,6 +193,34 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
  * `measure(subject, peer)` in every round where both variants of scenario `id` ran, spread over those rounds;
  * undefined when no round had both (the peer was skipped, or the scenario did not run).
  */
+/** Gateway CPU per request of one measurement (µs). */
+function cpuPerRequest (result: LoadResult): number {
+  return result.requests === 0 ? Number.NaN : result.serverCpuMicros / result.requests
+}
+
+/**
+ * Issue 24's relay goal, by CPU per request within each round: lanegate's live relay against nginx, split at the
+ * Node floor (`undici-floor`: node:http and an undici pool with nothing between them, the engine lanegate relays
+ * with). What the floor costs above nginx is Node's; what lanegate costs above the floor is lanegate's.
+ */
+function relayFloorChecks (scenarios: readonly ScenarioResult[], checks: TargetCheck[]): void {
+  const ratio = (subject: string, peer: string): Spread | undefined =>
+    perRound(scenarios, 'live-proxy', subject, peer, (a, b) => cpuPerRequest(a) / cpuPerRequest(b))
+  const show = (s: Spread): string => `${round3(s.median)}× (${round3(s.min)}–${round3(s.max)})`
+  const overNginx = ratio('lanegate-live', 'nginx')
+  if (overNginx !== undefined) {
+    checks.push({ scenario: 'live-proxy', what: 'live relay\'s gateway CPU per request ÷ nginx\'s, same rounds', goal: `≤ ${TARGETS.liveCpuOverNginx}×`, measured: show(overNginx), met: overNginx.median <= TARGETS.liveCpuOverNginx })
+  }
+  const floorOverNginx = ratio('undici-floor', 'nginx')
+  if (floorOverNginx !== undefined) {
+    checks.push({ scenario: 'live-proxy', what: 'the Node floor (node:http + undici, nothing else) ÷ nginx, CPU per request', goal: `≤ ${TARGETS.liveCpuOverNginx}× (reported)`, measured: show(floorOverNginx), met: floorOverNginx.median <= TARGETS.liveCpuOverNginx, reportOnly: true })
+  }
+  const overFloor = ratio('lanegate-live', 'undici-floor')
+  if (overFloor !== undefined) {
+    checks.push({ scenario: 'live-proxy', what: 'live relay (full chain) ÷ the Node floor, CPU per request', goal: 'reported', measured: show(overFloor), met: true, reportOnly: true })
+  }
+}
+
 function perRound (scenarios: readonly ScenarioResult[], id: string, subject: string, peer: string,
   measure: (subject: LoadResult, peer: LoadResult) => number): Spread | undefined {
   const runs = scenarios.find((s) => s.id === id)?.runs ?? []
