@@ -52,7 +52,7 @@ export function takeOverReplyHeaders (request: FastifyRequest, reply: FastifyRep
   // getHeaders() is a fresh object (fastify copies its own and the raw response's), so it is filled in place.
   const headers = reply.getHeaders() as OutgoingHttpHeaders
   for (const name in headers) if (headers[name] === undefined) delete headers[name]
-  Object.assign(headers, relayedResponseHeaders(upstreamHeaders))
+  relayedResponseHeaders(upstreamHeaders, headers)
   headers['x-request-id'] = String(request.id)
   if (hooks !== undefined) runRelayedHeadHooks(hooks, request, status, headers)
   reply.hijack()

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http'
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http'
 
 /** RFC 9110 §7.6.1 hop-by-hop headers, plus the proxy-specific ones http-proxy-3 leaves in place (its #28). */
 const HOP_BY_HOP = new Set([
@@ -59,7 +59,9 @@ export interface UpstreamRequestHeaderInput {
 export function upstreamRequestHeaders (incoming: IncomingHttpHeaders, input: UpstreamRequestHeaderInput): Record<string, string | string[]> {
   const listed = connectionListed(incoming)
   const out: Record<string, string | string[]> = {}
-  for (const [name, value] of Object.entries(incoming)) {
+  // for…in, not Object.entries: no [name, value] array per header on every relayed request.
+  for (const name in incoming) {
+    const value = incoming[name]
     if (value === undefined) continue
     if (HOP_BY_HOP.has(name) || REQUEST_DROP.has(name) || listed.has(name) || name.startsWith('x-forwarded-')) continue
     // An HTTP/2 caller's pseudo-headers (`:method`, `:path`, `:authority`, `:scheme`) are not HTTP/1.1 headers.
@@ -77,11 +79,14 @@ export function upstreamRequestHeaders (incoming: IncomingHttpHeaders, input: Up
   return out
 }
 
-/** The upstream response headers relayed to the caller (for 1xx-3xx answers; errors are rendered by the gateway). */
-export function relayedResponseHeaders (incoming: IncomingHttpHeaders): Record<string, string | string[]> {
+/**
+ * The upstream response headers relayed to the caller (for 1xx-3xx answers; errors are rendered by the gateway),
+ * written into `out` (the caller's headers so far, which they override) or a new object.
+ */
+export function relayedResponseHeaders (incoming: IncomingHttpHeaders, out: OutgoingHttpHeaders = {}): OutgoingHttpHeaders {
   const listed = connectionListed(incoming)
-  const out: Record<string, string | string[]> = {}
-  for (const [name, value] of Object.entries(incoming)) {
+  for (const name in incoming) {
+    const value = incoming[name]
     if (value === undefined) continue
     if (HOP_BY_HOP.has(name) || RESPONSE_DROP.has(name) || listed.has(name)) continue
     out[name] = value
