@@ -1,0 +1,59 @@
+/**
+ * The GC preload's memory (bench/gc-preload.ts): the last `capacity` pauses of a server process in fixed typed
+ * arrays, so recording a pause allocates nothing and the server's heap does not grow with the run. Pure, so the
+ * window selection can be tested on made-up pauses.
+ */
+
+/** One garbage-collection pause, on the run's monotonic clock (bench/mono-clock.ts). */
+export interface GcPause {
+  startMs: number
+  durationMs: number
+  /** V8's kind (perf_hooks constants: 1 minor/scavenge, 2 major/mark-compact, 4 incremental, 8 weak callbacks). */
+  kind: number
+}
+
+/** The pauses of a time window, and whether the ring still held all of them. */
+export interface GcWindowPauses {
+  pauses: GcPause[]
+  /** False when pauses older than the ring's capacity were overwritten and the window reaches back to them. */
+  complete: boolean
+}
+
+/** A ring of the last `capacity` pauses. */
+export class GcRing {
+  private readonly starts: Float64Array
+  private readonly durations: Float64Array
+  private readonly kinds: Uint8Array
+  /** Pauses pushed since the start (the next slot is pushed % capacity). */
+  private pushed = 0
+
+  constructor (readonly capacity = 16_384) {
+    this.starts = new Float64Array(capacity)
+    this.durations = new Float64Array(capacity)
+    this.kinds = new Uint8Array(capacity)
+  }
+
+  push (startMs: number, durationMs: number, kind: number): void {
+    const slot = this.pushed % this.capacity
+    this.starts[slot] = startMs
+    this.durations[slot] = durationMs
+    this.kinds[slot] = kind
+    this.pushed++
+  }
+
+  /** The pauses that overlap [fromMs, toMs] (a pause that began before the window and ran into it counts), oldest first. */
+  window (fromMs: number, toMs: number): GcWindowPauses {
+    const held = Math.min(this.pushed, this.capacity)
+    const first = this.pushed - held
+    const pauses: GcPause[] = []
+    for (let i = first; i < this.pushed; i++) {
+      const slot = i % this.capacity
+      const start = this.starts[slot]
+      const duration = this.durations[slot]
+      if (start < toMs && start + duration > fromMs) pauses.push({ startMs: start, durationMs: duration, kind: this.kinds[slot] })
+    }
+    // Overwritten pauses all began before the oldest one held: they matter only if the window starts before it.
+    const oldest = held === 0 ? Number.POSITIVE_INFINITY : this.starts[first % this.capacity]
+    return { pauses, complete: first === 0 || oldest <= fromMs }
+  }
+}
