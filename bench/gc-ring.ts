@@ -15,7 +15,7 @@ export interface GcPause {
 /** The pauses of a time window, and whether the ring still held all of them. */
 export interface GcWindowPauses {
   pauses: GcPause[]
-  /** False when pauses older than the ring's capacity were overwritten and the window reaches back to them. */
+  /** False when pauses were overwritten (the ring holds the last `capacity`) and the window reaches back to them. */
   complete: boolean
 }
 
@@ -26,6 +26,8 @@ export class GcRing {
   private readonly kinds: Uint8Array
   /** Pauses pushed since the start (the next slot is pushed % capacity). */
   private pushed = 0
+  /** When the latest of the overwritten pauses ended (pauses do not overlap: all overwritten ones ended by then). */
+  private overwrittenUntil = Number.NEGATIVE_INFINITY
 
   constructor (readonly capacity = 16_384) {
     this.starts = new Float64Array(capacity)
@@ -35,6 +37,7 @@ export class GcRing {
 
   push (startMs: number, durationMs: number, kind: number): void {
     const slot = this.pushed % this.capacity
+    if (this.pushed >= this.capacity) this.overwrittenUntil = this.starts[slot] + this.durations[slot]
     this.starts[slot] = startMs
     this.durations[slot] = durationMs
     this.kinds[slot] = kind
@@ -52,8 +55,6 @@ export class GcRing {
       const duration = this.durations[slot]
       if (start < toMs && start + duration > fromMs) pauses.push({ startMs: start, durationMs: duration, kind: this.kinds[slot] })
     }
-    // Overwritten pauses all began before the oldest one held: they matter only if the window starts before it.
-    const oldest = held === 0 ? Number.POSITIVE_INFINITY : this.starts[first % this.capacity]
-    return { pauses, complete: first === 0 || oldest <= fromMs }
+    return { pauses, complete: this.overwrittenUntil <= fromMs }
   }
 }

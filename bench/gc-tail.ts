@@ -64,7 +64,7 @@ export function overlappingByChance (samples: readonly TimedSample[], pauses: re
       if (to > from) covered += to - from
       reach = Math.max(reach, to)
     }
-    expected += Math.min(1, covered / windowMs)
+    expected += covered / windowMs
   }
   return expected
 }
