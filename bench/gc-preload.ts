@@ -14,6 +14,9 @@ import { monotonicMs } from './mono-clock.js'
  * (the process exits as if it were not there). Without the variable it does nothing at all.
  */
 
+/** How long an answer waits for pauses still being delivered to the observer. */
+const ANSWER_DELAY_MS = 20
+
 const socketPath = process.env[GC_SOCKET_ENV]
 if (socketPath !== undefined && socketPath !== '') {
   // Nothing the server starts should answer on this socket too.
@@ -36,12 +39,18 @@ if (socketPath !== undefined && socketPath !== '') {
       text += chunk
       const end = text.indexOf('\n')
       if (end === -1) return
+      let request: GcWindowRequest
       try {
-        const { fromMs, toMs } = JSON.parse(text.slice(0, end)) as GcWindowRequest
-        socket.end(JSON.stringify(ring.window(fromMs, toMs)) + '\n')
+        request = JSON.parse(text.slice(0, end)) as GcWindowRequest
       } catch (error) {
         socket.end(JSON.stringify({ error: (error as Error).message }) + '\n')
+        return
       }
+      // A pause reaches the observer a loop turn or two after it ended (a native immediate, then a JS one): when the
+      // question arrives right after the run, the last pauses may still be on their way. A few ms let them land.
+      setTimeout(function answer () {
+        socket.end(JSON.stringify(ring.window(request.fromMs, request.toMs)) + '\n')
+      }, ANSWER_DELAY_MS)
     })
     socket.on('error', () => socket.destroy())
   })

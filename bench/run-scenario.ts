@@ -34,9 +34,14 @@ function describe (result: LoadResult): string {
 }
 
 function describeGc (gc: RunGc): string {
-  const pauses = gc.server === null ? 'not Node (no GC)' : `${gc.server.count} GC pauses, ${gc.server.totalMs} ms, longest ${gc.server.longestMs} ms${gc.server.complete ? '' : ' (ring overran: a floor)'}`
-  return `server ${pauses}; of ${gc.tail.samples} samples above p99, ${gc.tail.duringServerGc} met a server GC pause (${gc.tail.serverByChance} by chance)` +
-    (gc.tail.duringUpstreamGc === undefined ? '' : `, ${gc.tail.duringUpstreamGc} a lane GC pause`)
+  const own = gc.server === null
+    ? 'server not Node (no GC to report)'
+    : `server ${gc.server.count} GC pauses, ${gc.server.totalMs} ms, longest ${gc.server.longestMs} ms${gc.server.complete ? '' : ' (ring overran: a floor)'}`
+  const met = [
+    ...(gc.server === null ? [] : [`${gc.tail.duringServerGc} met a server GC pause (${gc.tail.serverByChance} by chance)`]),
+    ...(gc.tail.duringUpstreamGc === undefined ? [] : [`${gc.tail.duringUpstreamGc} a lane GC pause`]),
+  ]
+  return `${own}; of ${gc.tail.samples} samples above p99, ${met.length === 0 ? 'none set beside a GC' : met.join(', ')}`
 }
 
 /**

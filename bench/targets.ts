@@ -134,7 +134,7 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
       scenario: 'latency-c1',
       what: `added ${label} at c=1 of the live proxy minus the best Node peer's (${NODE_PEERS.join(', ')}), same rounds`,
       goal: `≤ ${TARGETS.addedP99OverBestNodePeerMs} ms${reportOnly ? ' (reported)' : ''}`,
-      measured: `${spreadMs(difference)}; lanegate +${spreadMs(ours)}, best Node peer +${spreadMs(best)} (${Object.entries(bestBy).map(([peer, n]) => `${peer} best in ${n}`).join(', ')} of ${difference.rounds} rounds)`,
+      measured: `${spreadMs(difference)}; added ${label}: lanegate ${spreadMs(ours)}, best Node peer ${spreadMs(best)} (${Object.entries(bestBy).map(([peer, n]) => `${peer} best in ${n}`).join(', ')} of ${difference.rounds} rounds)`,
       met: difference.median <= TARGETS.addedP99OverBestNodePeerMs,
       ...(reportOnly ? { reportOnly } : {}),
     })
