@@ -12,13 +12,17 @@ export const SCENARIO_IDS = ['auth-get', 'auth-get-redis', 'workers', 'live-prox
 export type ScenarioId = typeof SCENARIO_IDS[number]
 
 /**
- * Responses per variant per round of the latency scenario: enough that p99.9 rests on 20 samples above it (and p99
- * on 200), so one slow response moves neither by more than a rank of twenty. Timed rounds at one connection gave
- * a few thousand samples, p99 on a few dozen and p99.9 on a handful: the c=1 tail was mostly noise (issue 24).
+ * Samples above p99.9 a latency round must leave (issue 24): with 20, one slow response more or less moves p99.9 by
+ * at most one rank of twenty, and p99 rests on 200. A timed round gave each variant what its speed allowed: at one
+ * connection on this box, 5 s were about 7,500–16,000 responses of the gateway (p99.9 on 7–16) and 2,000–4,000 of
+ * the slowest peer (on 2–4); `--quick`'s 2 s, 40 % of that.
  */
-export const LATENCY_SAMPLES = samplesForTail(0.999, 20)
-/** `--quick`: half as many (p99.9 on 10 samples, p99 on 100), so a quick run keeps its length. */
-export const LATENCY_SAMPLES_QUICK = samplesForTail(0.999, 10)
+export const LATENCY_TAIL = 20
+/** Responses per variant per round of the latency scenario: 20,000, the fewest that leave LATENCY_TAIL above p99.9. */
+export const LATENCY_SAMPLES = samplesForTail(0.999, LATENCY_TAIL)
+/** `--quick`: half of it (p99.9 on 10 samples, p99 on 100), so a quick run stays short. */
+export const LATENCY_TAIL_QUICK = 10
+export const LATENCY_SAMPLES_QUICK = samplesForTail(0.999, LATENCY_TAIL_QUICK)
 
 /** Everything a run is told on the command line. */
 export interface BenchOptions {
@@ -63,7 +67,8 @@ export interface BenchOptions {
 
 export const USAGE = `npm run bench -- [options]
 
-  --quick                 short run: 2 s per measurement, 3 rounds, memory 50k requests / 5k tokens, websocket 2,000 idle connections
+  --quick                 short run: 2 s per measurement, 3 rounds, latency-c1 10,000 responses a round, memory 50k requests /
+                          5k tokens, websocket 2,000 idle connections
   --scenario ID[,ID]      ${SCENARIO_IDS.join(', ')} (default: all)
   --duration S            seconds per measurement (default 5; latency-c1 counts responses instead)
   --latency-samples N     responses per variant per round of latency-c1 (default ${LATENCY_SAMPLES}: p99.9 on the 20

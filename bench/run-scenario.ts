@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import type { LoadJob, LoadResult } from './load-job.js'
-import type { BenchOptions } from './options.js'
+import { LATENCY_TAIL, LATENCY_TAIL_QUICK, type BenchOptions } from './options.js'
 import type { LoadWorker } from './processes.js'
 import { memoryOf } from './proc-stat.js'
 import type { ConsoleMeasurement, RunGc, ScenarioResult, SoakMeasurement } from './result-types.js'
@@ -91,8 +91,9 @@ export async function runPlan (plan: ScenarioPlan, worker: LoadWorker, options: 
     for (const variant of plan.variants) await measure(worker, plan, variant, options.warmupSeconds, 'warm-up', log)
   }
   const latency = plan.kind === 'latency'
-  if (latency && samplesAbove(options.latencySamples, 0.999) < 20) {
-    log.warn(`${plan.id}: ${options.latencySamples} responses per round put ${samplesAbove(options.latencySamples, 0.999)} samples above p99.9 (fewer than 20): its p99.9 is noise`)
+  const tailFloor = options.quick ? LATENCY_TAIL_QUICK : LATENCY_TAIL
+  if (latency && samplesAbove(options.latencySamples, 0.999) < tailFloor) {
+    log.warn(`${plan.id}: ${options.latencySamples} responses per round put ${samplesAbove(options.latencySamples, 0.999)} samples above p99.9 (fewer than ${tailFloor}): its p99.9 is noise`)
   }
   const rounds: Array<Record<string, LoadResult>> = []
   const runs: ScenarioResult['runs'] = []
