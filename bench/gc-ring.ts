@@ -8,7 +8,7 @@
 export interface GcPause {
   startMs: number
   durationMs: number
-  /** V8's kind (perf_hooks constants: 1 minor/scavenge, 2 major/mark-compact, 4 incremental, 8 weak callbacks). */
+  /** V8's kind, as perf_hooks' constants number it: 1 minor (scavenge), 4 major (mark-compact), 8 incremental marking, 16 weak callbacks. */
   kind: number
 }
 

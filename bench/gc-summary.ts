@@ -1,5 +1,5 @@
 import type { GcWindowPauses } from './gc-ring.js'
-import { countOverlapping, overlappingByChance, summarizePauses, type GcWindowSummary, type TimedSample } from './gc-tail.js'
+import { countOverlapping, overlappingByChance, overlappingByKind, summarizePauses, type GcWindowSummary, type TimedSample } from './gc-tail.js'
 import type { RunGc, TailInGc, VariantGc } from './result-types.js'
 import { round, spread, type Spread } from './stats.js'
 
@@ -22,6 +22,7 @@ export function runGc (pauses: RunPauses, tail: readonly TimedSample[], window: 
   const inTail: TailInGc = {
     samples: tail.length,
     duringServerGc: server === null ? 0 : countOverlapping(tail, server.pauses),
+    ...(server === null ? {} : { serverGcKinds: overlappingByKind(tail, server.pauses) }),
     serverByChance: server === null ? 0 : round(overlappingByChance(tail, server.pauses, window.fromMs, window.toMs), 2),
     ...(upstream === undefined || upstream === null ? {} : { duringUpstreamGc: countOverlapping(tail, upstream.pauses) }),
   }
@@ -61,6 +62,7 @@ export function summarizeGc (
     const tail: TailInGc = {
       samples: sum(mine.map((gc) => gc.tail.samples)),
       duringServerGc: sum(mine.map((gc) => gc.tail.duringServerGc)),
+      ...(servers.length === 0 ? {} : { serverGcKinds: sumKinds(mine.map((gc) => gc.tail.serverGcKinds ?? {})) }),
       serverByChance: round(sum(mine.map((gc) => gc.tail.serverByChance)), 1),
       ...(upstreams.length === 0 ? {} : { duringUpstreamGc: sum(mine.map((gc) => gc.tail.duringUpstreamGc ?? 0)) }),
     }
@@ -75,6 +77,12 @@ export function summarizeGc (
     })
   }
   return summaries
+}
+
+function sumKinds (counts: ReadonlyArray<Readonly<Record<string, number>>>): Record<string, number> {
+  const total: Record<string, number> = {}
+  for (const byKind of counts) for (const [kind, n] of Object.entries(byKind)) total[kind] = (total[kind] ?? 0) + n
+  return total
 }
 
 function sum (values: readonly number[]): number {

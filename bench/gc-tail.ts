@@ -43,6 +43,28 @@ export function countOverlapping (samples: readonly TimedSample[], pauses: reado
   return count
 }
 
+/** perf_hooks' GC kinds (`constants.NODE_PERFORMANCE_GC_*`) by name. */
+export const GC_KINDS: Readonly<Record<number, string>> = { 1: 'minor', 4: 'major', 8: 'incremental', 16: 'weak callbacks' }
+
+/**
+ * Of `samples`, how many met a pause of each kind (GC_KINDS; an unknown kind by its number), a sample that met
+ * several counted once, under the longest of them: whether the tail is the young generation's scavenges (its size)
+ * or the old generation's mark-compacts.
+ */
+export function overlappingByKind (samples: readonly TimedSample[], pauses: readonly GcPause[]): Record<string, number> {
+  const byKind: Record<string, number> = {}
+  for (const sample of samples) {
+    let longest: GcPause | undefined
+    for (const pause of pauses) {
+      if (overlaps(sample, pause) && (longest === undefined || pause.durationMs > longest.durationMs)) longest = pause
+    }
+    if (longest === undefined) continue
+    const name = GC_KINDS[longest.kind] ?? String(longest.kind)
+    byKind[name] = (byKind[name] ?? 0) + 1
+  }
+  return byKind
+}
+
 /**
  * How many of `samples` would overlap a pause by chance: for each, the probability that a sample of its length,
  * placed anywhere in the window [fromMs, toMs], meets one of `pauses` (the length of the union of the intervals

@@ -92,8 +92,9 @@ function gcTable (gc: readonly VariantGc[]): string[] {
   const gateway = gc.find((v) => v.variant === 'lanegate-live')
   if (gateway?.node === true) {
     const t = gateway.tail
+    const kinds = Object.entries(t.serverGcKinds ?? {}).sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${kind} ${n}`).join(', ')
     lines.push('', `Of the ${t.samples} samples above p99 of lanegate-live (all rounds), ${t.duringServerGc} started, ended or ran through a gateway GC pause ` +
-      `(${fmt(t.serverByChance, 1)} would by chance)${t.duringUpstreamGc === undefined ? '' : `; ${t.duringUpstreamGc} met a GC pause of the lane`}.`)
+      `(${fmt(t.serverByChance, 1)} would by chance${kinds === '' ? '' : `; by the pause's kind: ${kinds}`})${t.duringUpstreamGc === undefined ? '' : `; ${t.duringUpstreamGc} met a GC pause of the lane`}.`)
   }
   return lines
 }

@@ -43,6 +43,8 @@ export interface TailInGc {
   samples: number
   /** Of them, those that overlapped a pause of the variant's server: started, ended or ran through one. */
   duringServerGc: number
+  /** duringServerGc by the kind of the (longest) pause each met: minor, major, incremental, weak callbacks. */
+  serverGcKinds?: Record<string, number>
   /** How many would overlap by chance, given when the pauses fell and how long the samples were (gc-tail.ts). */
   serverByChance: number
   /** Of them, those that overlapped a pause of the upstream (the bench lane), for proxies. */

@@ -38,7 +38,7 @@ function describeGc (gc: RunGc): string {
     ? 'server not Node (no GC to report)'
     : `server ${gc.server.count} GC pauses, ${gc.server.totalMs} ms, longest ${gc.server.longestMs} ms${gc.server.complete ? '' : ' (ring overran: a floor)'}`
   const met = [
-    ...(gc.server === null ? [] : [`${gc.tail.duringServerGc} met a server GC pause (${gc.tail.serverByChance} by chance)`]),
+    ...(gc.server === null ? [] : [`${gc.tail.duringServerGc} met a server GC pause (${gc.tail.serverByChance} by chance; ${JSON.stringify(gc.tail.serverGcKinds ?? {})})`]),
     ...(gc.tail.duringUpstreamGc === undefined ? [] : [`${gc.tail.duringUpstreamGc} a lane GC pause`]),
   ]
   return `${own}; of ${gc.tail.samples} samples above p99, ${met.length === 0 ? 'none set beside a GC' : met.join(', ')}`

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { GcRing, type GcPause } from '../../bench/gc-ring.js'
 import { runGc, summarizeGc } from '../../bench/gc-summary.js'
-import { countOverlapping, overlappingByChance, overlaps, summarizePauses } from '../../bench/gc-tail.js'
+import { countOverlapping, overlappingByChance, overlappingByKind, overlaps, summarizePauses } from '../../bench/gc-tail.js'
 import type { RunGc } from '../../bench/result-types.js'
 
 const pause = (startMs: number, durationMs: number, kind = 1): GcPause => ({ startMs, durationMs, kind })
@@ -45,6 +45,21 @@ t.test('a sample meets a pause when it starts, ends or runs through it', async (
   t.equal(countOverlapping(tail, []), 0)
 })
 
+t.test('overlappingByKind files each sample that met a pause under the longest pause it met', async (t) => {
+  const pauses = [pause(10, 2, 1), pause(13, 5, 4), pause(30, 1, 1), pause(50, 1, 8), pause(70, 1, 32)]
+  const tail = [
+    { startMs: 11, endMs: 14 }, // meets the minor 10–12 and the major 13–18: the major is longer
+    { startMs: 29, endMs: 31 }, // a minor
+    { startMs: 9, endMs: 11 }, // a minor
+    { startMs: 49, endMs: 51 }, // incremental marking
+    { startMs: 69, endMs: 71 }, // a kind perf_hooks does not name: by its number
+    { startMs: 90, endMs: 95 }, // none
+  ]
+  t.same(overlappingByKind(tail, pauses), { major: 1, minor: 2, incremental: 1, 32: 1 })
+  t.equal(countOverlapping(tail, pauses), 5, 'the same samples, counted once each')
+  t.same(overlappingByKind(tail, []), {})
+})
+
 t.test('overlappingByChance: the share of the run in which a sample of that length would meet a pause', async (t) => {
   // A 100 ms window, one 2 ms pause at 50: a 3 ms sample meets it if it starts in (47, 52): 5 ms of 100.
   t.equal(overlappingByChance([{ startMs: 0, endMs: 3 }], [pause(50, 2)], 0, 100), 0.05)
@@ -69,7 +84,7 @@ t.test('runGc counts the tail against the server and the lane; a server without 
     server: { count: 2, totalMs: 3, longestMs: 2, complete: true },
     upstream: { count: 1, totalMs: 0.2, longestMs: 0.2, complete: false },
     // Chance: the 2 ms samples cover 3 + 4 ms each (0.07), the 1 ms one 2 + 3 ms (0.05).
-    tail: { samples: 3, duringServerGc: 1, serverByChance: 0.19, duringUpstreamGc: 1 },
+    tail: { samples: 3, duringServerGc: 1, serverGcKinds: { minor: 1 }, serverByChance: 0.19, duringUpstreamGc: 1 },
   })
   t.same(runGc({ server: null, upstream: { pauses: [], complete: true } }, tail, { fromMs: 0, toMs: 100 }), {
     server: null,
@@ -83,7 +98,7 @@ t.test('summarizeGc spreads the pauses over rounds and sums the tail, nginx mark
   const round = (count: number, totalMs: number, longestMs: number, samples: number, during: number, complete = true): RunGc => ({
     server: { count, totalMs, longestMs, complete },
     upstream: { count: 1, totalMs: 0.5, longestMs: 0.5, complete: true },
-    tail: { samples, duringServerGc: during, serverByChance: 1.25, duringUpstreamGc: 1 },
+    tail: { samples, duringServerGc: during, serverGcKinds: { minor: during - 10, major: 10 }, serverByChance: 1.25, duringUpstreamGc: 1 },
   })
   const nginx: RunGc = { server: null, upstream: { count: 2, totalMs: 1, longestMs: 0.6, complete: true }, tail: { samples: 20, duringServerGc: 0, serverByChance: 0, duringUpstreamGc: 3 } }
   const runs = [
@@ -107,7 +122,7 @@ t.test('summarizeGc spreads the pauses over rounds and sums the tail, nginx mark
       totalMs: { median: 25, min: 20, max: 30 },
       longestMs: { median: 1.5, min: 1, max: 2.5 },
       upstream: { name: 'lane', count: { median: 1, min: 1, max: 1 }, totalMs: { median: 0.5, min: 0.5, max: 0.5 }, longestMs: { median: 0.5, min: 0.5, max: 0.5 } },
-      tail: { samples: 599, duringServerGc: 150, serverByChance: 3.8, duringUpstreamGc: 3 },
+      tail: { samples: 599, duringServerGc: 150, serverGcKinds: { minor: 120, major: 30 }, serverByChance: 3.8, duringUpstreamGc: 3 },
       incompleteRounds: 1,
     },
     {

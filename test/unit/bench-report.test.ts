@@ -109,7 +109,7 @@ t.test('the latency report gives p99.9 and max, each server\'s GC pauses (nginx:
       {
         variant: 'lanegate-live', server: 'gateway-main', node: true, count: spreadOf(37), totalMs: spreadOf(33), longestMs: spreadOf(1.5),
         upstream: { name: 'lane', count: spreadOf(44), totalMs: spreadOf(19), longestMs: spreadOf(1) },
-        tail: { samples: 400, duringServerGc: 66, serverByChance: 6.6, duringUpstreamGc: 5 }, incompleteRounds: 1,
+        tail: { samples: 400, duringServerGc: 66, serverGcKinds: { major: 4, minor: 62 }, serverByChance: 6.6, duringUpstreamGc: 5 }, incompleteRounds: 1,
       },
       { variant: 'nginx', server: 'nginx', node: false, upstream: { name: 'lane', count: spreadOf(30), totalMs: spreadOf(15), longestMs: spreadOf(1) }, tail: { samples: 200, duringServerGc: 0, serverByChance: 0, duringUpstreamGc: 29 }, incompleteRounds: 0 },
     ],
@@ -126,7 +126,7 @@ t.test('the latency report gives p99.9 and max, each server\'s GC pauses (nginx:
   t.match(md, '| lanegate-live | gateway-main | 37 | 33 | 1.5 | 44 / 19 / 1 | 400 | 66 | 6.6 | 5 |')
   t.match(md, '| nginx | nginx | not Node: no GC to report | – | – | 30 / 15 / 1 | 200 | – | – | 29 |')
   t.match(md, 'A GC ring overran in some rounds (figures a floor): lanegate-live 1.')
-  t.match(md, 'Of the 400 samples above p99 of lanegate-live (all rounds), 66 started, ended or ran through a gateway GC pause (6.6 would by chance); 5 met a GC pause of the lane.')
+  t.match(md, 'Of the 400 samples above p99 of lanegate-live (all rounds), 66 started, ended or ran through a gateway GC pause (6.6 would by chance; by the pause\'s kind: minor 62, major 4); 5 met a GC pause of the lane.')
 })
 
 function scenario (id: string, kind: ScenarioResult['kind'], variants: ScenarioResult['variants']): ScenarioResult {
