@@ -1,3 +1,4 @@
+import type { TimedSample } from './gc-tail.js'
 import type { LatencySummary } from './stats.js'
 
 /** One measurement the load-generator process runs: autocannon against one URL. */
@@ -22,6 +23,11 @@ export interface LoadJob {
   timeoutSeconds?: number
   /** 1 with an https URL: a new connection (a full TLS handshake) per request (handshake-load.ts). */
   reconnectRate?: number
+  /**
+   * The latency scenario: stamp every response on the run's monotonic clock (bench/mono-clock.ts) and return the
+   * run's window and its samples above p99 (`tail`), to be set beside the servers' GC pauses.
+   */
+  timeTail?: boolean
 }
 
 /** What one measurement produced. Latency comes from every response's own time, not from a histogram. */
@@ -46,6 +52,10 @@ export interface LoadResult {
   upstreamCpuMicros?: number
   /** Share of one core the load generator itself used; near 1 means it, not the server, was the limit. */
   loadgenCpu: number
+  /** With `timeTail`: when the run began and ended, on the monotonic clock (ms). */
+  window?: { fromMs: number, toMs: number }
+  /** With `timeTail`: the samples slower than the run's p99, when each started and ended (not kept in the results file). */
+  tail?: TimedSample[]
 }
 
 /** Parent → load generator. */

@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
 import autocannon from 'autocannon'
 import type { LoadJob, LoadResult, WorkerReply, WorkerRequest } from './load-job.js'
+import type { TimedSample } from './gc-tail.js'
 import { runHandshakeJob } from './handshake-load.js'
 import { pidCpuMicros, treeCpuMicros } from './proc-stat.js'
+import { monotonicMs } from './mono-clock.js'
 import { SampleBuffer, latencySummary } from './stats.js'
 
 /**
@@ -28,12 +30,24 @@ function requestsFor (job: LoadJob): autocannon.Request[] | undefined {
   }]
 }
 
+/** The samples of `latencies` slower than `threshold`, each with its start and end (`ends[i]` − its latency). */
+function slowerThan (threshold: number, latencies: Float64Array, ends: Float64Array): TimedSample[] {
+  const tail: TimedSample[] = []
+  for (let i = 0; i < latencies.length; i++) {
+    if (latencies[i] > threshold) tail.push({ startMs: ends[i] - latencies[i], endMs: ends[i] })
+  }
+  return tail
+}
+
 /** Runs one job to completion. */
 export function runJob (job: LoadJob): Promise<LoadResult> {
   // A new TLS connection per request: measured by handshake-load.ts (autocannon's reconnectRate drops responses).
   if (job.reconnectRate === 1 && job.url.startsWith('https:')) return runHandshakeJob(job)
   return new Promise((resolve, reject) => {
     const samples = new SampleBuffer()
+    // timeTail: when each response ended, on the clock the servers' GC preloads use (autocannon's responseTime is
+    // measured up to the moment it emits 'response', so the request started that many ms before).
+    const ends = job.timeTail === true ? new SampleBuffer() : undefined
     const statusCounts: Record<string, number> = {}
     let firstError: string | undefined
     let errorCount = 0
@@ -44,6 +58,7 @@ export function runJob (job: LoadJob): Promise<LoadResult> {
     const rootBefore = pidCpuMicros(job.serverPid)
     const upstreamBefore = job.upstreamPid === undefined ? 0 : treeCpuMicros(job.upstreamPid)
     const started = performance.now()
+    const fromMs = monotonicMs()
     const instance = autocannon({
       url: job.url,
       method: job.method,
@@ -55,6 +70,7 @@ export function runJob (job: LoadJob): Promise<LoadResult> {
       ...(requests === undefined ? {} : { requests }),
     }, function done (error) {
       const wall = (performance.now() - started) / 1000
+      const toMs = monotonicMs()
       const serverCpuMicros = treeCpuMicros(job.serverPid) - serverBefore
       const serverRootCpuMicros = pidCpuMicros(job.serverPid) - rootBefore
       const upstreamCpuMicros = job.upstreamPid === undefined ? undefined : treeCpuMicros(job.upstreamPid) - upstreamBefore
@@ -63,6 +79,7 @@ export function runJob (job: LoadJob): Promise<LoadResult> {
         reject(error)
         return
       }
+      const latencyMs = latencySummary(samples.values())
       resolve({
         requests: samples.length,
         durationSeconds: wall,
@@ -71,15 +88,17 @@ export function runJob (job: LoadJob): Promise<LoadResult> {
         errors: errorCount,
         timeouts: timeoutCount,
         ...(firstError === undefined ? {} : { firstError }),
-        latencyMs: latencySummary(samples.values()),
+        latencyMs,
         serverCpuMicros,
         serverRootCpuMicros,
         ...(upstreamCpuMicros === undefined ? {} : { upstreamCpuMicros }),
         loadgenCpu: (cpu.user + cpu.system) / 1e6 / wall,
+        ...(ends === undefined ? {} : { window: { fromMs, toMs }, tail: slowerThan(latencyMs.p99, samples.values(), ends.values()) }),
       })
     })
     instance.on('response', function onResponse (_client, statusCode, _bytes, responseTime) {
       samples.push(responseTime)
+      ends?.push(monotonicMs())
       statusCounts[statusCode] = (statusCounts[statusCode] ?? 0) + 1
     })
     instance.on('reqError', function onError (error: Error) {

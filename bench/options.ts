@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { RESULTS_DIR } from './paths.js'
+import { samplesForTail } from './stats.js'
 
 /**
  * The scenarios of issue 6 (and issue 16's `auth-get-redis` and `workers`, issue 21's `tls`), in the order a full
@@ -10,11 +11,26 @@ import { RESULTS_DIR } from './paths.js'
 export const SCENARIO_IDS = ['auth-get', 'auth-get-redis', 'workers', 'live-proxy', 'proxy-service', 'cache', 'token', 'flood-429', 'latency-c1', 'tls', 'memory', 'websocket'] as const
 export type ScenarioId = typeof SCENARIO_IDS[number]
 
+/**
+ * Samples above p99.9 a latency round must leave (issue 24): with 20, one slow response more or less moves p99.9 by
+ * at most one rank of twenty, and p99 rests on 200. A timed round gave each variant what its speed allowed: at one
+ * connection on this box, 5 s were about 7,500–16,000 responses of the gateway (p99.9 on 7–16) and 2,000–4,000 of
+ * the slowest peer (on 2–4); `--quick`'s 2 s, 40 % of that.
+ */
+export const LATENCY_TAIL = 20
+/** Responses per variant per round of the latency scenario: 20,000, the fewest that leave LATENCY_TAIL above p99.9. */
+export const LATENCY_SAMPLES = samplesForTail(0.999, LATENCY_TAIL)
+/** `--quick`: half of it (p99.9 on 10 samples, p99 on 100), so a quick run stays short. */
+export const LATENCY_TAIL_QUICK = 10
+export const LATENCY_SAMPLES_QUICK = samplesForTail(0.999, LATENCY_TAIL_QUICK)
+
 /** Everything a run is told on the command line. */
 export interface BenchOptions {
   scenarios: ScenarioId[]
-  /** Seconds per measured run of one variant. */
+  /** Seconds per measured run of one variant (throughput scenarios). */
   durationSeconds: number
+  /** Responses per measured run of one variant in the latency scenario (sample-counted rounds, not timed). */
+  latencySamples: number
   /** Seconds each variant runs, unmeasured, before the first round. */
   warmupSeconds: number
   rounds: number
@@ -51,9 +67,12 @@ export interface BenchOptions {
 
 export const USAGE = `npm run bench -- [options]
 
-  --quick                 short run: 2 s per measurement, 3 rounds, memory 50k requests / 5k tokens, websocket 2,000 idle connections
+  --quick                 short run: 2 s per measurement, 3 rounds, latency-c1 10,000 responses a round, memory 50k requests /
+                          5k tokens, websocket 2,000 idle connections
   --scenario ID[,ID]      ${SCENARIO_IDS.join(', ')} (default: all)
-  --duration S            seconds per measurement (default 5)
+  --duration S            seconds per measurement (default 5; latency-c1 counts responses instead)
+  --latency-samples N     responses per variant per round of latency-c1 (default ${LATENCY_SAMPLES}: p99.9 on the 20
+                          slowest; --quick ${LATENCY_SAMPLES_QUICK})
   --warmup S              unmeasured seconds per variant before the rounds (default 2)
   --rounds N              rounds in rotating order (default 5)
   --connections N         connections for throughput scenarios (default 50)
@@ -88,6 +107,7 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
       quick: { type: 'boolean', default: false },
       scenario: { type: 'string', multiple: true },
       duration: { type: 'string' },
+      'latency-samples': { type: 'string' },
       warmup: { type: 'string' },
       rounds: { type: 'string' },
       connections: { type: 'string' },
@@ -112,6 +132,7 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
   return {
     scenarios,
     durationSeconds: positiveNumber('duration', values.duration, quick ? 2 : 5, false),
+    latencySamples: positiveNumber('latency-samples', values['latency-samples'], quick ? LATENCY_SAMPLES_QUICK : LATENCY_SAMPLES),
     warmupSeconds: values.warmup === '0' ? 0 : positiveNumber('warmup', values.warmup, quick ? 1 : 2, false),
     rounds: positiveNumber('rounds', values.rounds, quick ? 3 : 5),
     connections: positiveNumber('connections', values.connections, 50),

@@ -1,5 +1,5 @@
-import type { BenchResult, ScenarioResult, VariantSummary } from './result-types.js'
-import type { Spread } from './stats.js'
+import type { BenchResult, ScenarioResult, VariantGc, VariantSummary } from './result-types.js'
+import { samplesAbove, type Spread } from './stats.js'
 
 const MB = 1024 * 1024
 
@@ -19,10 +19,15 @@ function statuses (v: VariantSummary): string {
 function scenarioTable (scenario: ScenarioResult): string[] {
   const lines = [`### ${scenario.id}: ${scenario.title}`, '', `Connections: ${scenario.connections}. Baseline: ${scenario.baseline ?? '–'}.`, '']
   if (scenario.kind === 'latency') {
-    lines.push('| variant | role | p50 ms | p99 ms | added p50 ms | added p99 ms | req/s | server CPU µs/req | load gen CPU |', '|---|---|---|---|---|---|---|---|---|')
-    for (const v of scenario.variants) {
-      lines.push(`| ${v.name} | ${v.role} | ${range(v.p50Ms)} | ${range(v.p99Ms)} | ${range(v.addedP50Ms)} | ${range(v.addedP99Ms)} | ${range(v.rps, 0)} | ${range(v.serverCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} |`)
+    if (scenario.samplesPerRound !== undefined) {
+      const n = scenario.samplesPerRound
+      lines.push(`Each round: ${n} responses per variant (p99 rests on the ${samplesAbove(n, 0.99)} slowest, p99.9 on the ${samplesAbove(n, 0.999)} slowest).`, '')
     }
+    lines.push('| variant | role | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | added p50 ms | added p99 ms | added p99.9 ms | req/s | server CPU µs/req | load gen CPU |', '|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+    for (const v of scenario.variants) {
+      lines.push(`| ${v.name} | ${v.role} | ${range(v.p50Ms)} | ${range(v.p90Ms)} | ${range(v.p99Ms)} | ${range(v.p999Ms)} | ${range(v.maxMs)} | ${range(v.addedP50Ms)} | ${range(v.addedP99Ms)} | ${range(v.addedP999Ms)} | ${range(v.rps, 0)} | ${range(v.serverCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} |`)
+    }
+    if (scenario.gc !== undefined) lines.push(...gcTable(scenario.gc))
   } else if (scenario.kind !== 'websocket') {
     lines.push('| variant | role | req/s | ratio to baseline | p50 ms | p99 ms | server CPU µs/req | upstream CPU µs/req | load gen CPU | statuses |', '|---|---|---|---|---|---|---|---|---|---|')
     for (const v of scenario.variants) {
@@ -65,6 +70,32 @@ function scenarioTable (scenario: ScenarioResult): string[] {
   }
   for (const s of scenario.skipped) lines.push('', `Skipped ${s.variant}: ${s.reason}`)
   lines.push('')
+  return lines
+}
+
+/**
+ * The latency scenario's GC section: each variant's server (and the lane behind it), pauses per round, and how the
+ * samples above p99 of all rounds met them, beside what chance alone would give.
+ */
+function gcTable (gc: readonly VariantGc[]): string[] {
+  const lines = ['', 'GC pauses seen in each server process during its runs (per round: median (min–max); the samples above p99 summed over rounds; "by chance": how many would meet a pause if they fell anywhere in the run):', '',
+    '| variant | server | GC pauses | GC ms | longest pause ms | lane GC pauses / ms / longest | samples above p99 | met a server GC pause | by chance | met a lane GC pause |', '|---|---|---|---|---|---|---|---|---|---|']
+  for (const v of gc) {
+    const lane = v.upstream === undefined ? '–' : `${range(v.upstream.count, 0)} / ${range(v.upstream.totalMs)} / ${range(v.upstream.longestMs)}`
+    const own = v.node
+      ? `${range(v.count, 0)} | ${range(v.totalMs)} | ${range(v.longestMs)}`
+      : 'not Node: no GC to report | – | –'
+    lines.push(`| ${v.variant} | ${v.server} | ${own} | ${lane} | ${v.tail.samples} | ${v.node ? v.tail.duringServerGc : '–'} | ${v.node ? fmt(v.tail.serverByChance, 1) : '–'} | ${v.tail.duringUpstreamGc ?? '–'} |`)
+  }
+  const incomplete = gc.filter((v) => v.incompleteRounds > 0)
+  if (incomplete.length > 0) lines.push('', `A GC ring overran in some rounds (figures a floor): ${incomplete.map((v) => `${v.variant} ${v.incompleteRounds}`).join(', ')}.`)
+  const gateway = gc.find((v) => v.variant === 'lanegate-live')
+  if (gateway?.node === true) {
+    const t = gateway.tail
+    const kinds = Object.entries(t.serverGcKinds ?? {}).sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${kind} ${n}`).join(', ')
+    lines.push('', `Of the ${t.samples} samples above p99 of lanegate-live (all rounds), ${t.duringServerGc} started, ended or ran through a gateway GC pause ` +
+      `(${fmt(t.serverByChance, 1)} would by chance${kinds === '' ? '' : `; by the pause's kind: ${kinds}`})${t.duringUpstreamGc === undefined ? '' : `; ${t.duringUpstreamGc} met a GC pause of the lane`}.`)
+  }
   return lines
 }
 

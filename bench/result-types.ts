@@ -1,3 +1,4 @@
+import type { GcWindowSummary } from './gc-tail.js'
 import type { LoadResult } from './load-job.js'
 import type { Spread } from './stats.js'
 
@@ -13,9 +14,14 @@ export interface VariantSummary {
   ratio: Spread
   p50Ms: Spread
   p99Ms: Spread
+  /** Latency scenario: p90, p99.9 and the slowest response too (the throughput tables leave them out). */
+  p90Ms?: Spread
+  p999Ms?: Spread
+  maxMs?: Spread
   /** Latency scenario: this variant's percentile minus the baseline's in the same round. */
   addedP50Ms?: Spread
   addedP99Ms?: Spread
+  addedP999Ms?: Spread
   /** CPU of the system under test's process tree per response (µs). */
   serverCpuUsPerRequest: Spread
   /** With server.workers > 1: the primary's own share of serverCpuUsPerRequest (µs; the workers scenario). */
@@ -29,6 +35,46 @@ export interface VariantSummary {
   /** Status counts summed over the measured rounds. */
   statusCounts: Record<string, number>
   requests: number
+}
+
+/** Latency scenario: how a run's samples above p99 met its servers' GC pauses (bench/gc-summary.ts). */
+export interface TailInGc {
+  /** Samples slower than the run's p99. */
+  samples: number
+  /** Of them, those that overlapped a pause of the variant's server: started, ended or ran through one. */
+  duringServerGc: number
+  /** duringServerGc by the kind of the (longest) pause each met: minor, major, incremental, weak callbacks. */
+  serverGcKinds?: Record<string, number>
+  /** How many would overlap by chance, given when the pauses fell and how long the samples were (gc-tail.ts). */
+  serverByChance: number
+  /** Of them, those that overlapped a pause of the upstream (the bench lane), for proxies. */
+  duringUpstreamGc?: number
+}
+
+/** Latency scenario: the GC pauses a run's servers saw during the run (their GC preload, bench/gc-preload.ts). */
+export interface RunGc {
+  /** The variant's server; null when it is not a Node process (nginx): it has no GC to report. */
+  server: GcWindowSummary | null
+  /** The upstream it relays to (the bench lane), when it has one; null when that is not Node. */
+  upstream?: GcWindowSummary | null
+  tail: TailInGc
+}
+
+/** Latency scenario: one variant's GC pauses over the rounds (spreads of per-round figures) and its tail summed. */
+export interface VariantGc {
+  variant: string
+  /** The server process watched (e.g. gateway-main, lane, http-proxy-3, nginx). */
+  server: string
+  /** False for a server that is not Node (nginx): no pause figures. */
+  node: boolean
+  /** Pauses per round, their total ms per round, the longest pause (ms) of each round. */
+  count?: Spread
+  totalMs?: Spread
+  longestMs?: Spread
+  upstream?: { name: string, count: Spread, totalMs: Spread, longestMs: Spread }
+  tail: TailInGc
+  /** Rounds in which a preload's ring no longer held the whole window (its figures are then a floor). */
+  incompleteRounds: number
 }
 
 /** The memory scenario's measurements (bytes). */
@@ -103,8 +149,12 @@ export interface ScenarioResult {
   baseline?: string
   connections: number
   variants: VariantSummary[]
-  /** Every measured run, in the order it ran: round, variant, result. */
-  runs: Array<{ round: number, variant: string, result: LoadResult }>
+  /** Every measured run, in the order it ran: round, variant, result (latency scenario: and its servers' GC). */
+  runs: Array<{ round: number, variant: string, result: LoadResult, gc?: RunGc }>
+  /** Latency scenario: responses per variant per round (`--latency-samples`). */
+  samplesPerRound?: number
+  /** Latency scenario: the GC pauses of each variant's servers and how its tail met them. */
+  gc?: VariantGc[]
   memory?: MemoryMeasurement
   websocket?: WebSocketMeasurement
   /** Peers that were asked for but could not run here, with why. */

@@ -1,13 +1,16 @@
 import { join } from 'node:path'
 import type { LoadJob, LoadResult } from './load-job.js'
-import type { BenchOptions } from './options.js'
+import { LATENCY_TAIL, LATENCY_TAIL_QUICK, type BenchOptions } from './options.js'
 import type { LoadWorker } from './processes.js'
 import { memoryOf } from './proc-stat.js'
-import type { ConsoleMeasurement, ScenarioResult, SoakMeasurement } from './result-types.js'
+import type { ConsoleMeasurement, RunGc, ScenarioResult, SoakMeasurement } from './result-types.js'
+import { askGcPauses } from './gc-client.js'
+import type { GcWindowPauses } from './gc-ring.js'
+import { runGc, summarizeGc } from './gc-summary.js'
 import { consolePairs, gatewayTreeWithout, measureIdle } from './console-cost.js'
 import { GATEWAY_CONTENT_PATH, SCENARIO_TITLES, type PreparedVariant, type ScenarioPlan } from './scenarios.js'
-import type { ServerSet } from './servers.js'
-import { rotatedOrder } from './stats.js'
+import type { RunningServer, ServerSet } from './servers.js'
+import { rotatedOrder, samplesAbove } from './stats.js'
 import { LOADGEN_SATURATION, runProblems, summarizeVariants } from './summary.js'
 import { CONTENT_CLIENT, issueTokens } from './tokens.js'
 
@@ -25,25 +28,55 @@ function num (value: number | null, digits: number): string {
 
 function describe (result: LoadResult): string {
   const cpu = result.requests === 0 ? 'n/a' : (result.serverCpuMicros / result.requests).toFixed(1)
-  return `${Math.round(result.rps)} req/s, p50 ${num(result.latencyMs.p50, 3)} ms, p99 ${num(result.latencyMs.p99, 3)} ms, ` +
+  const p999 = result.window === undefined ? '' : `, p99.9 ${num(result.latencyMs.p999, 3)} ms, max ${num(result.latencyMs.max, 3)} ms`
+  return `${Math.round(result.rps)} req/s, p50 ${num(result.latencyMs.p50, 3)} ms, p99 ${num(result.latencyMs.p99, 3)} ms${p999}, ` +
     `server ${cpu} µs/req, load generator ${(result.loadgenCpu * 100).toFixed(0)}% of a core`
 }
 
-function jobFor (plan: ScenarioPlan, variant: PreparedVariant, duration: number): LoadJob {
+function describeGc (gc: RunGc): string {
+  const own = gc.server === null
+    ? 'server not Node (no GC to report)'
+    : `server ${gc.server.count} GC pauses, ${gc.server.totalMs} ms, longest ${gc.server.longestMs} ms${gc.server.complete ? '' : ' (ring overran: a floor)'}`
+  const met = [
+    ...(gc.server === null ? [] : [`${gc.tail.duringServerGc} met a server GC pause (${gc.tail.serverByChance} by chance; ${JSON.stringify(gc.tail.serverGcKinds ?? {})})`]),
+    ...(gc.tail.duringUpstreamGc === undefined ? [] : [`${gc.tail.duringUpstreamGc} a lane GC pause`]),
+  ]
+  return `${own}; of ${gc.tail.samples} samples above p99, ${met.length === 0 ? 'none set beside a GC' : met.join(', ')}`
+}
+
+/**
+ * What one measured run of `variant` is: `duration` seconds, or, in a sample-counted run of the latency scenario
+ * (`samples`), that many responses, each stamped so its tail can be set beside the servers' GC pauses.
+ */
+function jobFor (plan: ScenarioPlan, variant: PreparedVariant, duration: number, samples?: number): LoadJob {
   return {
     ...variant.request,
     connections: plan.connections,
     duration,
+    ...(samples === undefined ? {} : { amount: samples, timeTail: true }),
     serverPid: variant.server.pid,
     ...(variant.upstream === undefined ? {} : { upstreamPid: variant.upstream.pid }),
   }
 }
 
-async function measure (worker: LoadWorker, plan: ScenarioPlan, variant: PreparedVariant, duration: number, label: string, log: RunLog): Promise<LoadResult> {
-  const result = await worker.run(jobFor(plan, variant, duration))
+async function measure (worker: LoadWorker, plan: ScenarioPlan, variant: PreparedVariant, duration: number, label: string, log: RunLog, samples?: number): Promise<LoadResult> {
+  const result = await worker.run(jobFor(plan, variant, duration, samples))
   log.progress(`[${plan.id}] ${label} ${variant.name}: ${describe(result)}`)
   for (const problem of runProblems(result, variant.expect)) log.fail(`${plan.id} / ${variant.name} (${label}): ${problem}`)
   return result
+}
+
+/** The pauses a server's GC preload saw in `window`; null for a server without one (nginx: not Node). */
+async function pausesOf (server: RunningServer, window: { fromMs: number, toMs: number }): Promise<GcWindowPauses | null> {
+  return server.gcSocket === undefined ? null : askGcPauses(server.gcSocket, window)
+}
+
+/** A latency run's GC: asks the variant's server and upstream for their pauses during the run, and sets its tail beside them. */
+async function gcOfRun (variant: PreparedVariant, result: LoadResult): Promise<RunGc | undefined> {
+  if (result.window === undefined) return undefined
+  const server = await pausesOf(variant.server, result.window)
+  const upstream = variant.upstream === undefined ? undefined : await pausesOf(variant.upstream, result.window)
+  return runGc({ server, ...(upstream === undefined ? {} : { upstream }) }, result.tail ?? [], result.window)
 }
 
 /**
@@ -57,19 +90,30 @@ export async function runPlan (plan: ScenarioPlan, worker: LoadWorker, options: 
   if (options.warmupSeconds > 0) {
     for (const variant of plan.variants) await measure(worker, plan, variant, options.warmupSeconds, 'warm-up', log)
   }
+  const latency = plan.kind === 'latency'
+  const tailFloor = options.quick ? LATENCY_TAIL_QUICK : LATENCY_TAIL
+  if (latency && samplesAbove(options.latencySamples, 0.999) < tailFloor) {
+    log.warn(`${plan.id}: ${options.latencySamples} responses per round put ${samplesAbove(options.latencySamples, 0.999)} samples above p99.9 (fewer than ${tailFloor}): its p99.9 is noise`)
+  }
   const rounds: Array<Record<string, LoadResult>> = []
   const runs: ScenarioResult['runs'] = []
   for (let r = 0; r < options.rounds; r++) {
     const byVariant: Record<string, LoadResult> = {}
     for (const i of rotatedOrder(plan.variants.length, r)) {
       const variant = plan.variants[i]
-      const result = await measure(worker, plan, variant, options.durationSeconds, `round ${r + 1}/${options.rounds}`, log)
-      byVariant[variant.name] = result
-      runs.push({ round: r + 1, variant: variant.name, result })
+      const label = `round ${r + 1}/${options.rounds}`
+      const result = await measure(worker, plan, variant, options.durationSeconds, label, log, latency ? options.latencySamples : undefined)
+      const gc = await gcOfRun(variant, result)
+      if (gc !== undefined) log.progress(`[${plan.id}] ${label} ${variant.name}: ${describeGc(gc)}`)
+      // The tail's samples served the GC count; the results file keeps the counts, not the samples.
+      const kept: LoadResult = { ...result }
+      delete kept.tail
+      byVariant[variant.name] = kept
+      runs.push({ round: r + 1, variant: variant.name, result: kept, ...(gc === undefined ? {} : { gc }) })
     }
     rounds.push(byVariant)
   }
-  const variants = summarizeVariants(plan.variants, rounds, { latency: plan.kind === 'latency' })
+  const variants = summarizeVariants(plan.variants, rounds, { latency })
   for (const v of variants) {
     if (v.loadgenSaturated) {
       log.warn(`${plan.id} / ${v.name}: load generator near saturation (${Math.round(v.loadgenCpuMax * 100)}% ≥ ${LOADGEN_SATURATION * 100}% of its core): its req/s is a floor, not the server's limit`)
@@ -84,6 +128,12 @@ export async function runPlan (plan: ScenarioPlan, worker: LoadWorker, options: 
     connections: plan.connections,
     variants,
     runs,
+    ...(latency
+      ? {
+          samplesPerRound: options.latencySamples,
+          gc: summarizeGc(plan.variants.map((v) => ({ name: v.name, server: v.server.name, ...(v.upstream === undefined ? {} : { upstream: v.upstream.name }) })), runs),
+        }
+      : {}),
     skipped: plan.skipped,
     ...(consoleCost === undefined ? {} : { console: consoleCost }),
   }

@@ -74,7 +74,8 @@ export async function runBench (argv: string[]): Promise<number> {
     for (const id of options.scenarios) {
       const workDir = join(workRoot, id)
       await mkdir(workDir)
-      current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir, compareRoot: options.compare, pollerCore: pinned ? LOADGEN_CORE : undefined })
+      // The latency scenario's Node servers carry the GC preload; the throughput scenarios' stay bare.
+      current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir, compareRoot: options.compare, pollerCore: pinned ? LOADGEN_CORE : undefined, watchGc: id === 'latency-c1' })
       log.progress(`== ${id}`)
       try {
         if (id === 'memory') {

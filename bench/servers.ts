@@ -10,6 +10,7 @@ import type { PollReport } from './console-poller.js'
 import { harnessScript, REPO_ROOT } from './paths.js'
 import { nginxConfig, nginxBinary } from './peers.js'
 import { benchCertificate, type BenchCertificate } from './tls-certs.js'
+import { GC_SOCKET_ENV } from './gc-protocol.js'
 
 const REPO_BIN = join(REPO_ROOT, 'bin', 'lanegate.js')
 
@@ -23,6 +24,8 @@ export interface RunningServer {
   url: string
   /** The console gateway's admin listener, http://127.0.0.1:PORT. */
   adminUrl?: string
+  /** A Node server started with the GC preload (`watchGc`): the Unix socket it answers on (bench/gc-preload.ts). */
+  gcSocket?: string
 }
 
 /** The console poller of a run (bench/console-poller.ts): its process, and how its polls went so far. */
@@ -72,6 +75,11 @@ export interface ServerSetContext {
    * poller's own CPU neither lands in the gateway's measurement nor competes with it for its core.
    */
   pollerCore?: number
+  /**
+   * The latency scenario: start the Node servers (not `lanegate start`'s cluster, not nginx) with the GC preload,
+   * so each run can be told the GC pauses its servers saw. Off elsewhere: a throughput run keeps its servers bare.
+   */
+  watchGc?: boolean
 }
 
 /**
@@ -113,7 +121,16 @@ export class ServerSet {
   }
 
   private node (name: string, script: string, args: string[], nodeArgs: string[] = []): Promise<RunningServer> {
-    return this.spawn(name, process.execPath, [...nodeArgs, harnessScript(script), '--port', '{port}', ...args])
+    return this.spawnNode(name, [...nodeArgs, harnessScript(script), '--port', '{port}', ...args])
+  }
+
+  /** Spawns `node args` (pinned), with the GC preload and its socket when the set watches GC. */
+  private async spawnNode (name: string, args: string[]): Promise<RunningServer> {
+    if (this.context.watchGc !== true) return this.spawn(name, process.execPath, args)
+    const gcSocket = join(this.context.workDir, `${name}.gc.sock`)
+    const preload = pathToFileURL(harnessScript('./gc-preload.js')).href
+    const server = await this.spawn(name, process.execPath, ['--import', preload, ...args], { ...process.env, [GC_SOCKET_ENV]: gcSocket })
+    return { ...server, gcSocket }
   }
 
   /** The bench lane (fixed small JSON reply); `lane-b` is a second one (the proxy service's second target). */
@@ -225,7 +242,7 @@ export class ServerSet {
       const { benchConfigText: compareConfigText } = await import(pathToFileURL(join(root, 'dist', 'bench', 'bench-config.js')).href) as typeof import('./bench-config.js')
       await writeFile(file, compareConfigText(await readFile(join(root, 'gateway.yaml'), 'utf8'), { dataDir, laneUrl: lane.url }))
       const profile = this.context.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', this.context.profileDir]
-      return this.spawn('gateway-compare', process.execPath, [...profile, join(root, 'dist', 'bench', 'servers', 'gateway.js'), '--port', '{port}', '--config', file])
+      return this.spawnNode('gateway-compare', [...profile, join(root, 'dist', 'bench', 'servers', 'gateway.js'), '--port', '{port}', '--config', file])
     })
   }
 

@@ -34,13 +34,15 @@ export interface LatencySummary {
   p50: number
   p90: number
   p99: number
+  /** p99.9: in a run of fewer than 1,000 responses, the slowest one (see samplesAbove). */
+  p999: number
   max: number
   mean: number
 }
 
 /** Summarizes per-response times (ms). Sorts `samples` in place (it is usually a fresh typed array). */
 export function latencySummary (samples: Float64Array): LatencySummary {
-  if (samples.length === 0) return { p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, max: Number.NaN, mean: Number.NaN }
+  if (samples.length === 0) return { p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, p999: Number.NaN, max: Number.NaN, mean: Number.NaN }
   samples.sort()
   let total = 0
   for (let i = 0; i < samples.length; i++) total += samples[i]
@@ -48,9 +50,31 @@ export function latencySummary (samples: Float64Array): LatencySummary {
     p50: quantileSorted(samples, 0.5),
     p90: quantileSorted(samples, 0.9),
     p99: quantileSorted(samples, 0.99),
+    p999: quantileSorted(samples, 0.999),
     max: samples[samples.length - 1],
     mean: total / samples.length,
   }
+}
+
+/**
+ * How many of `n` samples lie above their nearest-rank q-quantile (ties aside): what that quantile rests on.
+ * 20,000 samples put 200 above p99 and 20 above p99.9; 300 put 3 above p99 and none above p99.9.
+ */
+export function samplesAbove (n: number, q: number): number {
+  return n === 0 ? 0 : n - Math.min(n, Math.max(1, Math.ceil(q * n)))
+}
+
+/**
+ * The fewest samples for which `above` of them lie above the nearest-rank q-quantile: the latency scenario's rule
+ * for a round's size. A quantile read off a handful of samples above it moves with each one of them (one slow
+ * response more or less is a step of 1/above of the tail); with 20 above p99.9 a single outlier moves it by at most
+ * one rank of twenty, and p99 then rests on 200.
+ */
+export function samplesForTail (q: number, above: number): number {
+  // The nearest rank: n − ceil(q·n) ≥ above. Start from the real-valued bound, then step over floating error.
+  let n = Math.max(1, Math.floor(above / (1 - q)) - 1)
+  while (samplesAbove(n, q) < above) n++
+  return n
 }
 
 /** A growable Float64Array of samples: a million responses cost 8 MB, not a million boxed numbers. */

@@ -59,8 +59,12 @@ export function summarizeVariants (
       summary.upstreamCpuUsPerRequest = rounded(spread(mine.map((r) => perRequest(r.upstreamCpuMicros ?? Number.NaN, r))), 1)
     }
     if (options.latency) {
+      summary.p90Ms = rounded(spread(mine.map((r) => r.latencyMs.p90)))
+      summary.p999Ms = rounded(spread(mine.map((r) => r.latencyMs.p999)))
+      summary.maxMs = rounded(spread(mine.map((r) => r.latencyMs.max)))
       summary.addedP50Ms = rounded(spread(paired.map(([v, b]) => v.latencyMs.p50 - b.latencyMs.p50)))
       summary.addedP99Ms = rounded(spread(paired.map(([v, b]) => v.latencyMs.p99 - b.latencyMs.p99)))
+      summary.addedP999Ms = rounded(spread(paired.map(([v, b]) => v.latencyMs.p999 - b.latencyMs.p999)))
     }
     return summary
   })

@@ -82,6 +82,37 @@ t.test('--console runs the subject with the console open beside it closed, and a
   t.match(res.stdout, '| lanegate-auth-get | lanegate-auth-get+closed-twin | 2 |')
 })
 
+t.test('a tiny latency-c1 run counts its samples, reports p99.9 and the GC pauses of each server with the tail beside them', async (t) => {
+  const out = await mkdtemp(join(tmpdir(), 'lanegate-bench-smoke-c1-'))
+  t.teardown(() => rm(out, { recursive: true, force: true }))
+  const res = await runHarness(['--scenario', 'latency-c1', '--latency-samples', '300', '--warmup', '0', '--rounds', '2', '--no-peers', '--out', out])
+  t.equal(res.code, 0, res.stderr)
+  t.match(res.stderr, 'put 0 samples above p99.9 (fewer than 20)', 'a round too small for p99.9 is warned about')
+  const json = (await readdir(out)).find((f) => f.endsWith('.json')) as string
+  const result = JSON.parse(await readFile(join(out, json), 'utf8')) as BenchResult
+  t.same(result.failures, [])
+  const [scenario] = result.scenarios
+  t.equal(scenario.samplesPerRound, 300)
+  t.same(scenario.runs.map((r) => [r.round, r.result.requests]), [[1, 300], [1, 300], [2, 300], [2, 300]], 'every run is 300 responses')
+  for (const variant of scenario.variants) {
+    for (const key of ['p90Ms', 'p999Ms', 'maxMs', 'addedP999Ms'] as const) {
+      t.same(Object.keys(variant[key] ?? {}).sort(), ['max', 'median', 'min'], `${variant.name}.${key} is a spread`)
+    }
+    t.ok((variant.p999Ms?.median ?? 0) >= (variant.p99Ms.median ?? Infinity), `${variant.name}: p99.9 ≥ p99`)
+  }
+  for (const run of scenario.runs) {
+    t.equal(run.result.tail, undefined, 'the tail\'s samples are not kept in the results file')
+    t.ok(run.gc?.server !== null && (run.gc?.server?.count ?? -1) >= 0, `round ${run.round} ${run.variant}: its server's GC preload answered`)
+    // 300 samples put 2 or 3 above p99 (fewer when the slowest tie).
+    t.ok((run.gc?.tail.samples ?? -1) >= 0 && (run.gc?.tail.samples ?? 99) <= 3, `${run.variant}: ${run.gc?.tail.samples} samples above p99`)
+  }
+  t.same(scenario.gc?.map((v) => [v.variant, v.server, v.node, v.upstream?.name]), [['lane-direct', 'lane', true, undefined], ['lanegate-live', 'gateway-main', true, 'lane']])
+  const markdown = await readFile(join(out, json.replace(/\.json$/, '.md')), 'utf8')
+  t.match(markdown, '| p99 ms | p99.9 ms | max ms |')
+  t.match(markdown, 'GC pauses seen in each server process during its runs')
+  t.match(markdown, /Of the \d+ samples above p99 of lanegate-live \(all rounds\), \d+ started, ended or ran through a gateway GC pause/)
+})
+
 t.test('a tiny websocket run echoes through the gateway and the lane directly, and measures idle connections', async (t) => {
   const out = await mkdtemp(join(tmpdir(), 'lanegate-bench-smoke-ws-'))
   t.teardown(() => rm(out, { recursive: true, force: true }))

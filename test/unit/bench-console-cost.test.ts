@@ -5,7 +5,7 @@ import type { LoadResult } from '../../bench/load-job.js'
 function run (requests: number, serverCpuMicros: number): LoadResult {
   return {
     requests, durationSeconds: 1, rps: requests, statusCounts: { 200: requests }, errors: 0, timeouts: 0,
-    latencyMs: { p50: 1, p90: 1, p99: 1, max: 1, mean: 1 }, serverCpuMicros, loadgenCpu: 0.5,
+    latencyMs: { p50: 1, p90: 1, p99: 1, p999: 1, max: 1, mean: 1 }, serverCpuMicros, loadgenCpu: 0.5,
   }
 }
 

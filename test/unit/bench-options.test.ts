@@ -6,6 +6,7 @@ t.test('defaults: every scenario, 5 rounds of 5 s, 1M requests and 100k tokens f
   t.same(parseBenchArgs([]), {
     scenarios: [...SCENARIO_IDS],
     durationSeconds: 5,
+    latencySamples: 20_000,
     warmupSeconds: 2,
     rounds: 5,
     connections: 50,
@@ -31,6 +32,14 @@ t.test('--quick shortens everything; explicit options still win', async (t) => {
   const quick = parseBenchArgs(['--quick', '--rounds', '2'])
   t.same({ d: quick.durationSeconds, w: quick.warmupSeconds, r: quick.rounds, mr: quick.memoryRequests, mt: quick.memoryTokens, q: quick.quick },
     { d: 2, w: 1, r: 2, mr: 50_000, mt: 5_000, q: true })
+})
+
+t.test('--latency-samples sets the latency rounds\' size: 20,000 by default (p99.9 on 20), 10,000 with --quick', async (t) => {
+  t.equal(parseBenchArgs([]).latencySamples, 20_000)
+  t.equal(parseBenchArgs(['--quick']).latencySamples, 10_000)
+  t.equal(parseBenchArgs(['--quick', '--latency-samples', '500']).latencySamples, 500)
+  t.throws(() => parseBenchArgs(['--latency-samples', '2.5']), /--latency-samples must be a positive integer/)
+  t.throws(() => parseBenchArgs(['--latency-samples', '0']), /--latency-samples must be a positive integer/)
 })
 
 t.test('--scenario takes a comma list or repeats, keeps the canonical order, and rejects unknown ids', async (t) => {

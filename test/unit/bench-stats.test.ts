@@ -1,5 +1,5 @@
 import t from 'tap'
-import { SampleBuffer, latencySummary, quantileSorted, rotatedOrder, round, spread } from '../../bench/stats.js'
+import { SampleBuffer, latencySummary, quantileSorted, rotatedOrder, round, samplesAbove, samplesForTail, spread } from '../../bench/stats.js'
 
 t.test('spread gives median, min and max; the median of an even count is the mean of the middle two', async (t) => {
   t.same(spread([3, 1, 2]), { median: 2, min: 1, max: 3 })
@@ -17,9 +17,46 @@ t.test('quantileSorted uses the nearest rank', async (t) => {
   t.ok(Number.isNaN(quantileSorted([], 0.5)))
 })
 
-t.test('latencySummary sorts the samples and reports p50/p90/p99/max/mean', async (t) => {
+t.test('latencySummary sorts the samples and reports p50/p90/p99/p99.9/max/mean', async (t) => {
   const samples = new Float64Array(Array.from({ length: 1000 }, (_, i) => 1000 - i))
-  t.same(latencySummary(samples), { p50: 500, p90: 900, p99: 990, max: 1000, mean: 500.5 })
+  t.same(latencySummary(samples), { p50: 500, p90: 900, p99: 990, p999: 999, max: 1000, mean: 500.5 })
+})
+
+t.test('p99.9 is the nearest rank: the 19,980th of 20,000, the slowest of fewer than 1,000', async (t) => {
+  const twenty = new Float64Array(Array.from({ length: 20_000 }, (_, i) => i + 1)).reverse()
+  const summary = latencySummary(twenty)
+  t.equal(summary.p999, 19_980)
+  t.equal(summary.p99, 19_800)
+  t.equal(summary.max, 20_000)
+  // Twenty slow outliers in 20,000: p99.9 lands on the fastest of them, p99 does not see them.
+  const outliers = new Float64Array(20_000).fill(1)
+  for (let i = 0; i < 20; i++) outliers[i * 997] = 50 + i
+  t.same([latencySummary(outliers.slice()).p99, latencySummary(outliers.slice()).p999], [1, 1], '20 outliers sit just above p99.9')
+  outliers[5] = 40
+  t.equal(latencySummary(outliers).p999, 40, 'a 21st reaches it')
+  t.equal(latencySummary(new Float64Array([3, 1, 2])).p999, 3)
+  t.ok(Number.isNaN(latencySummary(new Float64Array(0)).p999))
+})
+
+t.test('samplesAbove counts what a nearest-rank quantile rests on', async (t) => {
+  t.equal(samplesAbove(20_000, 0.999), 20)
+  t.equal(samplesAbove(20_000, 0.99), 200)
+  t.equal(samplesAbove(19_999, 0.999), 19)
+  t.equal(samplesAbove(300, 0.999), 0)
+  t.equal(samplesAbove(300, 0.99), 3)
+  t.equal(samplesAbove(1, 0.5), 0)
+  t.equal(samplesAbove(0, 0.99), 0)
+})
+
+t.test('samplesForTail is the fewest samples that put that many above the quantile', async (t) => {
+  t.equal(samplesForTail(0.999, 20), 20_000)
+  t.equal(samplesForTail(0.999, 10), 10_000)
+  t.equal(samplesForTail(0.99, 20), 2_000)
+  t.equal(samplesForTail(0.5, 1), 2)
+  for (const [q, above] of [[0.999, 20], [0.99, 7], [0.9, 3]] as const) {
+    const n = samplesForTail(q, above)
+    t.ok(samplesAbove(n, q) >= above && samplesAbove(n - 1, q) < above, `q ${q}, ${above} above: ${n} is the least`)
+  }
 })
 
 t.test('SampleBuffer grows past its initial size and copies out what was pushed', async (t) => {

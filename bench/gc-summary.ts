@@ -1,0 +1,90 @@
+import type { GcWindowPauses } from './gc-ring.js'
+import { countOverlapping, overlappingByChance, overlappingByKind, summarizePauses, type GcWindowSummary, type TimedSample } from './gc-tail.js'
+import type { RunGc, TailInGc, VariantGc } from './result-types.js'
+import { round, spread, type Spread } from './stats.js'
+
+/**
+ * The latency scenario's GC report: per run, what the servers' GC preloads saw during the run and how the run's
+ * samples above p99 met it; per variant, the same over rounds. Pure (the pauses are asked for in run-scenario.ts).
+ */
+
+/** The pauses a run's servers reported: `null` for a server without the preload (not Node: nginx). */
+export interface RunPauses {
+  server: GcWindowPauses | null
+  /** The upstream the variant relays to, when it has one. */
+  upstream?: GcWindowPauses | null
+}
+
+/** What the GC of one run's servers did, and how many of `tail` (the samples above p99) overlapped it. */
+export function runGc (pauses: RunPauses, tail: readonly TimedSample[], window: { fromMs: number, toMs: number }): RunGc {
+  const server = pauses.server
+  const upstream = pauses.upstream
+  const inTail: TailInGc = {
+    samples: tail.length,
+    duringServerGc: server === null ? 0 : countOverlapping(tail, server.pauses),
+    ...(server === null ? {} : { serverGcKinds: overlappingByKind(tail, server.pauses) }),
+    serverByChance: server === null ? 0 : round(overlappingByChance(tail, server.pauses, window.fromMs, window.toMs), 2),
+    ...(upstream === undefined || upstream === null ? {} : { duringUpstreamGc: countOverlapping(tail, upstream.pauses) }),
+  }
+  return {
+    server: server === null ? null : rounded(summarizePauses(server.pauses, server.complete)),
+    ...(upstream === undefined ? {} : { upstream: upstream === null ? null : rounded(summarizePauses(upstream.pauses, upstream.complete)) }),
+    tail: inTail,
+  }
+}
+
+function rounded<T extends { totalMs: number, longestMs: number }> (s: T): T {
+  return { ...s, totalMs: round(s.totalMs), longestMs: round(s.longestMs) }
+}
+
+function gcSpreads (windows: ReadonlyArray<{ count: number, totalMs: number, longestMs: number }>): { count: Spread, totalMs: Spread, longestMs: Spread } {
+  return {
+    count: spread(windows.map((w) => w.count)),
+    totalMs: spread(windows.map((w) => round(w.totalMs))),
+    longestMs: spread(windows.map((w) => round(w.longestMs))),
+  }
+}
+
+/**
+ * Per variant, over the rounds: its server's pauses per round (count, total, longest as spreads), its upstream's
+ * likewise, and the tail counts summed over rounds. Variants without a measured run are left out.
+ */
+export function summarizeGc (
+  variants: ReadonlyArray<{ name: string, server: string, upstream?: string }>,
+  runs: ReadonlyArray<{ variant: string, gc?: RunGc }>,
+): VariantGc[] {
+  const summaries: VariantGc[] = []
+  for (const variant of variants) {
+    const mine = runs.filter((r) => r.variant === variant.name).map((r) => r.gc).filter((gc): gc is RunGc => gc !== undefined)
+    if (mine.length === 0) continue
+    const servers = mine.map((gc) => gc.server).filter((s): s is GcWindowSummary => s !== null)
+    const upstreams = mine.map((gc) => gc.upstream).filter((s): s is GcWindowSummary => s !== null && s !== undefined)
+    const tail: TailInGc = {
+      samples: sum(mine.map((gc) => gc.tail.samples)),
+      duringServerGc: sum(mine.map((gc) => gc.tail.duringServerGc)),
+      ...(servers.length === 0 ? {} : { serverGcKinds: sumKinds(mine.map((gc) => gc.tail.serverGcKinds ?? {})) }),
+      serverByChance: round(sum(mine.map((gc) => gc.tail.serverByChance)), 1),
+      ...(upstreams.length === 0 ? {} : { duringUpstreamGc: sum(mine.map((gc) => gc.tail.duringUpstreamGc ?? 0)) }),
+    }
+    summaries.push({
+      variant: variant.name,
+      server: variant.server,
+      node: servers.length > 0,
+      ...(servers.length === 0 ? {} : gcSpreads(servers)),
+      ...(variant.upstream === undefined || upstreams.length === 0 ? {} : { upstream: { name: variant.upstream, ...gcSpreads(upstreams) } }),
+      tail,
+      incompleteRounds: mine.filter((gc) => gc.server?.complete === false || gc.upstream?.complete === false).length,
+    })
+  }
+  return summaries
+}
+
+function sumKinds (counts: ReadonlyArray<Readonly<Record<string, number>>>): Record<string, number> {
+  const total: Record<string, number> = {}
+  for (const byKind of counts) for (const [kind, n] of Object.entries(byKind)) total[kind] = (total[kind] ?? 0) + n
+  return total
+}
+
+function sum (values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0)
+}

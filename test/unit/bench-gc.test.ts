@@ -1,0 +1,137 @@
+import t from 'tap'
+import { GcRing, type GcPause } from '../../bench/gc-ring.js'
+import { runGc, summarizeGc } from '../../bench/gc-summary.js'
+import { countOverlapping, overlappingByChance, overlappingByKind, overlaps, summarizePauses } from '../../bench/gc-tail.js'
+import type { RunGc } from '../../bench/result-types.js'
+
+const pause = (startMs: number, durationMs: number, kind = 1): GcPause => ({ startMs, durationMs, kind })
+
+t.test('the ring hands out the pauses that overlap a window, a pause running into it included', async (t) => {
+  const ring = new GcRing(8)
+  ring.push(10, 2, 1) // 10–12: before the window
+  ring.push(19, 2, 1) // 19–21: runs into it
+  ring.push(25, 1, 2) // inside
+  ring.push(29.5, 1, 1) // 29.5–30.5: runs out of it
+  ring.push(31, 1, 1) // after
+  t.same(ring.window(20, 30), { pauses: [pause(19, 2), pause(25, 1, 2), pause(29.5, 1)], complete: true })
+  t.same(ring.window(12, 19), { pauses: [], complete: true }, 'touching ends do not overlap')
+  t.same(ring.window(100, 200), { pauses: [], complete: true })
+})
+
+t.test('the ring keeps the last pauses and says when a window reaches back past them', async (t) => {
+  const ring = new GcRing(3)
+  for (let i = 0; i < 5; i++) ring.push(i * 10, 1, 1) // 0, 10, 20, 30, 40: 0 and 10 overwritten
+  t.same(ring.window(15, 45), { pauses: [pause(20, 1), pause(30, 1), pause(40, 1)], complete: true }, 'the window starts after the overwritten pauses ended')
+  t.same(ring.window(11, 45), { pauses: [pause(20, 1), pause(30, 1), pause(40, 1)], complete: true }, 'the last overwritten pause ended as the window began')
+  t.same(ring.window(5, 45), { pauses: [pause(20, 1), pause(30, 1), pause(40, 1)], complete: false }, 'it missed the pause at 10')
+  t.same(new GcRing(3).window(0, 10), { pauses: [], complete: true }, 'an empty ring is complete')
+})
+
+t.test('summarizePauses gives count, total and longest', async (t) => {
+  t.same(summarizePauses([pause(0, 1.5), pause(10, 0.25), pause(20, 3)]), { count: 3, totalMs: 4.75, longestMs: 3, complete: true })
+  t.same(summarizePauses([], false), { count: 0, totalMs: 0, longestMs: 0, complete: false })
+})
+
+t.test('a sample meets a pause when it starts, ends or runs through it', async (t) => {
+  const gc = pause(10, 2) // 10–12
+  t.ok(overlaps({ startMs: 11, endMs: 15 }, gc), 'started during it')
+  t.ok(overlaps({ startMs: 8, endMs: 11 }, gc), 'ended during it')
+  t.ok(overlaps({ startMs: 9, endMs: 13 }, gc), 'ran through it')
+  t.ok(overlaps({ startMs: 10.5, endMs: 11.5 }, gc), 'inside it')
+  t.notOk(overlaps({ startMs: 5, endMs: 10 }, gc), 'ended as it began')
+  t.notOk(overlaps({ startMs: 12, endMs: 14 }, gc), 'began as it ended')
+  const tail = [{ startMs: 11, endMs: 15 }, { startMs: 5, endMs: 10 }, { startMs: 29, endMs: 31 }, { startMs: 40, endMs: 41 }]
+  t.equal(countOverlapping(tail, [gc, pause(30, 0.5)]), 2)
+  t.equal(countOverlapping(tail, []), 0)
+})
+
+t.test('overlappingByKind files each sample that met a pause under the longest pause it met', async (t) => {
+  const pauses = [pause(10, 2, 1), pause(13, 5, 4), pause(30, 1, 1), pause(50, 1, 8), pause(70, 1, 32)]
+  const tail = [
+    { startMs: 11, endMs: 14 }, // meets the minor 10–12 and the major 13–18: the major is longer
+    { startMs: 29, endMs: 31 }, // a minor
+    { startMs: 9, endMs: 11 }, // a minor
+    { startMs: 49, endMs: 51 }, // incremental marking
+    { startMs: 69, endMs: 71 }, // a kind perf_hooks does not name: by its number
+    { startMs: 90, endMs: 95 }, // none
+  ]
+  t.same(overlappingByKind(tail, pauses), { major: 1, minor: 2, incremental: 1, 32: 1 })
+  t.equal(countOverlapping(tail, pauses), 5, 'the same samples, counted once each')
+  t.same(overlappingByKind(tail, []), {})
+})
+
+t.test('overlappingByChance: the share of the run in which a sample of that length would meet a pause', async (t) => {
+  // A 100 ms window, one 2 ms pause at 50: a 3 ms sample meets it if it starts in (47, 52): 5 ms of 100.
+  t.equal(overlappingByChance([{ startMs: 0, endMs: 3 }], [pause(50, 2)], 0, 100), 0.05)
+  // Two such samples: twice that; no pauses: none.
+  t.equal(overlappingByChance([{ startMs: 0, endMs: 3 }, { startMs: 10, endMs: 13 }], [pause(50, 2)], 0, 100), 0.1)
+  t.equal(overlappingByChance([{ startMs: 0, endMs: 3 }], [], 0, 100), 0)
+  // Two pauses closer than the sample's length: the covered spans merge (46–52 and 51–55 → 46–55, 9 ms).
+  t.equal(overlappingByChance([{ startMs: 0, endMs: 4 }], [pause(54, 1), pause(50, 2)], 0, 100), 0.09)
+  // Clipped to the window: a pause at its very start, one past its end; a pause as long as the run: certain.
+  t.equal(overlappingByChance([{ startMs: 0, endMs: 3 }], [pause(0, 1)], 0, 100), 0.01)
+  t.equal(overlappingByChance([{ startMs: 0, endMs: 50 }], [pause(10, 1), pause(70, 1)], 0, 60), 0.85)
+  t.equal(overlappingByChance([{ startMs: 0, endMs: 5 }], [pause(0, 60)], 0, 60), 1)
+})
+
+t.test('runGc counts the tail against the server and the lane; a server without a preload reports none', async (t) => {
+  const tail = [{ startMs: 11, endMs: 13 }, { startMs: 50, endMs: 52 }, { startMs: 80, endMs: 81 }]
+  const gc = runGc({
+    server: { pauses: [pause(12, 1), pause(60, 2)], complete: true },
+    upstream: { pauses: [pause(80.5, 0.2)], complete: false },
+  }, tail, { fromMs: 0, toMs: 100 })
+  t.same(gc, {
+    server: { count: 2, totalMs: 3, longestMs: 2, complete: true },
+    upstream: { count: 1, totalMs: 0.2, longestMs: 0.2, complete: false },
+    // Chance: the 2 ms samples cover 3 + 4 ms each (0.07), the 1 ms one 2 + 3 ms (0.05).
+    tail: { samples: 3, duringServerGc: 1, serverGcKinds: { minor: 1 }, serverByChance: 0.19, duringUpstreamGc: 1 },
+  })
+  t.same(runGc({ server: null, upstream: { pauses: [], complete: true } }, tail, { fromMs: 0, toMs: 100 }), {
+    server: null,
+    upstream: { count: 0, totalMs: 0, longestMs: 0, complete: true },
+    tail: { samples: 3, duringServerGc: 0, serverByChance: 0, duringUpstreamGc: 0 },
+  })
+  t.same(runGc({ server: { pauses: [], complete: true } }, [], { fromMs: 0, toMs: 100 }).upstream, undefined, 'no upstream: none reported')
+})
+
+t.test('summarizeGc spreads the pauses over rounds and sums the tail, nginx marked as not Node', async (t) => {
+  const round = (count: number, totalMs: number, longestMs: number, samples: number, during: number, complete = true): RunGc => ({
+    server: { count, totalMs, longestMs, complete },
+    upstream: { count: 1, totalMs: 0.5, longestMs: 0.5, complete: true },
+    tail: { samples, duringServerGc: during, serverGcKinds: { minor: during - 10, major: 10 }, serverByChance: 1.25, duringUpstreamGc: 1 },
+  })
+  const nginx: RunGc = { server: null, upstream: { count: 2, totalMs: 1, longestMs: 0.6, complete: true }, tail: { samples: 20, duringServerGc: 0, serverByChance: 0, duringUpstreamGc: 3 } }
+  const runs = [
+    { variant: 'lanegate-live', gc: round(30, 20, 1.5, 200, 40) },
+    { variant: 'nginx', gc: nginx },
+    { variant: 'lanegate-live', gc: round(36, 30, 2.5, 200, 60, false) },
+    { variant: 'lanegate-live', gc: round(33, 25, 1, 199, 50) },
+    { variant: 'lane-direct' },
+  ]
+  const summary = summarizeGc([
+    { name: 'lane-direct', server: 'lane' },
+    { name: 'lanegate-live', server: 'gateway-main', upstream: 'lane' },
+    { name: 'nginx', server: 'nginx', upstream: 'lane' },
+  ], runs)
+  t.same(summary, [
+    {
+      variant: 'lanegate-live',
+      server: 'gateway-main',
+      node: true,
+      count: { median: 33, min: 30, max: 36 },
+      totalMs: { median: 25, min: 20, max: 30 },
+      longestMs: { median: 1.5, min: 1, max: 2.5 },
+      upstream: { name: 'lane', count: { median: 1, min: 1, max: 1 }, totalMs: { median: 0.5, min: 0.5, max: 0.5 }, longestMs: { median: 0.5, min: 0.5, max: 0.5 } },
+      tail: { samples: 599, duringServerGc: 150, serverGcKinds: { minor: 120, major: 30 }, serverByChance: 3.8, duringUpstreamGc: 3 },
+      incompleteRounds: 1,
+    },
+    {
+      variant: 'nginx',
+      server: 'nginx',
+      node: false,
+      upstream: { name: 'lane', count: { median: 2, min: 2, max: 2 }, totalMs: { median: 1, min: 1, max: 1 }, longestMs: { median: 0.6, min: 0.6, max: 0.6 } },
+      tail: { samples: 20, duringServerGc: 0, serverByChance: 0, duringUpstreamGc: 3 },
+      incompleteRounds: 0,
+    },
+  ], 'a variant without GC figures (not a latency run) is left out')
+})
