@@ -1,4 +1,4 @@
-import type { BenchResult, ScenarioResult, VariantSummary } from './result-types.js'
+import type { BenchResult, InstructionMeasurement, ScenarioResult, VariantSummary } from './result-types.js'
 import type { Spread } from './stats.js'
 
 const MB = 1024 * 1024
@@ -23,7 +23,7 @@ function scenarioTable (scenario: ScenarioResult): string[] {
     for (const v of scenario.variants) {
       lines.push(`| ${v.name} | ${v.role} | ${range(v.p50Ms)} | ${range(v.p99Ms)} | ${range(v.addedP50Ms)} | ${range(v.addedP99Ms)} | ${range(v.rps, 0)} | ${range(v.serverCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} |`)
     }
-  } else if (scenario.kind !== 'websocket') {
+  } else if (scenario.kind !== 'websocket' && scenario.kind !== 'instructions') {
     lines.push('| variant | role | req/s | ratio to baseline | p50 ms | p99 ms | server CPU µs/req | upstream CPU µs/req | load gen CPU | statuses |', '|---|---|---|---|---|---|---|---|---|---|')
     for (const v of scenario.variants) {
       lines.push(`| ${v.name} | ${v.role} | ${range(v.rps, 0)} | ${v.role === 'baseline' ? '1' : range(v.ratio)} | ${range(v.p50Ms)} | ${range(v.p99Ms)} | ${range(v.serverCpuUsPerRequest, 1)} | ${range(v.upstreamCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} | ${statuses(v)} |`)
@@ -63,8 +63,33 @@ function scenarioTable (scenario: ScenarioResult): string[] {
     }
     lines.push('', `Console poll rounds: ${c.polls.ok} answered, ${c.polls.failed} failed.`)
   }
+  if (scenario.instructions !== undefined) lines.push(...instructionTable(scenario.instructions))
   for (const s of scenario.skipped) lines.push('', `Skipped ${s.variant}: ${s.reason}`)
   lines.push('')
+  return lines
+}
+
+/** Thousands of instructions, e.g. 57.1k. */
+function kilo (n: number | undefined): string {
+  return n === undefined ? '–' : `${(n / 1000).toFixed(1)}k`
+}
+
+/** `--instructions`: instructions per request by variant, each batch's, and the comparisons the scenario is read for. */
+function instructionTable (m: InstructionMeasurement): string[] {
+  const lines = [
+    `Instructions per request (callgrind \`Ir\`, user space only: no kernel, no syscalls), after ${m.warmupRequests} warm-up requests per variant; two batches of ${m.batchRequests} sequential requests on one keep-alive connection.`,
+    '',
+    '| variant | role | instructions/request | batch 1 | batch 2 | batch 2 ÷ 1 | ratio to baseline (baseline ÷ variant) | upstream instructions/request |',
+    '|---|---|---|---|---|---|---|---|',
+  ]
+  for (const v of m.variants) {
+    const [first, second] = v.batches.map((b) => b.instructions / b.requests)
+    lines.push(`| ${v.name} | ${v.role} | ${kilo(v.perRequest)} | ${kilo(first)} | ${kilo(second)} | ${fmt(1 + v.batchDrift, 4)} | ${v.role === 'baseline' ? '1' : fmt(v.ratio)} | ${kilo(v.upstreamPerRequest)} |`)
+  }
+  if (m.comparisons.length > 0) {
+    lines.push('', 'By instructions (reference ÷ subject: the throughput ratio a CPU-bound server would see):', '', '| comparison | subject | reference | ratio |', '|---|---|---|---|')
+    for (const c of m.comparisons) lines.push(`| ${c.what} | ${c.subject} | ${c.reference} | ${fmt(c.ratio)} |`)
+  }
   return lines
 }
 
