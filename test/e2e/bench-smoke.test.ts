@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import type { BenchResult } from '../../bench/result-types.js'
+import { valgrindBinary } from '../../bench/callgrind.js'
 import { runNode, type NodeRun } from '../helpers/run-node.js'
 
 // The harness compiled beside this test (dist/bench/run.js for dist/test/e2e/…), so any outDir works.
@@ -96,6 +97,34 @@ t.test('a tiny websocket run echoes through the gateway and the lane directly, a
   t.ok((measured?.idleConnections ?? 0) > 0, `${measured?.idleConnections} idle connections held`)
   t.ok((measured?.rssWithIdleConnections ?? 0) > 0, 'RSS read')
   t.match(res.stdout, '| lanegate-live |')
+})
+
+// valgrind is installed on the machine CI runs on; the skip is for a checkout elsewhere without it.
+const noValgrind = valgrindBinary() === undefined && 'valgrind (with callgrind_control) is not installed: apt-get install valgrind'
+
+t.test('--instructions counts every live-proxy variant under callgrind, the lane behind the relay too', { skip: noValgrind }, async (t) => {
+  const out = await mkdtemp(join(tmpdir(), 'lanegate-bench-smoke-instr-'))
+  t.teardown(() => rm(out, { recursive: true, force: true }))
+  // Tiny on purpose: the two batches are not yet flat after 30 warm-up requests (a warning, not a failure).
+  const res = await runHarness(['--scenario', 'live-proxy', '--instructions', '--instr-warmup', '30', '--instr-requests', '5', '--no-peers', '--out', out])
+  t.equal(res.code, 0, res.stderr)
+  const json = (await readdir(out)).find((f) => f.endsWith('.json')) as string
+  const result = JSON.parse(await readFile(join(out, json), 'utf8')) as BenchResult
+  t.same(result.failures, [])
+  const [scenario] = result.scenarios
+  t.same([scenario?.id, scenario?.kind, scenario?.baseline], ['live-proxy', 'instructions', 'lane-direct'])
+  const measured = scenario?.instructions
+  t.same([measured?.warmupRequests, measured?.batchRequests], [30, 5])
+  t.same(measured?.variants.map((v) => [v.name, v.role]), [['lane-direct', 'baseline'], ['lanegate-live', 'subject'], ['lanegate-live-metrics-off', 'peer']])
+  for (const v of measured?.variants ?? []) {
+    t.same(v.batches.map((b) => b.requests), [5, 5], `${v.name}: two batches of 5`)
+    t.ok(v.batches.every((b) => b.instructions > 0), `${v.name} executed instructions in each batch: ${v.batches.map((b) => b.instructions).join(', ')}`)
+    t.ok(v.perRequest > 0 && (v.ratio ?? 0) > 0, `${v.name}: ${v.perRequest} instructions/request, ratio ${v.ratio}`)
+  }
+  const relay = measured?.variants.find((v) => v.name === 'lanegate-live')
+  t.ok((relay?.upstreamPerRequest ?? 0) > 0, 'the lane behind the relay was counted too')
+  t.same(measured?.comparisons.map((c) => [c.subject, c.reference]), [['lanegate-live', 'lanegate-live-metrics-off']])
+  t.match(res.stdout, /\| lanegate-live \| subject \| [\d.]+k \|/)
 })
 
 t.test('a bad option exits 2 with the usage', async (t) => {
