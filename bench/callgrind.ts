@@ -37,6 +37,18 @@ export function callgrindArgs (outFile: string): string[] {
 }
 
 /**
+ * V8 flags every node server gets under callgrind, besides the bench's own. Under callgrind a request takes
+ * milliseconds, so V8's wall-clock heuristics see a process that is nearly idle:
+ * - `--no-memory-reducer`: the memory reducer (full GCs when allocation slows down) fired during and between the
+ *   batches; after its GC a warm gateway counted 618k then 418k instructions per request against 121k before
+ *   (half of them in TurboFan jobs re-optimising the request path).
+ * - `--single-threaded`: compiler and GC helper threads would finish their work at points of the request stream
+ *   that depend on how valgrind schedules threads and on what else runs on the core; on the main thread the
+ *   same requests give the same work, so two processes of one config count alike.
+ */
+export const CALLGRIND_NODE_FLAGS = ['--no-memory-reducer', '--single-threaded'] as const
+
+/**
  * The instruction count (`Ir`) of a callgrind output file: its `totals:` line, whose values follow the order of
  * the `events:` line. The `summary:` line is not used: after instrumentation was switched off and on again,
  * callgrind 3.19 writes it as a wrapped-around 64-bit value, while `totals:` stays right.

@@ -11,9 +11,9 @@ import type { RunningServer } from './servers.js'
  * `--instructions`: the scenario's servers run under callgrind (servers.ts starts them so), and each variant is
  * counted in instructions per request instead of timed.
  *
- * Every variant first gets `instructionWarmup` requests, uninstrumented; then, one variant at a time, callgrind
- * is switched on in its server (and in the lane it relays to), and two batches of `instructionRequests` requests
- * are counted, each between a zeroing and a dump of the counters. Requests go one after another on one keep-alive
+ * One variant at a time: `instructionWarmup` requests, uninstrumented; then callgrind is switched on in its server
+ * (and in the lane it relays to), and two batches of `instructionRequests` requests are counted, each between a
+ * zeroing and a dump of the counters. Requests go one after another on one keep-alive
  * connection per variant, the same connection from the first warm-up request to the last counted one: a new
  * connection brings objects of new shapes into node's HTTP code, V8 throws away the optimised code that assumed
  * the old ones, and the next batch would count a re-optimisation.
@@ -84,7 +84,7 @@ async function countVariant (variant: PreparedVariant, sender: SequentialSender,
 }
 
 /**
- * Runs a scenario's plan in instructions: warms every variant up, then counts each in turn (see the file's
+ * Runs a scenario's plan in instructions: each variant warmed up, then counted (see the file's
  * comment). A variant whose requests fail is reported as a failure and left out; the others still count.
  */
 export async function runInstructionPlan (plan: ScenarioPlan, options: BenchOptions, log: RunLog): Promise<ScenarioResult> {
@@ -92,22 +92,22 @@ export async function runInstructionPlan (plan: ScenarioPlan, options: BenchOpti
   const senders = new Map(plan.variants.map((v) => [v.name, new SequentialSender(v)]))
   const counted = new Map<string, InstructionBatch[]>()
   try {
-    // All variants warm before any is counted: two variants on one server (hello's two routes) share code, and
-    // the second one's warm-up must not re-optimise it while the first is being counted.
-    const working: PreparedVariant[] = []
+    // Each variant is counted right after its own warm-up, never after a pause: a V8 left idle for a while runs
+    // its memory reducer's full GCs, which age out the bytecode and optimised code of functions not run meanwhile;
+    // the counted batches then paid for compiling the whole request path again (seen: half the instructions of a
+    // gateway's batch in TurboFan jobs, after it had waited for the other variants' warm-ups).
     for (const variant of plan.variants) {
+      const sender = senders.get(variant.name) as SequentialSender
       const started = Date.now()
       try {
-        await senders.get(variant.name)?.send(options.instructionWarmup)
-        working.push(variant)
-        log.progress(`[${plan.id}] warm-up ${variant.name}: ${options.instructionWarmup} requests in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+        await sender.send(options.instructionWarmup)
       } catch (error) {
         log.fail(`${plan.id} / ${variant.name} (warm-up): ${(error as Error).message}`)
+        continue
       }
-    }
-    for (const variant of working) {
+      log.progress(`[${plan.id}] warm-up ${variant.name}: ${options.instructionWarmup} requests in ${((Date.now() - started) / 1000).toFixed(1)} s`)
       try {
-        counted.set(variant.name, await countVariant(variant, senders.get(variant.name) as SequentialSender, options.instructionRequests, plan.id, log))
+        counted.set(variant.name, await countVariant(variant, sender, options.instructionRequests, plan.id, log))
       } catch (error) {
         log.fail(`${plan.id} / ${variant.name} (counting): ${(error as Error).message}`)
       }

@@ -60,11 +60,13 @@ export interface BenchOptions {
 /**
  * `--instructions` defaults. Warm-up: natively V8 is still optimising the gateway's request path after 5,000
  * sequential requests and done by about 10,000 (counted with --trace-opt on the auth-get route and on bare
- * fastify); fewer leave the counted batches paying the compiler. Batches: the gateway's count per request settles
- * to under 1 % between batches of a few hundred requests; each takes seconds under callgrind.
+ * fastify); fewer leave the counted batches paying the compiler. Batches: a young-generation GC costs about half
+ * a million instructions and comes every few hundred requests, so a batch holds a whole number of them give or
+ * take one: over 1,000 requests that is under 1 % of bare fastify's count, over 300 it was 3 %. A batch of 1,000
+ * takes a few seconds under callgrind.
  */
 export const INSTRUCTION_WARMUP = 10_000
-export const INSTRUCTION_REQUESTS = 300
+export const INSTRUCTION_REQUESTS = 1000
 
 export const USAGE = `npm run bench -- [options]
 

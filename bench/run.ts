@@ -140,7 +140,8 @@ export async function runBench (argv: string[]): Promise<number> {
     process.stderr.write(`\nBENCH FAILED: ${failures.length} run(s) broke an expectation (logs kept in ${workRoot}):\n${failures.map((f) => `  - ${f}`).join('\n')}\n`)
     return 1
   }
-  if (profileDir === undefined) await rm(workRoot, { recursive: true, force: true })
+  if (callgrindDir !== undefined) process.stdout.write(`\nCallgrind dumps kept in ${callgrindDir} (<server>.callgrind.<n>, one per batch): callgrind_annotate <file> lists where the instructions went\n`)
+  if (profileDir === undefined && callgrindDir === undefined) await rm(workRoot, { recursive: true, force: true })
   return 0
 }
 

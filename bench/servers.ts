@@ -10,7 +10,7 @@ import type { PollReport } from './console-poller.js'
 import { harnessScript, REPO_ROOT } from './paths.js'
 import { nginxConfig, nginxBinary } from './peers.js'
 import { benchCertificate, type BenchCertificate } from './tls-certs.js'
-import { callgrindArgs, valgrindBinary } from './callgrind.js'
+import { CALLGRIND_NODE_FLAGS, callgrindArgs, valgrindBinary } from './callgrind.js'
 
 const REPO_BIN = join(REPO_ROOT, 'bin', 'lanegate.js')
 
@@ -118,7 +118,8 @@ export class ServerSet {
     const valgrind = valgrindBinary()
     if (valgrind === undefined) throw new Error('--instructions needs valgrind and callgrind_control (apt-get install valgrind)')
     const callgrindOut = join(dir, `${name}.callgrind`)
-    return { command: valgrind, args: [...callgrindArgs(callgrindOut), command, ...args], callgrindOut }
+    const flags = command === process.execPath ? CALLGRIND_NODE_FLAGS : []
+    return { command: valgrind, args: [...callgrindArgs(callgrindOut), command, ...flags, ...args], callgrindOut }
   }
 
   /** Spawns `command args` (args may use {port}), pinned, and waits until it listens. */

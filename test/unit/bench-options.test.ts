@@ -21,7 +21,7 @@ t.test('defaults: every scenario, 5 rounds of 5 s, 1M requests and 100k tokens f
     console: false,
     instructions: false,
     instructionWarmup: 10_000,
-    instructionRequests: 300,
+    instructionRequests: 1000,
   })
 })
 
