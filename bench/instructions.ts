@@ -124,7 +124,7 @@ export async function runInstructionPlan (plan: ScenarioPlan, options: BenchOpti
   })
   for (const v of variants) {
     if (Math.abs(v.batchDrift) > DRIFT_WARNING) {
-      log.warn(`${plan.id} / ${v.name}: its two batches differ by ${(v.batchDrift * 100).toFixed(1)} % per request (still warming up? raise --instr-warmup or --instr-requests)`)
+      log.warn(`${plan.id} / ${v.name}: its two batches differ by ${(v.batchDrift * 100).toFixed(1)} % per request: a major GC or a re-optimisation fell in one of them (callgrind_annotate --inclusive=yes on the dumps shows which); more --instr-requests spread it, more --instr-warmup settles the code`)
     }
   }
   return {

@@ -62,8 +62,10 @@ export interface BenchOptions {
  * sequential requests and done by about 10,000 (counted with --trace-opt on the auth-get route and on bare
  * fastify); fewer leave the counted batches paying the compiler. Batches: a young-generation GC costs about half
  * a million instructions and comes every few hundred requests, so a batch holds a whole number of them give or
- * take one: over 1,000 requests that is under 1 % of bare fastify's count, over 300 it was 3 %. A batch of 1,000
- * takes a few seconds under callgrind.
+ * take one: over 1,000 requests that is under 1 % of bare fastify's count, over 300 it was 3 %. A gateway's
+ * major GC (an incremental marking of its whole heap, ~150 M instructions) comes every few thousand requests and
+ * is not spread that well: its batches can differ by tens of per cent (both are reported; more requests per batch
+ * narrow it). A batch of 1,000 takes a few seconds under callgrind.
  */
 export const INSTRUCTION_WARMUP = 10_000
 export const INSTRUCTION_REQUESTS = 1000
