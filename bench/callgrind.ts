@@ -38,15 +38,18 @@ export function callgrindArgs (outFile: string): string[] {
 
 /**
  * V8 flags every node server gets under callgrind, besides the bench's own. Under callgrind a request takes
- * milliseconds, so V8's wall-clock heuristics see a process that is nearly idle:
+ * milliseconds, so V8's wall-clock heuristics see a process that is nearly idle, and its threads run in an order
+ * valgrind's scheduler and the core's other work decide:
  * - `--no-memory-reducer`: the memory reducer (full GCs when allocation slows down) fired during and between the
  *   batches; after its GC a warm gateway counted 618k then 418k instructions per request against 121k before
  *   (half of them in TurboFan jobs re-optimising the request path).
- * - `--single-threaded`: compiler and GC helper threads would finish their work at points of the request stream
- *   that depend on how valgrind schedules threads and on what else runs on the core; on the main thread the
- *   same requests give the same work, so two processes of one config count alike.
+ * - `--no-concurrent-recompilation`: TurboFan compiles on the main thread, at the same point of the request stream
+ *   in every process, not whenever a helper thread gets its turn. With concurrent compiles, bare fastify's hello
+ *   counted 96k per request in one process and 60k in another; without, 60.6–61.4k in four.
+ * `--single-threaded` (GC on the main thread too) was tried and left: gateways' batches then differed by up to
+ * 40 % (major-GC marking and deoptimisations landing in one batch), against ≤ 9 % with GC helpers kept.
  */
-export const CALLGRIND_NODE_FLAGS = ['--no-memory-reducer', '--single-threaded'] as const
+export const CALLGRIND_NODE_FLAGS = ['--no-memory-reducer', '--no-concurrent-recompilation'] as const
 
 /**
  * The instruction count (`Ir`) of a callgrind output file: its `totals:` line, whose values follow the order of

@@ -78,7 +78,11 @@ export async function runBench (argv: string[]): Promise<number> {
     for (const id of options.scenarios) {
       const workDir = join(workRoot, id)
       await mkdir(workDir)
-      current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir, compareRoot: options.compare, pollerCore: pinned ? LOADGEN_CORE : undefined, callgrindDir })
+      // A folder per scenario: its servers' names (gateway-main, lane) come back in the next one, whose dumps would
+      // otherwise overwrite the numbered dumps of the last.
+      const scenarioCallgrindDir = callgrindDir === undefined ? undefined : join(callgrindDir, id)
+      if (scenarioCallgrindDir !== undefined) await mkdir(scenarioCallgrindDir)
+      current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir, compareRoot: options.compare, pollerCore: pinned ? LOADGEN_CORE : undefined, callgrindDir: scenarioCallgrindDir })
       log.progress(`== ${id}`)
       try {
         if (options.instructions) {
@@ -140,7 +144,7 @@ export async function runBench (argv: string[]): Promise<number> {
     process.stderr.write(`\nBENCH FAILED: ${failures.length} run(s) broke an expectation (logs kept in ${workRoot}):\n${failures.map((f) => `  - ${f}`).join('\n')}\n`)
     return 1
   }
-  if (callgrindDir !== undefined) process.stdout.write(`\nCallgrind dumps kept in ${callgrindDir} (<server>.callgrind.<n>, one per batch): callgrind_annotate <file> lists where the instructions went\n`)
+  if (callgrindDir !== undefined) process.stdout.write(`\nCallgrind dumps kept in ${callgrindDir} (<scenario>/<server>.callgrind.<n>, one per batch): callgrind_annotate <file> lists where the instructions went\n`)
   if (profileDir === undefined && callgrindDir === undefined) await rm(workRoot, { recursive: true, force: true })
   return 0
 }
