@@ -102,28 +102,30 @@ t.test('a tiny websocket run echoes through the gateway and the lane directly, a
 // valgrind is installed on the machine CI runs on; the skip is for a checkout elsewhere without it.
 const noValgrind = valgrindBinary() === undefined && 'valgrind (with callgrind_control) is not installed: apt-get install valgrind'
 
-t.test('--instructions counts every live-proxy variant under callgrind, the lane behind the relay too', { skip: noValgrind }, async (t) => {
+t.test('--instructions counts every variant under callgrind, the lane behind a relay too, scenario after scenario', { skip: noValgrind, timeout: 600_000 }, async (t) => {
   const out = await mkdtemp(join(tmpdir(), 'lanegate-bench-smoke-instr-'))
   t.teardown(() => rm(out, { recursive: true, force: true }))
-  // Tiny on purpose: the two batches are not yet flat after 30 warm-up requests (a warning, not a failure).
-  const res = await runHarness(['--scenario', 'live-proxy', '--instructions', '--instr-warmup', '30', '--instr-requests', '5', '--no-peers', '--out', out])
+  // Six servers start under valgrind (≈ 3 min on a busy box: hence the longer timeout). Two scenarios whose servers
+  // share names (lane, counted in both): the second one's dumps once overwrote the
+  // first's. Tiny on purpose: the batches are not flat after 30 warm-up requests (a warning, not a failure).
+  const res = await runHarness(['--scenario', 'proxy-service,live-proxy', '--instructions', '--instr-warmup', '30', '--instr-requests', '5', '--no-peers', '--out', out])
   t.equal(res.code, 0, res.stderr)
   const json = (await readdir(out)).find((f) => f.endsWith('.json')) as string
   const result = JSON.parse(await readFile(join(out, json), 'utf8')) as BenchResult
   t.same(result.failures, [])
-  const [scenario] = result.scenarios
-  t.same([scenario?.id, scenario?.kind, scenario?.baseline], ['live-proxy', 'instructions', 'lane-direct'])
-  const measured = scenario?.instructions
-  t.same([measured?.warmupRequests, measured?.batchRequests], [30, 5])
-  t.same(measured?.variants.map((v) => [v.name, v.role]), [['lane-direct', 'baseline'], ['lanegate-live', 'subject'], ['lanegate-live-metrics-off', 'peer']])
-  for (const v of measured?.variants ?? []) {
+  t.same(result.scenarios.map((s) => [s.id, s.kind, s.baseline]), [['live-proxy', 'instructions', 'lane-direct'], ['proxy-service', 'instructions', 'lane-direct']])
+  const [live, proxy] = result.scenarios.map((s) => s.instructions)
+  t.same([live?.warmupRequests, live?.batchRequests], [30, 5])
+  t.same(live?.variants.map((v) => [v.name, v.role]), [['lane-direct', 'baseline'], ['lanegate-live', 'subject'], ['lanegate-live-metrics-off', 'peer']])
+  t.same(proxy?.variants.map((v) => [v.name, v.role]), [['lane-direct', 'baseline'], ['lanegate-proxy-service', 'subject']])
+  for (const v of [...live?.variants ?? [], ...proxy?.variants ?? []]) {
     t.same(v.batches.map((b) => b.requests), [5, 5], `${v.name}: two batches of 5`)
     t.ok(v.batches.every((b) => b.instructions > 0), `${v.name} executed instructions in each batch: ${v.batches.map((b) => b.instructions).join(', ')}`)
     t.ok(v.perRequest > 0 && (v.ratio ?? 0) > 0, `${v.name}: ${v.perRequest} instructions/request, ratio ${v.ratio}`)
   }
-  const relay = measured?.variants.find((v) => v.name === 'lanegate-live')
-  t.ok((relay?.upstreamPerRequest ?? 0) > 0, 'the lane behind the relay was counted too')
-  t.same(measured?.comparisons.map((c) => [c.subject, c.reference]), [['lanegate-live', 'lanegate-live-metrics-off']])
+  const relays = [live?.variants.find((v) => v.name === 'lanegate-live'), proxy?.variants.find((v) => v.name === 'lanegate-proxy-service')]
+  for (const relay of relays) t.ok((relay?.upstreamPerRequest ?? 0) > 0, `the lane behind ${relay?.name} was counted too`)
+  t.same(live?.comparisons.map((c) => [c.subject, c.reference]), [['lanegate-live', 'lanegate-live-metrics-off']])
   t.match(res.stdout, /\| lanegate-live \| subject \| [\d.]+k \|/)
 })
 
