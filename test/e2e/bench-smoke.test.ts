@@ -106,10 +106,14 @@ t.test('--instructions counts every variant under callgrind, the lane behind a r
   const out = await mkdtemp(join(tmpdir(), 'lanegate-bench-smoke-instr-'))
   t.teardown(() => rm(out, { recursive: true, force: true }))
   // Six servers start under valgrind (≈ 3 min on a busy box: hence the longer timeout). Two scenarios whose servers
-  // share names (lane, counted in both): the second one's dumps once overwrote the
-  // first's. Tiny on purpose: the batches are not flat after 30 warm-up requests (a warning, not a failure).
+  // share names (lane, counted in both): the second one's dumps once overwrote the first's. Tiny on purpose: the
+  // batches are not flat after 30 warm-up requests (a warning, not a failure).
   const res = await runHarness(['--scenario', 'proxy-service,live-proxy', '--instructions', '--instr-warmup', '30', '--instr-requests', '5', '--no-peers', '--out', out])
+  // The harness keeps the dumps (and the logs beside them) for callgrind_annotate; a passing test drops them.
+  const kept = /Callgrind dumps kept in (\S+)\/callgrind /.exec(res.stdout)?.[1]
+  if (kept !== undefined && res.code === 0) t.teardown(() => rm(kept, { recursive: true, force: true }))
   t.equal(res.code, 0, res.stderr)
+  t.ok(kept !== undefined, 'the report names where the dumps are')
   const json = (await readdir(out)).find((f) => f.endsWith('.json')) as string
   const result = JSON.parse(await readFile(join(out, json), 'utf8')) as BenchResult
   t.same(result.failures, [])
