@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { RESULTS_DIR } from './paths.js'
 import { samplesForTail } from './stats.js'
+import { INSTRUCTION_SCENARIOS, instructionsUnsupported } from './instruction-scenarios.js'
 
 /**
  * The scenarios of issue 6 (and issue 16's `auth-get-redis` and `workers`, issue 21's `tls`), in the order a full
@@ -63,7 +64,27 @@ export interface BenchOptions {
    * views once a second each, as an open page does), in the same rounds; then both gateways' idle CPU is read.
    */
   console: boolean
+  /**
+   * Count instructions instead of timing (bench/instructions.ts): every server runs under valgrind's callgrind,
+   * each variant gets `instructionWarmup` requests, then two batches of `instructionRequests` are counted.
+   */
+  instructions: boolean
+  instructionWarmup: number
+  instructionRequests: number
 }
+
+/**
+ * `--instructions` defaults. Warm-up: natively V8 is still optimising the gateway's request path after 5,000
+ * sequential requests and done by about 10,000 (counted with --trace-opt on the auth-get route and on bare
+ * fastify); fewer leave the counted batches paying the compiler. Batches: a young-generation GC costs about half
+ * a million instructions and comes every few hundred requests, so a batch holds a whole number of them give or
+ * take one: over 1,000 requests that is under 1 % of bare fastify's count, over 300 it was 3 %. A gateway's
+ * major GC (an incremental marking of its whole heap, ~150 M instructions) comes every few thousand requests and
+ * is not spread that well: its batches can differ by tens of per cent (both are reported; more requests per batch
+ * narrow it). A batch of 1,000 takes a few seconds under callgrind.
+ */
+export const INSTRUCTION_WARMUP = 10_000
+export const INSTRUCTION_REQUESTS = 1000
 
 export const USAGE = `npm run bench -- [options]
 
@@ -89,6 +110,12 @@ export const USAGE = `npm run bench -- [options]
                           same config (the control: how far two processes differ), and both gateways' idle CPU per second
   --compare DIR           also run the gateway of another built checkout (e.g. a git worktree of the commit
                           before a change) as a variant of auth-get, live-proxy and latency-c1, in the same rounds
+  --instructions          count instructions per request under valgrind's callgrind instead of timing: the
+                          same variants, each warmed up, then two counted batches; repeatable whatever the host's
+                          speed, but user space only (no kernel, no syscalls). Scenarios: ${INSTRUCTION_SCENARIOS.join(', ')}
+                          (default: auth-get, live-proxy)
+  --instr-warmup N        --instructions: sequential requests per variant before counting (default ${INSTRUCTION_WARMUP})
+  --instr-requests N      --instructions: requests per counted batch (default ${INSTRUCTION_REQUESTS})
 `
 
 function positiveNumber (name: string, value: string | undefined, fallback: number, integer = true): number {
@@ -120,14 +147,29 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
       profile: { type: 'boolean', default: false },
       compare: { type: 'string' },
       console: { type: 'boolean', default: false },
+      instructions: { type: 'boolean', default: false },
+      'instr-warmup': { type: 'string' },
+      'instr-requests': { type: 'string' },
     },
   })
+  const instructions = values.instructions === true
+  if (!instructions && (values['instr-warmup'] !== undefined || values['instr-requests'] !== undefined)) throw new Error('--instr-warmup and --instr-requests go with --instructions')
+  if (instructions && values.console === true) throw new Error('--console does not go with --instructions (the console\'s cost is per second, not per request)')
+  if (instructions && values.profile === true) throw new Error('--profile does not go with --instructions (callgrind already sees every instruction)')
   const quick = values.quick === true
   const requested = (values.scenario ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '')
   for (const id of requested) {
     if (!(SCENARIO_IDS as readonly string[]).includes(id)) throw new Error(`unknown scenario "${id}" (known: ${SCENARIO_IDS.join(', ')})`)
   }
-  const scenarios = requested.length === 0 ? [...SCENARIO_IDS] : SCENARIO_IDS.filter((id) => requested.includes(id))
+  const scenarios = requested.length === 0
+    ? instructions ? ['auth-get', 'live-proxy'] as ScenarioId[] : [...SCENARIO_IDS]
+    : SCENARIO_IDS.filter((id) => requested.includes(id))
+  if (instructions) {
+    for (const id of scenarios) {
+      const why = instructionsUnsupported(id)
+      if (why !== undefined) throw new Error(`--instructions cannot count scenario "${id}": ${why}`)
+    }
+  }
   const memoryTokens = positiveNumber('memory-tokens', values['memory-tokens'], quick ? 5_000 : 100_000)
   return {
     scenarios,
@@ -147,5 +189,8 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
     ...(values.compare === undefined ? {} : { compare: resolve(values.compare) }),
     quick,
     console: values.console === true,
+    instructions,
+    instructionWarmup: positiveNumber('instr-warmup', values['instr-warmup'], INSTRUCTION_WARMUP),
+    instructionRequests: positiveNumber('instr-requests', values['instr-requests'], INSTRUCTION_REQUESTS),
   }
 }

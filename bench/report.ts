@@ -1,4 +1,4 @@
-import type { BenchResult, ScenarioResult, VariantGc, VariantSummary } from './result-types.js'
+import type { BenchResult, InstructionMeasurement, ScenarioResult, VariantGc, VariantSummary } from './result-types.js'
 import { samplesAbove, type Spread } from './stats.js'
 
 const MB = 1024 * 1024
@@ -28,7 +28,7 @@ function scenarioTable (scenario: ScenarioResult): string[] {
       lines.push(`| ${v.name} | ${v.role} | ${range(v.p50Ms)} | ${range(v.p90Ms)} | ${range(v.p99Ms)} | ${range(v.p999Ms)} | ${range(v.maxMs)} | ${range(v.addedP50Ms)} | ${range(v.addedP99Ms)} | ${range(v.addedP999Ms)} | ${range(v.rps, 0)} | ${range(v.serverCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} |`)
     }
     if (scenario.gc !== undefined) lines.push(...gcTable(scenario.gc))
-  } else if (scenario.kind !== 'websocket') {
+  } else if (scenario.kind !== 'websocket' && scenario.kind !== 'instructions') {
     lines.push('| variant | role | req/s | ratio to baseline | p50 ms | p99 ms | server CPU µs/req | upstream CPU µs/req | load gen CPU | statuses |', '|---|---|---|---|---|---|---|---|---|---|')
     for (const v of scenario.variants) {
       lines.push(`| ${v.name} | ${v.role} | ${range(v.rps, 0)} | ${v.role === 'baseline' ? '1' : range(v.ratio)} | ${range(v.p50Ms)} | ${range(v.p99Ms)} | ${range(v.serverCpuUsPerRequest, 1)} | ${range(v.upstreamCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} | ${statuses(v)} |`)
@@ -68,6 +68,7 @@ function scenarioTable (scenario: ScenarioResult): string[] {
     }
     lines.push('', `Console poll rounds: ${c.polls.ok} answered, ${c.polls.failed} failed.`)
   }
+  if (scenario.instructions !== undefined) lines.push(...instructionTable(scenario.instructions))
   for (const s of scenario.skipped) lines.push('', `Skipped ${s.variant}: ${s.reason}`)
   lines.push('')
   return lines
@@ -95,6 +96,30 @@ function gcTable (gc: readonly VariantGc[]): string[] {
     const kinds = Object.entries(t.serverGcKinds ?? {}).sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${kind} ${n}`).join(', ')
     lines.push('', `Of the ${t.samples} samples above p99 of lanegate-live (all rounds), ${t.duringServerGc} started, ended or ran through a gateway GC pause ` +
       `(${fmt(t.serverByChance, 1)} would by chance${kinds === '' ? '' : `; by the pause's kind: ${kinds}`})${t.duringUpstreamGc === undefined ? '' : `; ${t.duringUpstreamGc} met a GC pause of the lane`}.`)
+  }
+  return lines
+}
+
+/** Thousands of instructions, e.g. 57.1k. */
+function kilo (n: number | undefined): string {
+  return n === undefined ? '–' : `${(n / 1000).toFixed(1)}k`
+}
+
+/** `--instructions`: instructions per request by variant, each batch's, and the comparisons the scenario is read for. */
+function instructionTable (m: InstructionMeasurement): string[] {
+  const lines = [
+    `Instructions per request (callgrind \`Ir\`, user space only: no kernel, no syscalls), after ${m.warmupRequests} warm-up requests per variant; two batches of ${m.batchRequests} sequential requests on one keep-alive connection.`,
+    '',
+    '| variant | role | instructions/request | batch 1 | batch 2 | batch 2 ÷ 1 | ratio to baseline (baseline ÷ variant) | upstream instructions/request |',
+    '|---|---|---|---|---|---|---|---|',
+  ]
+  for (const v of m.variants) {
+    const [first, second] = v.batches.map((b) => b.instructions / b.requests)
+    lines.push(`| ${v.name} | ${v.role} | ${kilo(v.perRequest)} | ${kilo(first)} | ${kilo(second)} | ${fmt(1 + v.batchDrift, 4)} | ${v.role === 'baseline' ? '1' : fmt(v.ratio)} | ${kilo(v.upstreamPerRequest)} |`)
+  }
+  if (m.comparisons.length > 0) {
+    lines.push('', 'By instructions (reference ÷ subject: the throughput ratio a CPU-bound server would see):', '', '| comparison | subject | reference | ratio |', '|---|---|---|---|')
+    for (const c of m.comparisons) lines.push(`| ${c.what} | ${c.subject} | ${c.reference} | ${fmt(c.ratio)} |`)
   }
   return lines
 }

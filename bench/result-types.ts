@@ -142,10 +142,53 @@ export interface ConsoleMeasurement {
   polls: { ok: number, failed: number }
 }
 
+/** `--instructions`: one measured batch of a variant (its requests, sent one after another on one connection). */
+export interface InstructionBatch {
+  requests: number
+  /** Instructions (callgrind's `Ir`) the server process executed during the batch, every thread. */
+  instructions: number
+  /** The same for the upstream the variant relays to (the lane), when it ran under callgrind too. */
+  upstreamInstructions?: number
+}
+
+/** `--instructions`: one variant's instruction counts. */
+export interface InstructionVariant {
+  name: string
+  role: VariantRole
+  /** Two batches, one after the other: their counts per request show whether the hot path was warm and flat. */
+  batches: InstructionBatch[]
+  /** Instructions per request over all batches. */
+  perRequest: number
+  /** The second batch's per-request count ÷ the first's, minus 1 (how far two consecutive batches differ). */
+  batchDrift: number
+  upstreamPerRequest?: number
+  /** baseline's per-request instructions ÷ this variant's: the throughput ratio a CPU-bound server would see. */
+  ratio?: number
+}
+
+/** `--instructions`: a comparison the scenario is read for (e.g. auth-get against bare fastify sending the same answer). */
+export interface InstructionComparison {
+  what: string
+  /** The variant compared with (the denominator of a throughput ratio). */
+  reference: string
+  subject: string
+  /** reference's per-request instructions ÷ subject's. */
+  ratio: number
+}
+
+/** What `--instructions` measured in one scenario. */
+export interface InstructionMeasurement {
+  /** Sequential requests per variant before counting (uninstrumented), and per measured batch. */
+  warmupRequests: number
+  batchRequests: number
+  variants: InstructionVariant[]
+  comparisons: InstructionComparison[]
+}
+
 export interface ScenarioResult {
   id: string
   title: string
-  kind: 'throughput' | 'latency' | 'memory' | 'websocket'
+  kind: 'throughput' | 'latency' | 'memory' | 'websocket' | 'instructions'
   baseline?: string
   connections: number
   variants: VariantSummary[]
@@ -168,6 +211,8 @@ export interface ScenarioResult {
   failover?: { during: LoadResult, after: LoadResult }
   /** `--console`: the console's cost, open against closed in the same rounds, and idle. */
   console?: ConsoleMeasurement
+  /** `--instructions`: instructions per request by variant (kind `instructions`: no rounds, no req/s). */
+  instructions?: InstructionMeasurement
 }
 
 /** An issue-6 target and what this run measured for it. */

@@ -14,6 +14,7 @@ import { ServerSet } from './servers.js'
 import { checkTargets } from './targets.js'
 import { proxyServiceChecks } from './proxy-failover.js'
 import { runWebSocket } from './websocket.js'
+import { runInstructionPlan } from './instructions.js'
 
 /**
  * `npm run bench`: the project's own benchmark (issue 6). Servers run pinned to core 0, the load generator (a
@@ -64,6 +65,9 @@ export async function runBench (argv: string[]): Promise<number> {
   const workRoot = await mkdtemp(join(tmpdir(), 'lanegate-bench-'))
   const profileDir = options.profile ? join(workRoot, 'profiles') : undefined
   if (profileDir !== undefined) await mkdir(profileDir)
+  // --instructions: callgrind's dumps, kept with the logs when the run fails.
+  const callgrindDir = options.instructions ? join(workRoot, 'callgrind') : undefined
+  if (callgrindDir !== undefined) await mkdir(callgrindDir)
   const demoText = await readFile(join(REPO_ROOT, 'gateway.yaml'), 'utf8')
   const worker = startLoadWorker(pinned ? LOADGEN_CORE : undefined, join(workRoot, 'load-generator.log'))
   const scenarios: ScenarioResult[] = []
@@ -75,10 +79,17 @@ export async function runBench (argv: string[]): Promise<number> {
       const workDir = join(workRoot, id)
       await mkdir(workDir)
       // The latency scenario's Node servers carry the GC preload; the throughput scenarios' stay bare.
-      current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir, compareRoot: options.compare, pollerCore: pinned ? LOADGEN_CORE : undefined, watchGc: id === 'latency-c1' })
+      // A folder per scenario: its servers' names (gateway-main, lane) come back in the next one, whose dumps would
+      // otherwise overwrite the numbered dumps of the last.
+      const scenarioCallgrindDir = callgrindDir === undefined ? undefined : join(callgrindDir, id)
+      if (scenarioCallgrindDir !== undefined) await mkdir(scenarioCallgrindDir)
+      current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir, compareRoot: options.compare, pollerCore: pinned ? LOADGEN_CORE : undefined, callgrindDir: scenarioCallgrindDir, watchGc: id === 'latency-c1' })
       log.progress(`== ${id}`)
       try {
-        if (id === 'memory') {
+        if (options.instructions) {
+          // options.ts let only request-per-request scenarios through: never memory or websocket.
+          scenarios.push(await runInstructionPlan(await prepareScenario(id as Exclude<typeof id, 'memory'>, current, options), options, log))
+        } else if (id === 'memory') {
           scenarios.push(await runMemory(current, worker, options, workDir, log))
         } else if (id === 'websocket') {
           scenarios.push(await runWebSocket(current, options, log))
@@ -134,7 +145,8 @@ export async function runBench (argv: string[]): Promise<number> {
     process.stderr.write(`\nBENCH FAILED: ${failures.length} run(s) broke an expectation (logs kept in ${workRoot}):\n${failures.map((f) => `  - ${f}`).join('\n')}\n`)
     return 1
   }
-  if (profileDir === undefined) await rm(workRoot, { recursive: true, force: true })
+  if (callgrindDir !== undefined) process.stdout.write(`\nCallgrind dumps kept in ${callgrindDir} (<scenario>/<server>.callgrind.<n>, one per batch): callgrind_annotate <file> lists where the instructions went\n`)
+  if (profileDir === undefined && callgrindDir === undefined) await rm(workRoot, { recursive: true, force: true })
   return 0
 }
 

@@ -11,6 +11,7 @@ import { harnessScript, REPO_ROOT } from './paths.js'
 import { nginxConfig, nginxBinary } from './peers.js'
 import { benchCertificate, type BenchCertificate } from './tls-certs.js'
 import { GC_SOCKET_ENV } from './gc-protocol.js'
+import { CALLGRIND_NODE_FLAGS, callgrindArgs, valgrindBinary } from './callgrind.js'
 
 const REPO_BIN = join(REPO_ROOT, 'bin', 'lanegate.js')
 
@@ -26,6 +27,8 @@ export interface RunningServer {
   adminUrl?: string
   /** A Node server started with the GC preload (`watchGc`): the Unix socket it answers on (bench/gc-preload.ts). */
   gcSocket?: string
+  /** `--instructions`: the file its callgrind dumps to (`<file>.<n>` per dump); the process is valgrind running it. */
+  callgrindOut?: string
 }
 
 /** The console poller of a run (bench/console-poller.ts): its process, and how its polls went so far. */
@@ -80,7 +83,16 @@ export interface ServerSetContext {
    * so each run can be told the GC pauses its servers saw. Off elsewhere: a throughput run keeps its servers bare.
    */
   watchGc?: boolean
+  /**
+   * `--instructions`: every server starts under valgrind's callgrind (instrumentation off until the harness turns
+   * it on), its output files in this folder.
+   */
+  callgrindDir?: string
 }
+
+/** How long a server may take to listen: under valgrind a gateway boots several times slower than natively. */
+const START_MS = 20_000
+const START_UNDER_CALLGRIND_MS = 180_000
 
 /**
  * The servers of one scenario, started on demand and each started once: asking twice for the lane returns the
@@ -104,20 +116,39 @@ export class ServerSet {
     return server
   }
 
+  /**
+   * `command args` as started: as they are, or (`--instructions`) under callgrind writing to `<name>.callgrind`
+   * in the callgrind folder. valgrind runs the program in its own process, so the pid is still the server's.
+   */
+  private wrapped (name: string, command: string, args: string[]): { command: string, args: string[], callgrindOut?: string } {
+    const dir = this.context.callgrindDir
+    if (dir === undefined) return { command, args }
+    const valgrind = valgrindBinary()
+    if (valgrind === undefined) throw new Error('--instructions needs valgrind and callgrind_control (apt-get install valgrind)')
+    const callgrindOut = join(dir, `${name}.callgrind`)
+    const flags = command === process.execPath ? CALLGRIND_NODE_FLAGS : []
+    return { command: valgrind, args: [...callgrindArgs(callgrindOut), command, ...flags, ...args], callgrindOut }
+  }
+
   /** Spawns `command args` (args may use {port}), pinned, and waits until it listens. */
   private async spawn (name: string, command: string, args: string[], env?: NodeJS.ProcessEnv, pinned = true): Promise<RunningServer> {
     const port = await freePort()
     const logFile = join(this.context.workDir, `${name}.log`)
     const core = pinned ? this.context.core : undefined
-    const child = spawnPinned(command, args.map((a) => a.replaceAll('{port}', String(port))), { core, logFile, env })
+    const start = this.wrapped(name, command, args.map((a) => a.replaceAll('{port}', String(port))))
+    const child = spawnPinned(start.command, start.args, { core, logFile, env })
     this.children.push(child)
     this.byName.set(name, child)
     try {
-      await waitForPort(port, child)
+      await waitForPort(port, child, this.startMs())
     } catch (error) {
       throw new Error(`${name} did not start: ${(error as Error).message}\n${logTail(logFile)}`)
     }
-    return { name, port, pid: child.pid ?? 0, url: `http://127.0.0.1:${port}` }
+    return { name, port, pid: child.pid ?? 0, url: `http://127.0.0.1:${port}`, ...(start.callgrindOut === undefined ? {} : { callgrindOut: start.callgrindOut }) }
+  }
+
+  private startMs (): number {
+    return this.context.callgrindDir === undefined ? START_MS : START_UNDER_CALLGRIND_MS
   }
 
   private node (name: string, script: string, args: string[], nodeArgs: string[] = []): Promise<RunningServer> {
@@ -178,7 +209,7 @@ export class ServerSet {
       const server = await this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file, ...open], profile)
       if (adminPort !== undefined) {
         // The admin listener starts after the public one: wait for it too before anything polls it.
-        await waitForPort(adminPort, this.byName.get(server.name) as ChildProcess)
+        await waitForPort(adminPort, this.byName.get(server.name) as ChildProcess, this.startMs())
         return { ...server, adminUrl: `http://127.0.0.1:${adminPort}` }
       }
       return flavour === 'tls' ? { ...server, url: server.url.replace('http:', 'https:') } : server
@@ -281,16 +312,19 @@ export class ServerSet {
       const dir = join(this.context.workDir, name)
       await mkdir(join(dir, 'tmp'), { recursive: true })
       const port = await freePort()
-      await writeFile(join(dir, 'nginx.conf'), nginxConfig({ dir, port, lanePort: lane.port, tls: tls ? this.certificate() : undefined }))
+      // Under callgrind nginx serves in one process (no master forking a worker): the pid counted is the one serving.
+      const singleProcess = this.context.callgrindDir !== undefined
+      await writeFile(join(dir, 'nginx.conf'), nginxConfig({ dir, port, lanePort: lane.port, tls: tls ? this.certificate() : undefined, singleProcess }))
       const logFile = join(this.context.workDir, `${name}.log`)
-      const child = spawnPinned(binary, ['-e', 'stderr', '-p', `${dir}/`, '-c', join(dir, 'nginx.conf')], { core: this.context.core, logFile })
+      const start = this.wrapped(name, binary, ['-e', 'stderr', '-p', `${dir}/`, '-c', join(dir, 'nginx.conf')])
+      const child = spawnPinned(start.command, start.args, { core: this.context.core, logFile })
       this.children.push(child)
       try {
-        await waitForPort(port, child)
+        await waitForPort(port, child, this.startMs())
       } catch (error) {
         throw new Error(`nginx did not start: ${(error as Error).message}\n${logTail(logFile)}`)
       }
-      return { name, port, pid: child.pid ?? 0, url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}` }
+      return { name, port, pid: child.pid ?? 0, url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`, ...(start.callgrindOut === undefined ? {} : { callgrindOut: start.callgrindOut }) }
     })
   }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import type { BenchResult } from '../../bench/result-types.js'
+import { valgrindBinary } from '../../bench/callgrind.js'
 import { runNode, type NodeRun } from '../helpers/run-node.js'
 
 // The harness compiled beside this test (dist/bench/run.js for dist/test/e2e/…), so any outDir works.
@@ -127,6 +128,40 @@ t.test('a tiny websocket run echoes through the gateway and the lane directly, a
   t.ok((measured?.idleConnections ?? 0) > 0, `${measured?.idleConnections} idle connections held`)
   t.ok((measured?.rssWithIdleConnections ?? 0) > 0, 'RSS read')
   t.match(res.stdout, '| lanegate-live |')
+})
+
+// valgrind is installed on the machine CI runs on; the skip is for a checkout elsewhere without it.
+const noValgrind = valgrindBinary() === undefined && 'valgrind (with callgrind_control) is not installed: apt-get install valgrind'
+
+t.test('--instructions counts every variant under callgrind, the lane behind a relay too, scenario after scenario', { skip: noValgrind, timeout: 600_000 }, async (t) => {
+  const out = await mkdtemp(join(tmpdir(), 'lanegate-bench-smoke-instr-'))
+  t.teardown(() => rm(out, { recursive: true, force: true }))
+  // Six servers start under valgrind (≈ 3 min on a busy box: hence the longer timeout). Two scenarios whose servers
+  // share names (lane, counted in both): the second one's dumps once overwrote the first's. Tiny on purpose: the
+  // batches are not flat after 30 warm-up requests (a warning, not a failure).
+  const res = await runHarness(['--scenario', 'proxy-service,live-proxy', '--instructions', '--instr-warmup', '30', '--instr-requests', '5', '--no-peers', '--out', out])
+  // The harness keeps the dumps (and the logs beside them) for callgrind_annotate; a passing test drops them.
+  const kept = /Callgrind dumps kept in (\S+)\/callgrind /.exec(res.stdout)?.[1]
+  if (kept !== undefined && res.code === 0) t.teardown(() => rm(kept, { recursive: true, force: true }))
+  t.equal(res.code, 0, res.stderr)
+  t.ok(kept !== undefined, 'the report names where the dumps are')
+  const json = (await readdir(out)).find((f) => f.endsWith('.json')) as string
+  const result = JSON.parse(await readFile(join(out, json), 'utf8')) as BenchResult
+  t.same(result.failures, [])
+  t.same(result.scenarios.map((s) => [s.id, s.kind, s.baseline]), [['live-proxy', 'instructions', 'lane-direct'], ['proxy-service', 'instructions', 'lane-direct']])
+  const [live, proxy] = result.scenarios.map((s) => s.instructions)
+  t.same([live?.warmupRequests, live?.batchRequests], [30, 5])
+  t.same(live?.variants.map((v) => [v.name, v.role]), [['lane-direct', 'baseline'], ['lanegate-live', 'subject'], ['lanegate-live-metrics-off', 'peer']])
+  t.same(proxy?.variants.map((v) => [v.name, v.role]), [['lane-direct', 'baseline'], ['lanegate-proxy-service', 'subject']])
+  for (const v of [...live?.variants ?? [], ...proxy?.variants ?? []]) {
+    t.same(v.batches.map((b) => b.requests), [5, 5], `${v.name}: two batches of 5`)
+    t.ok(v.batches.every((b) => b.instructions > 0), `${v.name} executed instructions in each batch: ${v.batches.map((b) => b.instructions).join(', ')}`)
+    t.ok(v.perRequest > 0 && (v.ratio ?? 0) > 0, `${v.name}: ${v.perRequest} instructions/request, ratio ${v.ratio}`)
+  }
+  const relays = [live?.variants.find((v) => v.name === 'lanegate-live'), proxy?.variants.find((v) => v.name === 'lanegate-proxy-service')]
+  for (const relay of relays) t.ok((relay?.upstreamPerRequest ?? 0) > 0, `the lane behind ${relay?.name} was counted too`)
+  t.same(live?.comparisons.map((c) => [c.subject, c.reference]), [['lanegate-live', 'lanegate-live-metrics-off']])
+  t.match(res.stdout, /\| lanegate-live \| subject \| [\d.]+k \|/)
 })
 
 t.test('a bad option exits 2 with the usage', async (t) => {

@@ -20,6 +20,9 @@ t.test('defaults: every scenario, 5 rounds of 5 s, 1M requests and 100k tokens f
     profile: false,
     quick: false,
     console: false,
+    instructions: false,
+    instructionWarmup: 10_000,
+    instructionRequests: 1000,
   })
 })
 

@@ -1,0 +1,20 @@
+import type { ScenarioId } from './options.js'
+
+/**
+ * Which scenarios `--instructions` counts: those whose every server is one process, spoken to in plain HTTP, one
+ * request after another (their plans are the timed modes' own, see scenarios.ts).
+ */
+export const INSTRUCTION_SCENARIOS: readonly ScenarioId[] = ['auth-get', 'auth-get-redis', 'live-proxy', 'proxy-service', 'cache', 'token', 'flood-429']
+
+/** Why scenario `id` is not counted in instructions, or undefined when it is. */
+export function instructionsUnsupported (id: ScenarioId): string | undefined {
+  if (INSTRUCTION_SCENARIOS.includes(id)) return undefined
+  switch (id) {
+    case 'workers': return 'its gateways fork workers, and callgrind would have to follow each child'
+    case 'tls': return 'its requests are HTTPS, one of its variants a handshake per request'
+    case 'latency-c1': return 'it measures latency; its servers and requests are live-proxy\'s, count that one'
+    case 'memory': return 'it measures memory'
+    case 'websocket': return 'its messages are not requests'
+    default: return 'it is not counted in instructions'
+  }
+}
