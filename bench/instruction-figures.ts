@@ -31,9 +31,22 @@ export function batchDrift (batches: readonly InstructionBatch[]): number {
   return instructionsPerRequest([last]) / instructionsPerRequest([first]) - 1
 }
 
+/**
+ * Per-request instructions less what the server does with no traffic over the same wall time (`idlePerSecond` ×
+ * the batches' seconds ÷ their requests); undefined without the idle rate or the batches' times. A floor: while
+ * it serves, a timer firing inside a busy loop turn costs less than one that wakes an idle loop.
+ */
+export function netOfIdle (batches: readonly InstructionBatch[], idlePerSecond: number | undefined): number | undefined {
+  if (idlePerSecond === undefined || batches.some((b) => b.seconds === undefined)) return undefined
+  const seconds = batches.reduce((sum, b) => sum + (b.seconds ?? 0), 0)
+  const requests = batches.reduce((sum, b) => sum + b.requests, 0)
+  return instructionsPerRequest(batches) - idlePerSecond * seconds / requests
+}
+
 /** A variant's figures from its batches; `baselinePerRequest` (when the scenario has a baseline) gives its ratio. */
-export function instructionVariant (name: string, role: VariantRole, batches: InstructionBatch[], baselinePerRequest?: number): InstructionVariant {
+export function instructionVariant (name: string, role: VariantRole, batches: InstructionBatch[], baselinePerRequest?: number, idlePerSecond?: number): InstructionVariant {
   const perRequest = instructionsPerRequest(batches)
+  const net = netOfIdle(batches, idlePerSecond)
   const upstream = batches.every((b) => b.upstreamInstructions !== undefined) ? instructionsPerRequest(batches, 'upstream') : undefined
   return {
     name,
@@ -43,6 +56,8 @@ export function instructionVariant (name: string, role: VariantRole, batches: In
     batchDrift: batchDrift(batches),
     ...(upstream === undefined ? {} : { upstreamPerRequest: upstream }),
     ...(baselinePerRequest === undefined ? {} : { ratio: instructionRatio(baselinePerRequest, perRequest) }),
+    ...(idlePerSecond === undefined ? {} : { idlePerSecond }),
+    ...(net === undefined ? {} : { netPerRequest: net }),
   }
 }
 
@@ -66,7 +81,10 @@ export function instructionComparisons (scenario: string, variants: readonly Ins
     const subject = byName.get(c.subject)
     const reference = byName.get(c.reference)
     if (c.scenario !== scenario || subject === undefined || reference === undefined) continue
-    found.push({ what: c.what, reference: c.reference, subject: c.subject, ratio: instructionRatio(reference.perRequest, subject.perRequest) })
+    const net = subject.netPerRequest !== undefined && reference.netPerRequest !== undefined && subject.netPerRequest > 0 && reference.netPerRequest > 0
+      ? { netRatio: instructionRatio(reference.netPerRequest, subject.netPerRequest) }
+      : {}
+    found.push({ what: c.what, reference: c.reference, subject: c.subject, ratio: instructionRatio(reference.perRequest, subject.perRequest), ...net })
   }
   // `--compare DIR`: the other checkout's gateway against this one's, for each subject it was run beside.
   for (const v of variants) {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Client } from 'undici'
 import type { BenchOptions } from './options.js'
 import { callgrindControl, dumpInstructions } from './callgrind.js'
@@ -58,8 +59,14 @@ function countedProcesses (variant: PreparedVariant): { server: Required<Pick<Ru
   return upstream === undefined ? { server } : { server, upstream }
 }
 
-/** Counts one variant: instrumentation on, BATCHES batches (zero, send, dump), instrumentation off. */
-async function countVariant (variant: PreparedVariant, sender: SequentialSender, requests: number, label: string, log: RunLog): Promise<InstructionBatch[]> {
+/** How long a variant's server is counted with no request, after its batches (its clock-driven work per second). */
+const IDLE_SECONDS = 2
+
+/**
+ * Counts one variant: instrumentation on, BATCHES batches (zero, send, dump), then IDLE_SECONDS with no request
+ * (zero, wait, dump), instrumentation off.
+ */
+async function countVariant (variant: PreparedVariant, sender: SequentialSender, requests: number, label: string, log: RunLog): Promise<{ batches: InstructionBatch[], idlePerSecond: number }> {
   const { server, upstream } = countedProcesses(variant)
   const processes = upstream === undefined ? [server] : [server, upstream]
   for (const p of processes) await callgrindControl(p.pid, ['-i', 'on'])
@@ -69,18 +76,25 @@ async function countVariant (variant: PreparedVariant, sender: SequentialSender,
       for (const p of processes) await callgrindControl(p.pid, ['-z'])
       const started = Date.now()
       await sender.send(requests)
+      const seconds = (Date.now() - started) / 1000
       const instructions = await dumpInstructions(server.pid, server.callgrindOut)
       const batch: InstructionBatch = upstream === undefined
-        ? { requests, instructions }
-        : { requests, instructions, upstreamInstructions: await dumpInstructions(upstream.pid, upstream.callgrindOut) }
+        ? { requests, instructions, seconds }
+        : { requests, instructions, seconds, upstreamInstructions: await dumpInstructions(upstream.pid, upstream.callgrindOut) }
       batches.push(batch)
       const lane = batch.upstreamInstructions === undefined ? '' : `, upstream ${Math.round(batch.upstreamInstructions / requests)}`
-      log.progress(`[${label}] ${variant.name} batch ${b}/${BATCHES}: ${Math.round(instructions / requests)} instructions/request${lane} (${requests} requests, ${((Date.now() - started) / 1000).toFixed(1)} s)`)
+      log.progress(`[${label}] ${variant.name} batch ${b}/${BATCHES}: ${Math.round(instructions / requests)} instructions/request${lane} (${requests} requests, ${seconds.toFixed(1)} s)`)
     }
+    await callgrindControl(server.pid, ['-z'])
+    const idleStarted = Date.now()
+    await sleep(IDLE_SECONDS * 1000)
+    const idle = await dumpInstructions(server.pid, server.callgrindOut)
+    const idlePerSecond = idle / ((Date.now() - idleStarted) / 1000)
+    log.progress(`[${label}] ${variant.name} idle: ${Math.round(idlePerSecond)} instructions/s with no request`)
+    return { batches, idlePerSecond }
   } finally {
     for (const p of processes) await callgrindControl(p.pid, ['-i', 'off'])
   }
-  return batches
 }
 
 /**
@@ -90,7 +104,7 @@ async function countVariant (variant: PreparedVariant, sender: SequentialSender,
 export async function runInstructionPlan (plan: ScenarioPlan, options: BenchOptions, log: RunLog): Promise<ScenarioResult> {
   for (const skipped of plan.skipped) log.warn(`${plan.id}: peer ${skipped.variant} skipped: ${skipped.reason}`)
   const senders = new Map(plan.variants.map((v) => [v.name, new SequentialSender(v)]))
-  const counted = new Map<string, InstructionBatch[]>()
+  const counted = new Map<string, { batches: InstructionBatch[], idlePerSecond: number }>()
   try {
     // Each variant is counted right after its own warm-up, never after a pause: a V8 left idle for a while runs
     // its memory reducer's full GCs, which age out the bytecode and optimised code of functions not run meanwhile;
@@ -116,11 +130,11 @@ export async function runInstructionPlan (plan: ScenarioPlan, options: BenchOpti
     for (const sender of senders.values()) await sender.close()
   }
   const baselineName = plan.variants.find((v) => v.role === 'baseline')?.name
-  const baselineBatches = baselineName === undefined ? undefined : counted.get(baselineName)
+  const baselineBatches = baselineName === undefined ? undefined : counted.get(baselineName)?.batches
   const baselinePerRequest = baselineBatches === undefined ? undefined : instructionsPerRequest(baselineBatches)
   const variants: InstructionVariant[] = plan.variants.flatMap((v) => {
-    const batches = counted.get(v.name)
-    return batches === undefined ? [] : [instructionVariant(v.name, v.role, batches, baselinePerRequest)]
+    const count = counted.get(v.name)
+    return count === undefined ? [] : [instructionVariant(v.name, v.role, count.batches, baselinePerRequest, count.idlePerSecond)]
   })
   for (const v of variants) {
     if (Math.abs(v.batchDrift) > DRIFT_WARNING) {

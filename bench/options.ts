@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { RESULTS_DIR } from './paths.js'
+import { PEER_NAMES, type PeerName } from './peers.js'
 import { samplesForTail } from './stats.js'
 import { INSTRUCTION_SCENARIOS, instructionsUnsupported } from './instruction-scenarios.js'
 
@@ -49,6 +50,8 @@ export interface BenchOptions {
   pin: boolean
   /** Include the peers found on the machine (nginx, fast-gateway, Express Gateway, raw http-proxy-3, the undici floor). */
   peers: boolean
+  /** `--peers LIST`: only these peers (when peers run at all); absent: every peer found. */
+  onlyPeers?: PeerName[]
   /** Run the gateway under `node --cpu-prof` and print where its time went. */
   profile: boolean
   /**
@@ -103,6 +106,7 @@ export const USAGE = `npm run bench -- [options]
   --out DIR               where <date>.json and <date>.md go (default bench/results)
   --no-pin                do not pin processes to cores with taskset
   --no-peers              skip nginx / fast-gateway / Express Gateway / http-proxy-3 / undici-floor
+  --peers LIST            only these peers (${PEER_NAMES.join(', ')}), e.g. nginx,undici-floor
   --profile               profile the gateway (node --cpu-prof) and list its hot spots
   --console               also run auth-get's and live-proxy's subject on a gateway with the operator console open
                           (polled once a second from a process on the load generator's core), in the same rounds:
@@ -117,6 +121,11 @@ export const USAGE = `npm run bench -- [options]
   --instr-warmup N        --instructions: sequential requests per variant before counting (default ${INSTRUCTION_WARMUP})
   --instr-requests N      --instructions: requests per counted batch (default ${INSTRUCTION_REQUESTS})
 `
+
+/** Whether a run includes `peer`: peers on, and `--peers` (when given) names it. */
+export function peerWanted (options: Pick<BenchOptions, 'peers' | 'onlyPeers'>, peer: PeerName): boolean {
+  return options.peers && (options.onlyPeers === undefined || options.onlyPeers.includes(peer))
+}
 
 function positiveNumber (name: string, value: string | undefined, fallback: number, integer = true): number {
   if (value === undefined) return fallback
@@ -144,6 +153,7 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
       out: { type: 'string' },
       'no-pin': { type: 'boolean', default: false },
       'no-peers': { type: 'boolean', default: false },
+      peers: { type: 'string' },
       profile: { type: 'boolean', default: false },
       compare: { type: 'string' },
       console: { type: 'boolean', default: false },
@@ -170,6 +180,11 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
       if (why !== undefined) throw new Error(`--instructions cannot count scenario "${id}": ${why}`)
     }
   }
+  const onlyPeers = values.peers === undefined ? undefined : values.peers.split(',').map((p) => p.trim()).filter((p) => p !== '')
+  for (const peer of onlyPeers ?? []) {
+    if (!(PEER_NAMES as readonly string[]).includes(peer)) throw new Error(`unknown peer "${peer}" (known: ${PEER_NAMES.join(', ')})`)
+  }
+  if (onlyPeers !== undefined && values['no-peers'] === true) throw new Error('--peers and --no-peers contradict each other')
   const memoryTokens = positiveNumber('memory-tokens', values['memory-tokens'], quick ? 5_000 : 100_000)
   return {
     scenarios,
@@ -185,6 +200,7 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
     outDir: values.out ?? RESULTS_DIR,
     pin: values['no-pin'] !== true,
     peers: values['no-peers'] !== true,
+    ...(onlyPeers === undefined ? {} : { onlyPeers: onlyPeers as PeerName[] }),
     profile: values.profile === true,
     ...(values.compare === undefined ? {} : { compare: resolve(values.compare) }),
     quick,

@@ -110,16 +110,16 @@ function instructionTable (m: InstructionMeasurement): string[] {
   const lines = [
     `Instructions per request (callgrind \`Ir\`, user space only: no kernel, no syscalls), after ${m.warmupRequests} warm-up requests per variant; two batches of ${m.batchRequests} sequential requests on one keep-alive connection.`,
     '',
-    '| variant | role | instructions/request | batch 1 | batch 2 | batch 2 ÷ 1 | ratio to baseline (baseline ÷ variant) | upstream instructions/request |',
-    '|---|---|---|---|---|---|---|---|',
+    '| variant | role | instructions/request | batch 1 | batch 2 | batch 2 ÷ 1 | ratio to baseline (baseline ÷ variant) | upstream instructions/request | idle instructions/s | net of idle, per request |',
+    '|---|---|---|---|---|---|---|---|---|---|',
   ]
   for (const v of m.variants) {
     const [first, second] = v.batches.map((b) => b.instructions / b.requests)
-    lines.push(`| ${v.name} | ${v.role} | ${kilo(v.perRequest)} | ${kilo(first)} | ${kilo(second)} | ${fmt(1 + v.batchDrift, 4)} | ${v.role === 'baseline' ? '1' : fmt(v.ratio)} | ${kilo(v.upstreamPerRequest)} |`)
+    lines.push(`| ${v.name} | ${v.role} | ${kilo(v.perRequest)} | ${kilo(first)} | ${kilo(second)} | ${fmt(1 + v.batchDrift, 4)} | ${v.role === 'baseline' ? '1' : fmt(v.ratio)} | ${kilo(v.upstreamPerRequest)} | ${kilo(v.idlePerSecond)} | ${kilo(v.netPerRequest)} |`)
   }
   if (m.comparisons.length > 0) {
-    lines.push('', 'By instructions (reference ÷ subject: the throughput ratio a CPU-bound server would see):', '', '| comparison | subject | reference | ratio |', '|---|---|---|---|')
-    for (const c of m.comparisons) lines.push(`| ${c.what} | ${c.subject} | ${c.reference} | ${fmt(c.ratio)} |`)
+    lines.push('', 'By instructions (reference ÷ subject: the throughput ratio a CPU-bound server would see; "net of idle": each side less its clock-driven work over the batches\' wall time, which callgrind\'s slowness inflates):', '', '| comparison | subject | reference | ratio | net of idle |', '|---|---|---|---|---|')
+    for (const c of m.comparisons) lines.push(`| ${c.what} | ${c.subject} | ${c.reference} | ${fmt(c.ratio)} | ${c.netRatio === undefined ? '–' : fmt(c.netRatio)} |`)
   }
   return lines
 }

@@ -149,6 +149,8 @@ export interface InstructionBatch {
   instructions: number
   /** The same for the upstream the variant relays to (the lane), when it ran under callgrind too. */
   upstreamInstructions?: number
+  /** Wall-clock seconds the batch took (under callgrind: tens of times the native time). */
+  seconds?: number
 }
 
 /** `--instructions`: one variant's instruction counts. */
@@ -164,6 +166,16 @@ export interface InstructionVariant {
   upstreamPerRequest?: number
   /** baseline's per-request instructions ÷ this variant's: the throughput ratio a CPU-bound server would see. */
   ratio?: number
+  /**
+   * Instructions per second of the server with no request (counted right after the batches): its clock-driven work
+   * (timers such as the event-loop-delay monitor's every 10 ms), which runs the same whatever the traffic.
+   */
+  idlePerSecond?: number
+  /**
+   * `perRequest` less the idle rate over the batches' wall time: under callgrind a request takes tens of times its
+   * native wall time, so clock-driven work lands in every request's count, far more than it does natively.
+   */
+  netPerRequest?: number
 }
 
 /** `--instructions`: a comparison the scenario is read for (e.g. auth-get against bare fastify sending the same answer). */
@@ -174,6 +186,8 @@ export interface InstructionComparison {
   subject: string
   /** reference's per-request instructions ÷ subject's. */
   ratio: number
+  /** The same from both variants' `netPerRequest` (idle clock work taken out), when both have it. */
+  netRatio?: number
 }
 
 /** What `--instructions` measured in one scenario. */

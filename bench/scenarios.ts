@@ -1,6 +1,6 @@
 import { SignJWT } from 'jose'
 import type { LoadJob } from './load-job.js'
-import type { BenchOptions, ScenarioId } from './options.js'
+import { peerWanted, type BenchOptions, type ScenarioId } from './options.js'
 import { PEER_NAMES, peerMissing, type PeerName } from './peers.js'
 import type { VariantRole } from './result-types.js'
 import type { ConsolePoller, RunningServer, ServerSet } from './servers.js'
@@ -158,9 +158,10 @@ async function peerVariant (servers: ServerSet, peer: PeerName): Promise<Prepare
   }
 }
 
-/** Adds every available peer; a peer that is missing or fails to start is skipped with the reason. */
-async function addPeers (servers: ServerSet, plan: ScenarioPlan): Promise<void> {
+/** Adds every available peer (or those `--peers` names); a peer that is missing or fails to start is skipped with the reason. */
+async function addPeers (servers: ServerSet, plan: ScenarioPlan, only: readonly PeerName[] | undefined): Promise<void> {
   for (const peer of PEER_NAMES) {
+    if (only !== undefined && !only.includes(peer)) continue
     const missing = peerMissing(peer)
     if (missing !== undefined) {
       plan.skipped.push({ variant: peer, reason: missing })
@@ -241,7 +242,7 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
       if (id === 'live-proxy') plan.variants.push(await metricsOff(servers, GATEWAY_LIVE_PATH, 'lanegate-live-metrics-off', EXCHANGE_CLIENT))
       if (options.compare !== undefined) plan.variants.push(await compareVariant(servers, plan.variants[1] as PreparedVariant, GATEWAY_LIVE_PATH, EXCHANGE_CLIENT))
       if (options.console && id === 'live-proxy') plan.variants.push(...await consoleVariants(servers, plan, plan.variants[1] as PreparedVariant, GATEWAY_LIVE_PATH, EXCHANGE_CLIENT))
-      if (options.peers) await addPeers(servers, plan)
+      if (options.peers) await addPeers(servers, plan, options.onlyPeers)
       if (id === 'latency-c1') {
         plan.kind = 'latency'
         plan.connections = 1
@@ -300,7 +301,7 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
         { name: 'lanegate-auth-get-https', role: 'subject', server: tls, request: { url: tls.url + GATEWAY_CONTENT_PATH, method: 'GET', headers: bearer(tlsToken) }, expect: OK },
         { name: 'lanegate-https-handshakes', role: 'subject', server: tls, request: { url: tls.url + GATEWAY_CONTENT_PATH, method: 'GET', headers: bearer(tlsToken), reconnectRate: 1 }, expect: OK },
       )
-      if (options.peers) {
+      if (peerWanted(options, 'nginx')) {
         const missing = peerMissing('nginx')
         if (missing !== undefined) plan.skipped.push({ variant: 'nginx-https', reason: missing })
         else {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import WebSocket from 'ws'
-import type { BenchOptions } from './options.js'
+import { peerWanted, type BenchOptions } from './options.js'
 import { nginxBinary } from './peers.js'
 import { memoryOf } from './proc-stat.js'
 import type { RunLog } from './run-scenario.js'
@@ -84,11 +84,11 @@ export async function runWebSocket (servers: ServerSet, options: BenchOptions, l
     { name: 'lanegate-live', url: `${gateway.url.replace('http:', 'ws:')}${GATEWAY_WS_PATH}`, headers: auth },
   ]
   const skipped: ScenarioResult['skipped'] = []
-  if (options.peers && nginxBinary() !== undefined) {
+  if (peerWanted(options, 'nginx') && nginxBinary() !== undefined) {
     const nginx = await servers.nginx()
     variants.push({ name: 'nginx', url: `${nginx.url.replace('http:', 'ws:')}${LANE_WS_PATH}` })
   } else {
-    skipped.push({ variant: 'nginx', reason: options.peers ? 'nginx is not installed (npm run bench:peers installs it as root)' : '--no-peers' })
+    skipped.push({ variant: 'nginx', reason: peerWanted(options, 'nginx') ? 'nginx is not installed (npm run bench:peers installs it as root)' : '--no-peers or --peers without nginx' })
   }
   for (const v of variants) await echoRate(v.url, options.warmupSeconds, v.headers)
   const rates = new Map<string, number[]>(variants.map((v) => [v.name, []]))

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { callgrindArgs, parseCallgrindTotals } from '../../bench/callgrind.js'
-import { batchDrift, instructionComparisons, instructionRatio, instructionsPerRequest, instructionVariant } from '../../bench/instruction-figures.js'
+import { batchDrift, instructionComparisons, instructionRatio, instructionsPerRequest, instructionVariant, netOfIdle } from '../../bench/instruction-figures.js'
 import { INSTRUCTION_REQUESTS, INSTRUCTION_WARMUP, parseBenchArgs } from '../../bench/options.js'
 import { markdownReport } from '../../bench/report.js'
 import type { BenchResult, InstructionVariant } from '../../bench/result-types.js'
@@ -106,7 +106,23 @@ t.test('the report shows instructions per request, both batches, ratios and comp
   }
   const markdown = markdownReport(result)
   t.match(markdown, 'after 10000 warm-up requests per variant; two batches of 100 sequential requests')
-  t.match(markdown, '| fastify-hello | baseline | 57.1k | 57.0k | 57.2k | 1.0035 | 1 | – |')
-  t.match(markdown, '| lanegate-auth-get | subject | 200.0k | 200.0k | 200.0k | 1 | 0.285 | – |')
+  t.match(markdown, '| fastify-hello | baseline | 57.1k | 57.0k | 57.2k | 1.0035 | 1 | – | – | – |')
+  t.match(markdown, '| lanegate-auth-get | subject | 200.0k | 200.0k | 200.0k | 1 | 0.285 | – | – | – |')
   t.notMatch(markdown, '| req/s |')
+})
+
+t.test('net of idle: the idle rate over the batches\' wall time comes off each request, and the comparison gets a net ratio', async (t) => {
+  // 2 × 1,000 requests in 10 s each; idle, the server does 1M instructions a second: 10M over each batch, 10k a request.
+  const batches = [{ requests: 1000, instructions: 300_000_000, seconds: 10 }, { requests: 1000, instructions: 300_000_000, seconds: 10 }]
+  t.equal(netOfIdle(batches, 1_000_000), 290_000)
+  t.equal(netOfIdle(batches, undefined), undefined, 'no idle rate: no net figure')
+  t.equal(netOfIdle([{ requests: 1000, instructions: 300_000_000 }], 1_000_000), undefined, 'a batch without its time: no net figure')
+  const on = instructionVariant('lanegate-live', 'subject', batches, undefined, 1_000_000)
+  const off = instructionVariant('lanegate-live-metrics-off', 'peer', [{ requests: 1000, instructions: 280_000_000, seconds: 10 }, { requests: 1000, instructions: 280_000_000, seconds: 10 }], undefined, 0)
+  t.same([on.idlePerSecond, on.netPerRequest, off.netPerRequest], [1_000_000, 290_000, 280_000])
+  const [metrics] = instructionComparisons('live-proxy', [on, off])
+  t.equal(metrics?.ratio, 280_000 / 300_000)
+  t.equal(metrics?.netRatio, 280_000 / 290_000)
+  const plain = instructionComparisons('live-proxy', [instructionVariant('lanegate-live', 'subject', batches), off])
+  t.equal(plain[0]?.netRatio, undefined, 'one side without an idle rate: no net ratio')
 })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { SCENARIO_IDS, parseBenchArgs } from '../../bench/options.js'
+import { SCENARIO_IDS, parseBenchArgs, peerWanted } from '../../bench/options.js'
 import { RESULTS_DIR } from '../../bench/paths.js'
 
 t.test('defaults: every scenario, 5 rounds of 5 s, 1M requests and 100k tokens for memory, pinned, with peers', async (t) => {
@@ -63,4 +63,15 @@ t.test('--soak-minutes adds a soak to the memory scenario; 0 means none', async 
   t.equal(parseBenchArgs(['--soak-minutes', '10']).soakMinutes, 10)
   t.equal(parseBenchArgs(['--soak-minutes', '0']).soakMinutes, 0)
   t.throws(() => parseBenchArgs(['--soak-minutes=ten']), /--soak-minutes must be a positive number/)
+})
+
+t.test('--peers names the peers to run; an unknown one, or with --no-peers, is refused', async (t) => {
+  const o = parseBenchArgs(['--peers', 'nginx, undici-floor'])
+  t.same(o.onlyPeers, ['nginx', 'undici-floor'])
+  t.equal(peerWanted(o, 'nginx'), true)
+  t.equal(peerWanted(o, 'fast-gateway'), false)
+  t.equal(peerWanted(parseBenchArgs([]), 'fast-gateway'), true, 'no --peers: every peer')
+  t.equal(peerWanted(parseBenchArgs(['--no-peers']), 'nginx'), false)
+  t.throws(() => parseBenchArgs(['--peers', 'nginx,kong']), /unknown peer "kong"/)
+  t.throws(() => parseBenchArgs(['--peers', 'nginx', '--no-peers']), /contradict/)
 })
