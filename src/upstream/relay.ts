@@ -96,6 +96,15 @@ function isEventStream (headers: UpstreamHeaders): boolean {
   return typeof type === 'string' && type.trimStart().toLowerCase().startsWith('text/event-stream')
 }
 
+/**
+ * A timer that does not hold the process open: the caller's and the upstream's sockets do while a relay is in
+ * flight. Node deletes a timer list as soon as its last refed timer is cleared and makes it again for the next one;
+ * lists of unrefed timers are kept, so a relay's timer per request costs no list of its own (docs/performance.md).
+ */
+function unrefTimeout (callback: () => void, ms: number): NodeJS.Timeout {
+  return setTimeout(callback, ms).unref()
+}
+
 function startAttempt (attempt: Attempt): void {
   const { target, input } = attempt
   target.inFlight++
@@ -159,7 +168,7 @@ class Attempt implements Dispatcher.DispatchHandler {
    * that uploads slowly is the listener's business (request_timeout_ms over HTTP/1.1), never an upstream `timeout`.
    */
   private armResponseTimer (): void {
-    this.timer = setTimeout(() => { this.fail(this.unreachable('timeout')) }, this.upstream.settings.timeouts.response_ms)
+    this.timer = unrefTimeout(() => { this.fail(this.unreachable('timeout')) }, this.upstream.settings.timeouts.response_ms)
   }
 
   /** The caller's body, counted against `maxBodyBytes`, or null when the request declares none. */
@@ -235,12 +244,14 @@ class Attempt implements Dispatcher.DispatchHandler {
   private watchIdle (eventStream: boolean): void {
     const { timeouts } = this.upstream.settings
     this.idleMs = eventStream ? timeouts.stream_idle_ms ?? DEFAULT_STREAM_IDLE_MS : timeouts.body_idle_ms
-    if (this.bodySent) this.startIdle()
+    // Armed a microtask later: an answer that came whole in the read that brought its head (most small ones do) has
+    // ended by then and needs no timer at all, instead of one made and cleared within the same read.
+    if (this.bodySent) queueMicrotask(() => { if (!this.released) this.startIdle() })
   }
 
   private startIdle (): void {
     const ms = this.idleMs
-    this.idle = setTimeout(() => {
+    this.idle = unrefTimeout(() => {
       this.controller?.abort(Object.assign(new Error(`the answer body was silent for ${ms} ms`), { code: 'UND_ERR_BODY_TIMEOUT' }))
     }, ms)
   }
