@@ -73,6 +73,14 @@ export const INSTRUCTION_COMPARISONS: ReadonlyArray<{ scenario: string, what: st
   { scenario: 'live-proxy', what: 'live proxy ÷ nginx (user-space instructions only: nginx\'s cost is mostly the kernel\'s)', subject: 'lanegate-live', reference: 'nginx' },
 ]
 
+/** `subject` against `reference` by instructions, and net of each side's idle clock work when both have it. */
+function comparison (what: string, subject: InstructionVariant, reference: InstructionVariant): InstructionComparison {
+  const net = subject.netPerRequest !== undefined && reference.netPerRequest !== undefined && subject.netPerRequest > 0 && reference.netPerRequest > 0
+    ? { netRatio: instructionRatio(reference.netPerRequest, subject.netPerRequest) }
+    : {}
+  return { what, reference: reference.name, subject: subject.name, ratio: instructionRatio(reference.perRequest, subject.perRequest), ...net }
+}
+
 /** The comparisons of `scenario` whose two variants were both counted. */
 export function instructionComparisons (scenario: string, variants: readonly InstructionVariant[]): InstructionComparison[] {
   const byName = new Map(variants.map((v) => [v.name, v]))
@@ -80,17 +88,13 @@ export function instructionComparisons (scenario: string, variants: readonly Ins
   for (const c of INSTRUCTION_COMPARISONS) {
     const subject = byName.get(c.subject)
     const reference = byName.get(c.reference)
-    if (c.scenario !== scenario || subject === undefined || reference === undefined) continue
-    const net = subject.netPerRequest !== undefined && reference.netPerRequest !== undefined && subject.netPerRequest > 0 && reference.netPerRequest > 0
-      ? { netRatio: instructionRatio(reference.netPerRequest, subject.netPerRequest) }
-      : {}
-    found.push({ what: c.what, reference: c.reference, subject: c.subject, ratio: instructionRatio(reference.perRequest, subject.perRequest), ...net })
+    if (c.scenario === scenario && subject !== undefined && reference !== undefined) found.push(comparison(c.what, subject, reference))
   }
   // `--compare DIR`: the other checkout's gateway against this one's, for each subject it was run beside.
   for (const v of variants) {
     if (!v.name.endsWith('@compare')) continue
     const ours = byName.get(v.name.slice(0, -'@compare'.length))
-    if (ours !== undefined) found.push({ what: `${ours.name}: this checkout ÷ the --compare checkout`, reference: v.name, subject: ours.name, ratio: instructionRatio(v.perRequest, ours.perRequest) })
+    if (ours !== undefined) found.push(comparison(`${ours.name}: this checkout ÷ the --compare checkout`, ours, v))
   }
   return found
 }

@@ -29,7 +29,8 @@ export function categoryOf (dso: string, symbol: string): string {
     return 'JIT other'
   }
   if (dso === 'node') {
-    if (/Scavenge|Heap|GC|Mark|Sweep|Evacuat|Compact/.test(symbol)) return 'V8 GC'
+    // The collector's own classes and entry points, not every symbol naming the heap (allocation is not GC).
+    if (/Scaveng|MarkCompact|Marking|Sweeper|Evacuat|Compactor|MinorMC|GCTracer|Heap::CollectGarbage|Heap::PerformGarbageCollection/.test(symbol)) return 'V8 GC'
     if (symbol.startsWith('v8::internal::compiler::') || symbol.startsWith('v8::internal::maglev::')) return 'V8 optimizing compiler'
     if (symbol.startsWith('Builtins_')) return 'V8 builtins (ICs, calls, strings)'
     if (symbol.startsWith('llhttp') || symbol.includes('Parser')) return 'node http parser (C)'

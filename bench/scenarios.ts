@@ -158,10 +158,10 @@ async function peerVariant (servers: ServerSet, peer: PeerName): Promise<Prepare
   }
 }
 
-/** Adds every available peer (or those `--peers` names); a peer that is missing or fails to start is skipped with the reason. */
-async function addPeers (servers: ServerSet, plan: ScenarioPlan, only: readonly PeerName[] | undefined): Promise<void> {
+/** Adds every available peer the run wants (`peerWanted`); a peer that is missing or fails to start is skipped with the reason. */
+async function addPeers (servers: ServerSet, plan: ScenarioPlan, options: BenchOptions): Promise<void> {
   for (const peer of PEER_NAMES) {
-    if (only !== undefined && !only.includes(peer)) continue
+    if (!peerWanted(options, peer)) continue
     const missing = peerMissing(peer)
     if (missing !== undefined) {
       plan.skipped.push({ variant: peer, reason: missing })
@@ -242,7 +242,7 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
       if (id === 'live-proxy') plan.variants.push(await metricsOff(servers, GATEWAY_LIVE_PATH, 'lanegate-live-metrics-off', EXCHANGE_CLIENT))
       if (options.compare !== undefined) plan.variants.push(await compareVariant(servers, plan.variants[1] as PreparedVariant, GATEWAY_LIVE_PATH, EXCHANGE_CLIENT))
       if (options.console && id === 'live-proxy') plan.variants.push(...await consoleVariants(servers, plan, plan.variants[1] as PreparedVariant, GATEWAY_LIVE_PATH, EXCHANGE_CLIENT))
-      if (options.peers) await addPeers(servers, plan, options.onlyPeers)
+      await addPeers(servers, plan, options)
       if (id === 'latency-c1') {
         plan.kind = 'latency'
         plan.connections = 1

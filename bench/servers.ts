@@ -130,9 +130,12 @@ export class ServerSet {
     return { command: valgrind, args: [...callgrindArgs(callgrindOut), command, ...flags, ...args], callgrindOut }
   }
 
-  /** Spawns `command args` (args may use {port}), pinned, and waits until it listens. */
-  private async spawn (name: string, command: string, args: string[], env?: NodeJS.ProcessEnv, pinned = true): Promise<RunningServer> {
-    const port = await freePort()
+  /**
+   * Spawns `command args` (args may use {port}), pinned, and waits until it listens on `port` (a free one unless the
+   * server's own config already names it: nginx).
+   */
+  private async spawn (name: string, command: string, args: string[], env?: NodeJS.ProcessEnv, pinned = true, chosenPort?: number): Promise<RunningServer> {
+    const port = chosenPort ?? await freePort()
     const logFile = join(this.context.workDir, `${name}.log`)
     const core = pinned ? this.context.core : undefined
     const start = this.wrapped(name, command, args.map((a) => a.replaceAll('{port}', String(port))))
@@ -315,16 +318,8 @@ export class ServerSet {
       // Under callgrind nginx serves in one process (no master forking a worker): the pid counted is the one serving.
       const singleProcess = this.context.callgrindDir !== undefined
       await writeFile(join(dir, 'nginx.conf'), nginxConfig({ dir, port, lanePort: lane.port, tls: tls ? this.certificate() : undefined, singleProcess }))
-      const logFile = join(this.context.workDir, `${name}.log`)
-      const start = this.wrapped(name, binary, ['-e', 'stderr', '-p', `${dir}/`, '-c', join(dir, 'nginx.conf')])
-      const child = spawnPinned(start.command, start.args, { core: this.context.core, logFile })
-      this.children.push(child)
-      try {
-        await waitForPort(port, child, this.startMs())
-      } catch (error) {
-        throw new Error(`nginx did not start: ${(error as Error).message}\n${logTail(logFile)}`)
-      }
-      return { name, port, pid: child.pid ?? 0, url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`, ...(start.callgrindOut === undefined ? {} : { callgrindOut: start.callgrindOut }) }
+      const server = await this.spawn(name, binary, ['-e', 'stderr', '-p', `${dir}/`, '-c', join(dir, 'nginx.conf')], undefined, true, port)
+      return tls ? { ...server, url: `https://127.0.0.1:${port}` } : server
     })
   }
 

@@ -65,7 +65,7 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   }
   const sameResponse = perRound(scenarios, 'auth-get', 'lanegate-auth-get', 'fastify-same-response', (gw, peer) => gw.rps / peer.rps)
   if (sameResponse !== undefined) {
-    checks.push({ scenario: 'auth-get', what: 'authenticated in-process GET ÷ bare fastify sending the same answer', goal: `≥ ${TARGETS.authGetSameResponseRatio}×`, measured: `${round3(sameResponse.median)}× (${round3(sameResponse.min)}–${round3(sameResponse.max)})`, met: sameResponse.median >= TARGETS.authGetSameResponseRatio })
+    checks.push({ scenario: 'auth-get', what: 'authenticated in-process GET ÷ bare fastify sending the same answer', goal: `≥ ${TARGETS.authGetSameResponseRatio}×`, measured: spreadText(sameResponse, '×'), met: sameResponse.median >= TARGETS.authGetSameResponseRatio })
   }
   const apiKey = subject('auth-get', 'lanegate-api-key-get')
   if (apiKey !== undefined && auth !== undefined) {
@@ -127,7 +127,7 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   // Both added p99s are taken against the same round's lane direct, so their difference is the two p99s'.
   const overNginx = perRound(scenarios, 'latency-c1', 'lanegate-live', 'nginx', (gw, peer) => gw.latencyMs.p99 - peer.latencyMs.p99)
   if (overNginx !== undefined) {
-    checks.push({ scenario: 'latency-c1', what: 'added p99 at c=1 of the live proxy minus nginx\'s, same rounds', goal: `≤ ${TARGETS.addedP99OverNginxMs} ms`, measured: `${round3(overNginx.median)} ms (${round3(overNginx.min)}–${round3(overNginx.max)})`, met: overNginx.median <= TARGETS.addedP99OverNginxMs })
+    checks.push({ scenario: 'latency-c1', what: 'added p99 at c=1 of the live proxy minus nginx\'s, same rounds', goal: `≤ ${TARGETS.addedP99OverNginxMs} ms`, measured: spreadText(overNginx, ' ms'), met: overNginx.median <= TARGETS.addedP99OverNginxMs })
   }
   for (const [quantile, label, reportOnly] of [['p99', 'p99', false], ['p999', 'p99.9', true]] as const) {
     const against = againstBestNodePeer(scenarios, (r) => r.latencyMs[quantile])
@@ -137,7 +137,7 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
       scenario: 'latency-c1',
       what: `added ${label} at c=1 of the live proxy minus the best Node peer's (${NODE_PEERS.join(', ')}), same rounds`,
       goal: `≤ ${TARGETS.addedP99OverBestNodePeerMs} ms${reportOnly ? ' (reported)' : ''}`,
-      measured: `${spreadMs(difference)}; added ${label}: lanegate ${spreadMs(ours)}, best Node peer ${spreadMs(best)} (${Object.entries(bestBy).map(([peer, n]) => `${peer} best in ${n}`).join(', ')} of ${difference.rounds} rounds)`,
+      measured: `${spreadText(difference, ' ms')}; added ${label}: lanegate ${spreadText(ours, ' ms')}, best Node peer ${spreadText(best, ' ms')} (${Object.entries(bestBy).map(([peer, n]) => `${peer} best in ${n}`).join(', ')} of ${difference.rounds} rounds)`,
       met: difference.median <= TARGETS.addedP99OverBestNodePeerMs,
       ...(reportOnly ? { reportOnly } : {}),
     })
@@ -146,10 +146,9 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   const https = tls?.variants.find((v) => v.name === 'lanegate-auth-get-https')
   if (https !== undefined && Number.isFinite(https.ratio.median)) {
     // CPU per request within each round, plain ÷ HTTPS, for lanegate and for nginx (whose own TLS cost is the yardstick).
-    const cpu = cpuPerRequest
-    const ours = perRound(scenarios, 'tls', 'lanegate-auth-get-https', 'lanegate-auth-get', (a, b) => cpu(b) / cpu(a))
+    const ours = perRound(scenarios, 'tls', 'lanegate-auth-get-https', 'lanegate-auth-get', (a, b) => cpuPerRequest(b) / cpuPerRequest(a))
     const nginxRatio = perRound(scenarios, 'tls', 'nginx-https', 'nginx', (a, b) => a.rps / b.rps)
-    const nginxCpu = perRound(scenarios, 'tls', 'nginx-https', 'nginx', (a, b) => cpu(b) / cpu(a))
+    const nginxCpu = perRound(scenarios, 'tls', 'nginx-https', 'nginx', (a, b) => cpuPerRequest(b) / cpuPerRequest(a))
     const beside = nginxRatio === undefined || nginxCpu === undefined
       ? ''
       : `; nginx's HTTPS ÷ plain, same rounds: ${round3(nginxRatio.median)}× (CPU per request ${round3(nginxCpu.median)}×)`
@@ -196,7 +195,7 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
     const gateway = websocket.variants.find((v) => v.name === 'lanegate-live')
     const nginx = websocket.variants.find((v) => v.name === 'nginx')
     if (gateway !== undefined && Number.isFinite(gateway.ratio.median)) {
-      checks.push({ scenario: 'websocket', what: 'messages/s echoed through the live proxy ÷ the lane direct', goal: `≥ ${TARGETS.websocketRatio}×`, measured: `${round3(gateway.ratio.median)}× (${round3(gateway.ratio.min)}–${round3(gateway.ratio.max)})`, met: gateway.ratio.median >= TARGETS.websocketRatio })
+      checks.push({ scenario: 'websocket', what: 'messages/s echoed through the live proxy ÷ the lane direct', goal: `≥ ${TARGETS.websocketRatio}×`, measured: spreadText(gateway.ratio, '×'), met: gateway.ratio.median >= TARGETS.websocketRatio })
       if (nginx !== undefined && Number.isFinite(nginx.ratio.median)) {
         checks.push({ scenario: 'websocket', what: 'the live proxy\'s ratio against nginx\'s ratio ÷ 2', goal: '> nginx ÷ 2', measured: `${round3(gateway.ratio.median)} vs ${round3(nginx.ratio.median / 2)}`, met: gateway.ratio.median > nginx.ratio.median / 2 })
       }
@@ -207,10 +206,6 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   return checks
 }
 
-/**
- * `measure(subject, peer)` in every round where both variants of scenario `id` ran, spread over those rounds;
- * undefined when no round had both (the peer was skipped, or the scenario did not run).
- */
 /** Gateway CPU per request of one measurement (µs). */
 function cpuPerRequest (result: LoadResult): number {
   return result.requests === 0 ? Number.NaN : result.serverCpuMicros / result.requests
@@ -224,21 +219,24 @@ function cpuPerRequest (result: LoadResult): number {
 function relayFloorChecks (scenarios: readonly ScenarioResult[], checks: TargetCheck[]): void {
   const ratio = (subject: string, peer: string): Spread | undefined =>
     perRound(scenarios, 'live-proxy', subject, peer, (a, b) => cpuPerRequest(a) / cpuPerRequest(b))
-  const show = (s: Spread): string => `${round3(s.median)}× (${round3(s.min)}–${round3(s.max)})`
   const overNginx = ratio('lanegate-live', 'nginx')
   if (overNginx !== undefined) {
-    checks.push({ scenario: 'live-proxy', what: 'live relay\'s gateway CPU per request ÷ nginx\'s, same rounds', goal: `≤ ${TARGETS.liveCpuOverNginx}×`, measured: show(overNginx), met: overNginx.median <= TARGETS.liveCpuOverNginx })
+    checks.push({ scenario: 'live-proxy', what: 'live relay\'s gateway CPU per request ÷ nginx\'s, same rounds', goal: `≤ ${TARGETS.liveCpuOverNginx}×`, measured: spreadText(overNginx, '×'), met: overNginx.median <= TARGETS.liveCpuOverNginx })
   }
   const floorOverNginx = ratio('undici-floor', 'nginx')
   if (floorOverNginx !== undefined) {
-    checks.push({ scenario: 'live-proxy', what: 'the Node floor (node:http + undici, nothing else) ÷ nginx, CPU per request', goal: `≤ ${TARGETS.liveCpuOverNginx}× (reported)`, measured: show(floorOverNginx), met: floorOverNginx.median <= TARGETS.liveCpuOverNginx, reportOnly: true })
+    checks.push({ scenario: 'live-proxy', what: 'the Node floor (node:http + undici, nothing else) ÷ nginx, CPU per request', goal: `≤ ${TARGETS.liveCpuOverNginx}× (reported)`, measured: spreadText(floorOverNginx, '×'), met: floorOverNginx.median <= TARGETS.liveCpuOverNginx, reportOnly: true })
   }
   const overFloor = ratio('lanegate-live', 'undici-floor')
   if (overFloor !== undefined) {
-    checks.push({ scenario: 'live-proxy', what: 'live relay (full chain) ÷ the Node floor, CPU per request', goal: 'reported', measured: show(overFloor), met: true, reportOnly: true })
+    checks.push({ scenario: 'live-proxy', what: 'live relay (full chain) ÷ the Node floor, CPU per request', goal: 'reported', measured: spreadText(overFloor, '×'), met: true, reportOnly: true })
   }
 }
 
+/**
+ * `measure(subject, peer)` in every round where both variants of scenario `id` ran, spread over those rounds;
+ * undefined when no round had both (the peer was skipped, or the scenario did not run).
+ */
 function perRound (scenarios: readonly ScenarioResult[], id: string, subject: string, peer: string,
   measure: (subject: LoadResult, peer: LoadResult) => number): Spread | undefined {
   const runs = scenarios.find((s) => s.id === id)?.runs ?? []
@@ -251,7 +249,10 @@ function perRound (scenarios: readonly ScenarioResult[], id: string, subject: st
   return values.length === 0 ? undefined : spread(values)
 }
 
-/** The Node peers issue 24's c=1 goal is held against (nginx, in C, has its own line). */
+/**
+ * The Node peers issue 24's c=1 goal is held against: the gateways (nginx, in C, has its own line; `undici-floor` is
+ * not a gateway but lanegate's own engine with nothing on it, the floor rather than a peer).
+ */
 export const NODE_PEERS = ['fast-gateway', 'http-proxy-3'] as const
 
 /**
@@ -281,8 +282,9 @@ export function againstBestNodePeer (scenarios: readonly ScenarioResult[], pick:
   return { difference: { ...spread(ours.map((v, i) => v - (best[i] as number))), rounds: ours.length }, ours: spread(ours), best: spread(best), bestBy }
 }
 
-function spreadMs (s: Spread): string {
-  return `${round3(s.median)} ms (${round3(s.min)}–${round3(s.max)})`
+/** A spread as the Targets table shows it: `median<unit> (min–max)`, to three decimals. */
+function spreadText (s: Spread, unit: '×' | ' ms'): string {
+  return `${round3(s.median)}${unit} (${round3(s.min)}–${round3(s.max)})`
 }
 
 function round3 (value: number): number {
