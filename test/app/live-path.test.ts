@@ -1,4 +1,5 @@
 import t from 'tap'
+import fc from 'fast-check'
 import { canonicalLanePath, lanePath, splitLiveUrl } from '../../src/services/live/lane-path.js'
 
 t.test('safe remainders come back canonical: one decode, then re-encoded', async (t) => {
@@ -23,6 +24,22 @@ t.test('a plain segment is forwarded as the decode-and-re-encode path would forw
     try { fast = canonicalLanePath(`a${char}b`) } catch { fast = undefined }
     t.equal(fast, slow, `${JSON.stringify(char)}: raw and escaped forms agree`)
   }
+})
+
+t.test('a whole path gives what its segments give one by one (the whole-path shortcut changes no answer)', async (t) => {
+  /** The path segment by segment: each one canonical on its own, an empty one refused, a trailing `/` kept. */
+  function bySegments (raw: string): string {
+    const segments = raw.split('/')
+    const trailingSlash = segments.length > 1 && segments.at(-1) === ''
+    if (trailingSlash) segments.pop()
+    return segments.map((segment) => {
+      if (segment === '') throw new Error('empty segment')
+      return canonicalLanePath(segment)
+    }).join('/') + (trailingSlash ? '/' : '')
+  }
+  const outcome = (f: () => string): string => { try { return f() } catch { return '(refused)' } }
+  const pathText = fc.string({ unit: fc.constantFrom('a', 'Z', '0', '.', '/', '%', '2', 'e', 'F', ';', '\\', '~', ' ', ':', 'é'), maxLength: 16 })
+  fc.assert(fc.property(pathText, (raw) => raw === '' || outcome(() => canonicalLanePath(raw)) === outcome(() => bySegments(raw))), { seed: 24, numRuns: 5000 })
 })
 
 t.test('every escape of the F4 corpus is a 400 bad_request', async (t) => {

@@ -8,6 +8,10 @@ const SAFE_CHARACTERS = "A-Za-z0-9\\-._~!$&'()*+,=:@"
 const SEGMENT_SAFE = new RegExp(`^[${SAFE_CHARACTERS}]$`)
 /** A segment of safe characters only (no `%`): decoding and encoding it again give it back unchanged. */
 const PLAIN_SEGMENT = new RegExp(`^[${SAFE_CHARACTERS}]+$`)
+/** A whole remainder of plain segments (none empty), with or without a trailing `/`: canonical as it stands. */
+const PLAIN_PATH = new RegExp(`^[${SAFE_CHARACTERS}]+(?:/[${SAFE_CHARACTERS}]+)*/?$`)
+/** A `.` or `..` segment anywhere in a remainder. */
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/
 /** Control characters, `/`, `\`, `;` and `%` must not appear in a segment once decoded. */
 const DECODED_FORBIDDEN = /[\u0000-\u001f\u007f/\\;%]/
 
@@ -26,6 +30,8 @@ function badPath (reason: string, subject = 'lane path'): GatewayError {
  */
 export function canonicalLanePath (rawRemainder: string, subject = 'lane path'): string {
   if (rawRemainder === '') return ''
+  // The common case (`api/items/000123`), checked whole: nothing to decode or encode, so no split and no join.
+  if (PLAIN_PATH.test(rawRemainder) && !DOT_SEGMENT.test(rawRemainder)) return rawRemainder
   if (rawRemainder.includes('\\')) throw badPath('backslashes are not allowed', subject)
   const segments = rawRemainder.split('/')
   const trailingSlash = segments.length > 1 && segments[segments.length - 1] === ''

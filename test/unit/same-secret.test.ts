@@ -1,0 +1,58 @@
+import t from 'tap'
+import fc from 'fast-check'
+import { timingSafeEqual } from 'node:crypto'
+import { sameSecret } from '../../src/auth/same-secret.js'
+
+/** What sameSecret replaced (and must agree with): both sides' UTF-8 bytes through node's timingSafeEqual. */
+function reference (remembered: string, presented: string): boolean {
+  if (remembered.length !== presented.length) return false
+  const a = Buffer.from(remembered)
+  const b = Buffer.from(presented)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+// UTF-16 units of every kind: ASCII, latin1, BMP, astral pairs and lone surrogates (which UTF-8 encodes as U+FFFD).
+const anyText = fc.string({ unit: 'binary', maxLength: 300 })
+
+t.test('agrees with timingSafeEqual over UTF-8 on arbitrary pairs of the same length', async (t) => {
+  fc.assert(fc.property(anyText, fc.nat(), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), (text, at, replacement) => {
+    // The same text with one unit replaced: equal or not, the lengths match, so the whole compare runs.
+    const i = text.length === 0 ? 0 : at % text.length
+    const other = text.slice(0, i) + replacement + text.slice(i + 1)
+    const presented = other.slice(0, text.length).padEnd(text.length, 'x')
+    return sameSecret(text, presented) === reference(text, presented) && sameSecret(text, text.slice()) === true
+  }), { seed: 24, numRuns: 2000 })
+})
+
+t.test('agrees with timingSafeEqual on unrelated pairs, equal lengths or not', async (t) => {
+  fc.assert(fc.property(anyText, anyText, (a, b) => sameSecret(a, b) === reference(a, b)), { seed: 25, numRuns: 2000 })
+})
+
+t.test('a token as the auth step hands it over: a slice of the Authorization header', async (t) => {
+  const header = `Bearer ${'eyJhbGciOiJFZERTQSJ9.'.repeat(30)}sig`
+  const token = header.slice(7)
+  t.equal(sameSecret(token, header.slice(7)), true)
+  t.equal(sameSecret(token, `${token.slice(0, -1)}h`), false, 'the last character differs')
+  t.equal(sameSecret(token, `f${token.slice(1)}`), false, 'the first character differs')
+  t.equal(sameSecret(token, token.slice(0, -1)), false, 'shorter by one')
+})
+
+t.test('texts of the same length whose UTF-8 lengths differ are different', async (t) => {
+  t.equal(sameSecret('aé', 'ab'), false)
+  t.equal(sameSecret('\u00e9', '\ud83d'), false, 'two bytes against a lone surrogate (three)')
+})
+
+t.test('bytes left in the scratch by an earlier, longer pair never make a shorter pair equal', async (t) => {
+  t.equal(sameSecret('abcdefgh', 'abcdefgh'), true)
+  // Lengths 5: the scratch's last word of each side holds 'e' and three bytes of whatever came before.
+  t.equal(sameSecret('abcdX', 'abcdY'), false)
+  t.equal(sameSecret('abcde', 'abcde'), true)
+  t.equal(sameSecret('', ''), true)
+})
+
+t.test('a pair longer than the scratch grows it and still compares', async (t) => {
+  const long = 'k'.repeat(10_000)
+  t.equal(sameSecret(long, 'k'.repeat(10_000)), true)
+  t.equal(sameSecret(long, `${'k'.repeat(9_999)}j`), false)
+  t.equal(sameSecret('short', 'short'), true, 'and shorter pairs after it')
+})
