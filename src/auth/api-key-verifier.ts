@@ -5,7 +5,7 @@ import type { GatewayConfig, ServiceAccountConfig, ServiceAccountSecret } from '
 import { parseSecretHash, verifySecret, type ParsedSecretHash } from '../oauth/secret-hash.js'
 import type { Principal } from '../runtime/request-context.js'
 import type { ApiKeyFailure, ApiKeySlot, ApiKeyVerifier } from '../runtime/shared-resources.js'
-import { sameSecret } from './same-secret.js'
+import { RememberedSecret } from './same-secret.js'
 
 export interface ApiKeyVerifierOptions {
   /** Verified keys remembered (LRU, by digest). */
@@ -50,6 +50,8 @@ interface VerifiedKey {
  * so an idle connection does not keep an old snapshot alive), and whose key it was, to re-check after a reload.
  */
 interface SlotEntry {
+  /** The slot's key, encoded once for the constant-time comparison. */
+  readonly secret: RememberedSecret
   readonly snapshot: number
   readonly known: VerifiedKey
   readonly principal: Principal
@@ -164,7 +166,10 @@ export function createApiKeyVerifier (options: ApiKeyVerifierOptions = {}): ApiK
       slot.key = slot.entry = undefined
       return
     }
-    const entry: SlotEntry = { snapshot: snapshotOf(configIndexes), known, principal: outcome }
+    // The same key again (a reload re-checked it): its encoding is kept.
+    const previous = slot.entry as SlotEntry | undefined
+    const secret = previous !== undefined && previous.secret.matches(key) ? previous.secret : new RememberedSecret(key)
+    const entry: SlotEntry = { secret, snapshot: snapshotOf(configIndexes), known, principal: outcome }
     slot.key = key
     slot.entry = entry
   }
@@ -229,8 +234,8 @@ export function createApiKeyVerifier (options: ApiKeyVerifierOptions = {}): ApiK
   return {
     verify (key, config, configIndexes, slot) {
       if (key.length === 0 || key.length > MAX_KEY_LENGTH) return 'invalid'
-      if (slot?.key !== undefined && sameSecret(slot.key, key)) {
-        const entry = slot.entry as SlotEntry
+      const entry = slot?.entry as SlotEntry | undefined
+      if (slot !== undefined && entry !== undefined && entry.secret.matches(key)) {
         // Remembered in this very snapshot: the same account objects, so the same answer.
         if (entry.snapshot === snapshots.get(configIndexes)) return entry.principal
         const outcome = recheck(entry.known, config, configIndexes)

@@ -6,7 +6,7 @@ import type { GatewayConfig } from '../config/types.js'
 import type { KeyStore, TokenSlot, TokenVerifier } from '../runtime/shared-resources.js'
 import type { Principal } from '../runtime/request-context.js'
 import { invalidToken } from './bearer-challenge.js'
-import { sameSecret } from './same-secret.js'
+import { RememberedSecret } from './same-secret.js'
 import { createOwnSigners, type OwnSigners } from './own-signers.js'
 import { applyServiceAccount } from './token-claims.js'
 import { createProfileSource, type DevUserIssuerLoader, type TokenProfile } from './token-profiles.js'
@@ -94,7 +94,8 @@ export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
   function verifyFast (token: string, config: GatewayConfig, indexes: ConfigIndexes, slot?: TokenSlot): Principal | Promise<Principal> {
     if (token.length > maxTokenLength) throw invalidToken('The access token is malformed')
     const profiles = profilesFor(config)
-    let entry = slot?.token !== undefined && sameSecret(slot.token, token) ? slot.entry as CacheEntry : undefined
+    const memo = slot?.entry as SlotMemo | undefined
+    let entry = memo !== undefined && memo.secret.matches(token) ? memo.cached : undefined
     let key: string | undefined
     if (entry === undefined) {
       key = cacheKey(token)
@@ -130,10 +131,17 @@ export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
   }
 }
 
+/** What a connection's slot holds (`slot.entry`): its last token, encoded once for the comparison, and its entry. */
+interface SlotMemo {
+  readonly secret: RememberedSecret
+  readonly cached: CacheEntry
+}
+
 function remember (slot: TokenSlot | undefined, token: string, entry: CacheEntry): void {
   if (slot === undefined) return
+  const memo: SlotMemo = { secret: new RememberedSecret(token), cached: entry }
   slot.token = token
-  slot.entry = entry
+  slot.entry = memo
 }
 
 /** The principal with the request snapshot's service account applied (a revoked or deleted account fails). */

@@ -1,7 +1,12 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { timingSafeEqual } from 'node:crypto'
-import { sameSecret } from '../../src/auth/same-secret.js'
+import { RememberedSecret } from '../../src/auth/same-secret.js'
+
+/** The comparison as a slot makes it: the remembered side encoded when remembered, the presented one per call. */
+function sameSecret (remembered: string, presented: string): boolean {
+  return new RememberedSecret(remembered).matches(presented)
+}
 
 /** What sameSecret replaced (and must agree with): both sides' UTF-8 bytes through node's timingSafeEqual. */
 function reference (remembered: string, presented: string): boolean {
@@ -40,6 +45,20 @@ t.test('a token as the auth step hands it over: a slice of the Authorization hea
 t.test('texts of the same length whose UTF-8 lengths differ are different', async (t) => {
   t.equal(sameSecret('aé', 'ab'), false)
   t.equal(sameSecret('\u00e9', '\ud83d'), false, 'two bytes against a lone surrogate (three)')
+})
+
+t.test('one remembered secret against many presented ones, as a kept-alive connection sends them', async (t) => {
+  const remembered = new RememberedSecret('tok-0123456789')
+  t.equal(remembered.matches('tok-0123456789'), true)
+  t.equal(remembered.matches('tok-0123456780'), false)
+  t.equal(remembered.matches('tok-01234567890'), false, 'longer')
+  t.equal(remembered.matches('tok-0123456789'), true, 'still equal after a miss')
+})
+
+t.test('secrets of the same length in characters but not in UTF-8 bytes are different, either way round', async (t) => {
+  // 'ab' + U+00E9 is 4 bytes, one word; 'ab' + U+0800 is 5, so its last byte lies past the remembered words.
+  t.equal(sameSecret('abé', 'ab\u0800'), false)
+  t.equal(sameSecret('ab\u0800', 'abé'), false)
 })
 
 t.test('bytes left in the scratch by an earlier, longer pair never make a shorter pair equal', async (t) => {
