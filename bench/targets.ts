@@ -204,7 +204,6 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   return checks
 }
 
-/** Gateway CPU per request of one measurement (µs). */
 /**
  * Issue 16's auth-get goal, round by round: the gateway's req/s ÷ bare fastify's sending the same answer. In a round
  * where the load generator saturated its core for either side, both sides' req/s are the load generator's, and
@@ -230,6 +229,7 @@ function sameResponseChecks (scenarios: readonly ScenarioResult[], checks: Targe
   }
 }
 
+/** Gateway CPU per request of one measurement (µs). */
 function cpuPerRequest (result: LoadResult): number {
   return result.requests === 0 ? Number.NaN : result.serverCpuMicros / result.requests
 }

@@ -15,8 +15,8 @@ let scratchWords = new Int32Array(scratch)
  * It runs on every authenticated request of a kept-alive connection, so it is built for that: the remembered side is
  * UTF-8 encoded once, when the slot takes it; a presented secret is encoded into one reused scratch and compared
  * word by word with XOR/OR, a loop whose length depends on the lengths only, allocating nothing. `Buffer.from` on
- * both sides and `timingSafeEqual` cost about 11k instructions and 1.3 KB per 650-character token; see
- * docs/performance.md. The answer is the one `timingSafeEqual` gives on the two UTF-8 encodings
+ * both sides and `timingSafeEqual` cost about 6k instructions and 1.3 KB per 650-character token, this 0.6k for
+ * the encoding plus the loop (docs/performance.md, "Issue 24, the fifth session"). The answer is the one `timingSafeEqual` gives on the two UTF-8 encodings
  * (test/unit/same-secret.test.ts holds it to that). UTF-8, not latin1: latin1 keeps one byte of each character,
  * and two different query values would compare equal.
  */
