@@ -41,12 +41,15 @@ export class RememberedSecret {
     // UTF-8 takes at most 3 bytes per UTF-16 unit.
     const room = Math.max(3 * length, wordBytes)
     if (room > scratchBytes.length) grow(room)
-    const written = scratchBytes.write(presented, 0, room, 'utf8')
+    // Locals, not the module's `let`s, so the loop reads them once.
+    const bytes = scratchBytes
+    const presentedWords = scratchWords
+    const written = bytes.write(presented, 0, room, 'utf8')
     // Zero the rest of the compared words, so bytes of an earlier call never take part. A presented secret longer
     // in UTF-8 is told apart by its byte length (its bytes past the remembered words are not compared).
-    if (written < wordBytes) scratchBytes.fill(0, written, wordBytes)
+    if (written < wordBytes) bytes.fill(0, written, wordBytes)
     let difference = written ^ this.byteLength
-    for (let i = 0; i < words.length; i++) difference |= words[i]! ^ scratchWords[i]!
+    for (let i = 0, count = words.length; i < count; i++) difference |= words[i]! ^ presentedWords[i]!
     return difference === 0
   }
 }
