@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { PerformanceObserver, performance } from 'node:perf_hooks'
+import { getHeapSpaceStatistics } from 'node:v8'
 import { GC_SOCKET_ENV, type GcWindowRequest } from './gc-protocol.js'
 import { GcRing } from './gc-ring.js'
 import { monotonicMs } from './mono-clock.js'
@@ -49,7 +50,8 @@ if (socketPath !== undefined && socketPath !== '') {
       // A pause reaches the observer a loop turn or two after it ended (a native immediate, then a JS one): when the
       // question arrives right after the run, the last pauses may still be on their way. A few ms let them land.
       setTimeout(function answer () {
-        socket.end(JSON.stringify(ring.window(request.fromMs, request.toMs)) + '\n')
+        const youngGenerationBytes = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size
+        socket.end(JSON.stringify({ ...ring.window(request.fromMs, request.toMs), youngGenerationBytes }) + '\n')
       }, ANSWER_DELAY_MS)
     })
     socket.on('error', () => socket.destroy())

@@ -26,8 +26,9 @@ export function runGc (pauses: RunPauses, tail: readonly TimedSample[], window: 
     serverByChance: server === null ? 0 : round(overlappingByChance(tail, server.pauses, window.fromMs, window.toMs), 2),
     ...(upstream === undefined || upstream === null ? {} : { duringUpstreamGc: countOverlapping(tail, upstream.pauses) }),
   }
+  const young = server?.youngGenerationBytes === undefined ? {} : { youngGenerationBytes: server.youngGenerationBytes }
   return {
-    server: server === null ? null : rounded(summarizePauses(server.pauses, server.complete)),
+    server: server === null ? null : { ...rounded(summarizePauses(server.pauses, server.complete)), ...young },
     ...(upstream === undefined ? {} : { upstream: upstream === null ? null : rounded(summarizePauses(upstream.pauses, upstream.complete)) }),
     tail: inTail,
   }
@@ -71,12 +72,20 @@ export function summarizeGc (
       server: variant.server,
       node: servers.length > 0,
       ...(servers.length === 0 ? {} : gcSpreads(servers)),
+      ...youngGeneration(servers),
       ...(variant.upstream === undefined || upstreams.length === 0 ? {} : { upstream: { name: variant.upstream, ...gcSpreads(upstreams) } }),
       tail,
       incompleteRounds: mine.filter((gc) => gc.server?.complete === false || gc.upstream?.complete === false).length,
     })
   }
   return summaries
+}
+
+/** The young generation's size over the rounds, MB (only when every round reported it). */
+function youngGeneration (servers: readonly GcWindowSummary[]): { youngGenerationMB?: Spread } {
+  const sizes = servers.map((s) => s.youngGenerationBytes)
+  if (sizes.length === 0 || sizes.some((b) => b === undefined)) return {}
+  return { youngGenerationMB: spread((sizes as number[]).map((b) => round(b / (1024 * 1024), 1))) }
 }
 
 function sumKinds (counts: ReadonlyArray<Readonly<Record<string, number>>>): Record<string, number> {

@@ -80,12 +80,12 @@ function scenarioTable (scenario: ScenarioResult): string[] {
  */
 function gcTable (gc: readonly VariantGc[]): string[] {
   const lines = ['', 'GC pauses seen in each server process during its runs (per round: median (min–max); the samples above p99 summed over rounds; "by chance": how many would meet a pause if they fell anywhere in the run):', '',
-    '| variant | server | GC pauses | GC ms | longest pause ms | lane GC pauses / ms / longest | samples above p99 | met a server GC pause | by chance | met a lane GC pause |', '|---|---|---|---|---|---|---|---|---|---|']
+    '| variant | server | GC pauses | GC ms | longest pause ms | young generation MB | lane GC pauses / ms / longest | samples above p99 | met a server GC pause | by chance | met a lane GC pause |', '|---|---|---|---|---|---|---|---|---|---|---|']
   for (const v of gc) {
     const lane = v.upstream === undefined ? '–' : `${range(v.upstream.count, 0)} / ${range(v.upstream.totalMs)} / ${range(v.upstream.longestMs)}`
     const own = v.node
-      ? `${range(v.count, 0)} | ${range(v.totalMs)} | ${range(v.longestMs)}`
-      : 'not Node: no GC to report | – | –'
+      ? `${range(v.count, 0)} | ${range(v.totalMs)} | ${range(v.longestMs)} | ${v.youngGenerationMB === undefined ? '–' : range(v.youngGenerationMB)}`
+      : 'not Node: no GC to report | – | – | –'
     lines.push(`| ${v.variant} | ${v.server} | ${own} | ${lane} | ${v.tail.samples} | ${v.node ? v.tail.duringServerGc : '–'} | ${v.node ? fmt(v.tail.serverByChance, 1) : '–'} | ${v.tail.duringUpstreamGc ?? '–'} |`)
   }
   const incomplete = gc.filter((v) => v.incompleteRounds > 0)

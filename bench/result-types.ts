@@ -71,6 +71,8 @@ export interface VariantGc {
   count?: Spread
   totalMs?: Spread
   longestMs?: Spread
+  /** V8's young generation at the end of each round, MB (bench/gc-ring.ts: why it matters to the tail). */
+  youngGenerationMB?: Spread
   upstream?: { name: string, count: Spread, totalMs: Spread, longestMs: Spread }
   tail: TailInGc
   /** Rounds in which a preload's ring no longer held the whole window (its figures are then a floor). */

@@ -36,7 +36,7 @@ function describe (result: LoadResult): string {
 function describeGc (gc: RunGc): string {
   const own = gc.server === null
     ? 'server not Node (no GC to report)'
-    : `server ${gc.server.count} GC pauses, ${gc.server.totalMs} ms, longest ${gc.server.longestMs} ms${gc.server.complete ? '' : ' (ring overran: a floor)'}`
+    : `server ${gc.server.count} GC pauses, ${gc.server.totalMs} ms, longest ${gc.server.longestMs} ms${gc.server.youngGenerationBytes === undefined ? '' : `, young generation ${(gc.server.youngGenerationBytes / (1024 * 1024)).toFixed(1)} MB`}${gc.server.complete ? '' : ' (ring overran: a floor)'}`
   const met = [
     ...(gc.server === null ? [] : [`${gc.tail.duringServerGc} met a server GC pause (${gc.tail.serverByChance} by chance; ${JSON.stringify(gc.tail.serverGcKinds ?? {})})`]),
     ...(gc.tail.duringUpstreamGc === undefined ? [] : [`${gc.tail.duringUpstreamGc} a lane GC pause`]),

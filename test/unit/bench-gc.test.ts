@@ -77,11 +77,11 @@ t.test('overlappingByChance: the share of the run in which a sample of that leng
 t.test('runGc counts the tail against the server and the lane; a server without a preload reports none', async (t) => {
   const tail = [{ startMs: 11, endMs: 13 }, { startMs: 50, endMs: 52 }, { startMs: 80, endMs: 81 }]
   const gc = runGc({
-    server: { pauses: [pause(12, 1), pause(60, 2)], complete: true },
+    server: { pauses: [pause(12, 1), pause(60, 2)], complete: true, youngGenerationBytes: 8 * 1024 * 1024 },
     upstream: { pauses: [pause(80.5, 0.2)], complete: false },
   }, tail, { fromMs: 0, toMs: 100 })
   t.same(gc, {
-    server: { count: 2, totalMs: 3, longestMs: 2, complete: true },
+    server: { count: 2, totalMs: 3, longestMs: 2, complete: true, youngGenerationBytes: 8 * 1024 * 1024 },
     upstream: { count: 1, totalMs: 0.2, longestMs: 0.2, complete: false },
     // Chance: the 2 ms samples cover 3 + 4 ms each (0.07), the 1 ms one 2 + 3 ms (0.05).
     tail: { samples: 3, duringServerGc: 1, serverGcKinds: { minor: 1 }, serverByChance: 0.19, duringUpstreamGc: 1 },
@@ -96,7 +96,7 @@ t.test('runGc counts the tail against the server and the lane; a server without 
 
 t.test('summarizeGc spreads the pauses over rounds and sums the tail, nginx marked as not Node', async (t) => {
   const round = (count: number, totalMs: number, longestMs: number, samples: number, during: number, complete = true): RunGc => ({
-    server: { count, totalMs, longestMs, complete },
+    server: { count, totalMs, longestMs, complete, youngGenerationBytes: count * 512 * 1024 },
     upstream: { count: 1, totalMs: 0.5, longestMs: 0.5, complete: true },
     tail: { samples, duringServerGc: during, serverGcKinds: { minor: during - 10, major: 10 }, serverByChance: 1.25, duringUpstreamGc: 1 },
   })
@@ -121,6 +121,7 @@ t.test('summarizeGc spreads the pauses over rounds and sums the tail, nginx mark
       count: { median: 33, min: 30, max: 36 },
       totalMs: { median: 25, min: 20, max: 30 },
       longestMs: { median: 1.5, min: 1, max: 2.5 },
+      youngGenerationMB: { median: 16.5, min: 15, max: 18 },
       upstream: { name: 'lane', count: { median: 1, min: 1, max: 1 }, totalMs: { median: 0.5, min: 0.5, max: 0.5 }, longestMs: { median: 0.5, min: 0.5, max: 0.5 } },
       tail: { samples: 599, duringServerGc: 150, serverGcKinds: { minor: 120, major: 30 }, serverByChance: 3.8, duringUpstreamGc: 3 },
       incompleteRounds: 1,
@@ -134,4 +135,9 @@ t.test('summarizeGc spreads the pauses over rounds and sums the tail, nginx mark
       incompleteRounds: 0,
     },
   ], 'a variant without GC figures (not a latency run) is left out')
+  const [withoutSize] = summarizeGc([{ name: 'lanegate-live', server: 'gateway-main' }], [
+    { variant: 'lanegate-live', gc: round(30, 20, 1.5, 200, 40) },
+    { variant: 'lanegate-live', gc: { ...round(30, 20, 1.5, 200, 40), server: { count: 30, totalMs: 20, longestMs: 1.5, complete: true } } },
+  ])
+  t.equal(withoutSize?.youngGenerationMB, undefined, 'a round that did not report the young generation leaves the size out')
 })

@@ -107,7 +107,7 @@ t.test('the latency report gives p99.9 and max, each server\'s GC pauses (nginx:
     gc: [
       { variant: 'lane-direct', server: 'lane', node: true, count: spreadOf(40), totalMs: spreadOf(20), longestMs: { median: 2, min: 1.5, max: 3 }, tail: { samples: 400, duringServerGc: 6, serverByChance: 25.5 }, incompleteRounds: 0 },
       {
-        variant: 'lanegate-live', server: 'gateway-main', node: true, count: spreadOf(37), totalMs: spreadOf(33), longestMs: spreadOf(1.5),
+        variant: 'lanegate-live', server: 'gateway-main', node: true, count: spreadOf(37), totalMs: spreadOf(33), longestMs: spreadOf(1.5), youngGenerationMB: { median: 8, min: 4, max: 16 },
         upstream: { name: 'lane', count: spreadOf(44), totalMs: spreadOf(19), longestMs: spreadOf(1) },
         tail: { samples: 400, duringServerGc: 66, serverGcKinds: { major: 4, minor: 62 }, serverByChance: 6.6, duringUpstreamGc: 5 }, incompleteRounds: 1,
       },
@@ -122,9 +122,10 @@ t.test('the latency report gives p99.9 and max, each server\'s GC pauses (nginx:
   t.match(md, 'Each round: 20000 responses per variant (p99 rests on the 200 slowest, p99.9 on the 20 slowest).')
   t.match(md, '| variant | role | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | added p50 ms | added p99 ms | added p99.9 ms |')
   t.match(md, '| lanegate-live | subject | 2 | 4 | 8 | 16 | 10 | 1 | 4 | 8 | 500 |')
-  t.match(md, '| lane-direct | lane | 40 | 20 | 2 (1.5–3) | – | 400 | 6 | 25.5 | – |')
-  t.match(md, '| lanegate-live | gateway-main | 37 | 33 | 1.5 | 44 / 19 / 1 | 400 | 66 | 6.6 | 5 |')
-  t.match(md, '| nginx | nginx | not Node: no GC to report | – | – | 30 / 15 / 1 | 200 | – | – | 29 |')
+  t.match(md, '| variant | server | GC pauses | GC ms | longest pause ms | young generation MB | lane GC pauses / ms / longest |')
+  t.match(md, '| lane-direct | lane | 40 | 20 | 2 (1.5–3) | – | – | 400 | 6 | 25.5 | – |', 'a server that did not report its young generation: –')
+  t.match(md, '| lanegate-live | gateway-main | 37 | 33 | 1.5 | 8 (4–16) | 44 / 19 / 1 | 400 | 66 | 6.6 | 5 |')
+  t.match(md, '| nginx | nginx | not Node: no GC to report | – | – | – | 30 / 15 / 1 | 200 | – | – | 29 |')
   t.match(md, 'A GC ring overran in some rounds (figures a floor): lanegate-live 1.')
   t.match(md, 'Of the 400 samples above p99 of lanegate-live (all rounds), 66 started, ended or ran through a gateway GC pause (6.6 would by chance; by the pause\'s kind: minor 62, major 4); 5 met a GC pause of the lane.')
 })
