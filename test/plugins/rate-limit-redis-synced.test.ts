@@ -43,7 +43,21 @@ async function pairOn (redis: OwnRedis, onStoreError: 'open' | 'closed', t: Test
   async function outdateReads (): Promise<void> {
     await letTimePass(3 * 50)
   }
-  return { pay, until, syncDuringOutage, outdateReads }
+  const admin = new Redis(redis.url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 })
+  t.teardown(() => admin.disconnect())
+  /**
+   * Waits until Redis holds `count` for the test's key and the sync that sent it has its answer (a ping on the
+   * registry's connection is answered after it): nothing is in flight when Redis then stops. A sync caught in
+   * flight by the stop may be sent again by the client once Redis is back (ioredis resends a command that got no
+   * answer), and its counts would land in the restarted Redis.
+   */
+  async function allSent (count: number): Promise<void> {
+    await admin.connect()
+    await waitFor(async () => await admin.get(`lg-synced-${onStoreError}:payments:203.0.113.60`) === String(count), { what: `Redis to hold the ${count} counts` })
+    await registry.ping()
+    admin.disconnect()
+  }
+  return { pay, until, syncDuringOutage, outdateReads, allSent }
 }
 
 const statusAndHeaders = (res: LightMyRequestResponse): [number, unknown, unknown] =>
@@ -52,10 +66,11 @@ const statusAndHeaders = (res: LightMyRequestResponse): [number, unknown, unknow
 t.test('pre-count, on_store_error open: Redis stopped → requests pass without limit headers, never 429; counted again when it returns', async (t) => {
   const redis = await ownRedis()
   t.teardown(() => redis.stop())
-  const { pay, until, syncDuringOutage, outdateReads } = await pairOn(redis, 'open', t)
+  const { pay, until, syncDuringOutage, outdateReads, allSent } = await pairOn(redis, 'open', t)
   const before = []
   for (let i = 0; i < 3; i++) before.push(statusAndHeaders(await pay()))
   t.same(before, [[200, '100', '99'], [200, '100', '98'], [200, '100', '97']], 'counted while Redis runs (the first in Redis, the next two locally)')
+  await allSent(3)
   await redis.stop()
   await until(false)
   await syncDuringOutage()
