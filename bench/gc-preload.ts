@@ -50,7 +50,10 @@ if (socketPath !== undefined && socketPath !== '') {
       // A pause reaches the observer a loop turn or two after it ended (a native immediate, then a JS one): when the
       // question arrives right after the run, the last pauses may still be on their way. A few ms let them land.
       setTimeout(function answer () {
-        const youngGenerationBytes = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size
+        // Used plus available: what can be allocated between two scavenges now. Not `space_size`, the memory committed
+        // to both semi-spaces, which V8 keeps when it shrinks the capacity of an idle process.
+        const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')
+        const youngGenerationBytes = young === undefined ? undefined : young.space_used_size + young.space_available_size
         socket.end(JSON.stringify({ ...ring.window(request.fromMs, request.toMs), youngGenerationBytes }) + '\n')
       }, ANSWER_DELAY_MS)
     })

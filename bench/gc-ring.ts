@@ -18,9 +18,10 @@ export interface GcWindowPauses {
   /** False when pauses were overwritten (the ring holds the last `capacity`) and the window reaches back to them. */
   complete: boolean
   /**
-   * The size of V8's young generation (`new_space`, both semi-spaces) when the preload answered. V8 grows it as
-   * objects survive scavenges, up to its cap, and a bigger one makes scavenges rarer but longer: whether a server's
-   * scavenges fall in its p99 depends on it (docs/performance.md). Absent from the ring itself.
+   * The capacity of V8's young generation when the preload answered: what can be allocated between two scavenges
+   * (`new_space` used plus available). V8 grows it as objects survive scavenges, up to its cap (16 MB on 64-bit), and
+   * shrinks it in a process that idles; a bigger one makes scavenges rarer but longer: whether a server's scavenges
+   * fall in its p99 depends on it (docs/performance.md). Absent from the ring itself.
    */
   youngGenerationBytes?: number
 }

@@ -18,7 +18,7 @@ export interface GcWindowSummary {
   longestMs: number
   /** False when the preload's ring had overwritten pauses of the window (the figures are then a floor). */
   complete: boolean
-  /** V8's young generation at the end of the window (bench/gc-ring.ts), when the preload reported it. */
+  /** V8's young generation's capacity at the end of the window (bench/gc-ring.ts), when the preload reported it. */
   youngGenerationBytes?: number
 }
 

@@ -71,7 +71,7 @@ export interface VariantGc {
   count?: Spread
   totalMs?: Spread
   longestMs?: Spread
-  /** V8's young generation at the end of each round, MB (bench/gc-ring.ts: why it matters to the tail). */
+  /** V8's young generation's capacity at the end of each round, MB (bench/gc-ring.ts: why it matters to the tail). */
   youngGenerationMB?: Spread
   upstream?: { name: string, count: Spread, totalMs: Spread, longestMs: Spread }
   tail: TailInGc
