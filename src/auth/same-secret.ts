@@ -16,9 +16,9 @@ let scratchWords = new Int32Array(scratch)
  * UTF-8 encoded once, when the slot takes it; a presented secret is encoded into one reused scratch and compared
  * word by word with XOR/OR, a loop whose length depends on the lengths only, allocating nothing. `Buffer.from` on
  * both sides and `timingSafeEqual` cost about 6k instructions and 1.3 KB per 650-character token, this 0.6k for
- * the encoding plus the loop (docs/performance.md, "Issue 24, the fifth session"). The answer is the one `timingSafeEqual` gives on the two UTF-8 encodings
- * (test/unit/same-secret.test.ts holds it to that). UTF-8, not latin1: latin1 keeps one byte of each character,
- * and two different query values would compare equal.
+ * the encoding plus the loop (docs/performance.md, "Issue 24, the fifth session"). The answer is the one
+ * `timingSafeEqual` gives on the two UTF-8 encodings (test/unit/same-secret.test.ts holds it to that). UTF-8, not
+ * latin1: latin1 keeps one byte of each character, and two different query values would compare equal.
  */
 export class RememberedSecret {
   /** The secret's UTF-8 bytes, zero-padded to whole words. */
@@ -26,10 +26,15 @@ export class RememberedSecret {
   private readonly byteLength: number
 
   constructor (readonly text: string) {
-    const bytes = Buffer.from(text)
-    this.byteLength = bytes.length
-    this.words = new Int32Array((bytes.length + 3) >> 2)
-    Buffer.from(this.words.buffer).set(bytes)
+    // Encoded in the scratch, then copied to a buffer of its own (from node's pool, like `Buffer.from`'s) and read as
+    // words in place: a slot takes a new secret on every request of a connection a load balancer shares between
+    // callers, and a typed array of its own would cost each of them a backing store (docs/performance.md).
+    this.byteLength = encode(text)
+    const wordBytes = (this.byteLength + 3) & ~3
+    const own = Buffer.allocUnsafe(wordBytes)
+    scratchBytes.copy(own, 0, 0, wordBytes)
+    // The pool hands out 8-byte aligned slices; a typed array needs its offset aligned to its element size.
+    this.words = own.byteOffset % 4 === 0 ? new Int32Array(own.buffer, own.byteOffset, wordBytes >> 2) : new Int32Array(Uint8Array.from(own).buffer)
   }
 
   /** Whether `presented` is the remembered secret, in time that depends on the lengths only. */
@@ -37,25 +42,30 @@ export class RememberedSecret {
     const length = presented.length
     if (length !== this.text.length) return false
     const words = this.words
-    const wordBytes = words.length << 2
-    // UTF-8 takes at most 3 bytes per UTF-16 unit.
-    const room = Math.max(3 * length, wordBytes)
-    if (room > scratchBytes.length) grow(room)
-    // Locals, not the module's `let`s, so the loop reads them once.
-    const bytes = scratchBytes
+    // Equal byte lengths mean the same number of words, each zero-padded; different ones are told apart by the
+    // lengths (the words compared past a shorter presented secret's end may hold an earlier call's bytes).
+    const written = encode(presented)
+    // A local, not the module's `let`, so the loop reads it once.
     const presentedWords = scratchWords
-    const written = bytes.write(presented, 0, room, 'utf8')
-    // Zero the rest of the compared words, so bytes of an earlier call never take part. A presented secret longer
-    // in UTF-8 is told apart by its byte length (its bytes past the remembered words are not compared).
-    if (written < wordBytes) bytes.fill(0, written, wordBytes)
     let difference = written ^ this.byteLength
     for (let i = 0, count = words.length; i < count; i++) difference |= words[i]! ^ presentedWords[i]!
     return difference === 0
   }
 }
 
-function grow (bytes: number): void {
-  scratch = new ArrayBuffer((bytes + 3) & ~3)
-  scratchBytes = Buffer.from(scratch)
-  scratchWords = new Int32Array(scratch)
+/**
+ * Writes `text` as UTF-8 at the start of the scratch (grown when short: UTF-8 takes at most 3 bytes per UTF-16 unit)
+ * and zeroes the rest of its last word, so no byte of an earlier call is part of it. Returns the bytes written.
+ */
+function encode (text: string): number {
+  const room = 3 * text.length
+  if (room > scratchBytes.length) {
+    scratch = new ArrayBuffer((room + 3) & ~3)
+    scratchBytes = Buffer.from(scratch)
+    scratchWords = new Int32Array(scratch)
+  }
+  const bytes = scratchBytes
+  const written = bytes.write(text, 0, room, 'utf8')
+  bytes.fill(0, written, (written + 3) & ~3)
+  return written
 }

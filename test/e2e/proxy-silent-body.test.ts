@@ -1,6 +1,6 @@
-import { createServer, type Socket } from 'node:net'
 import t from 'tap'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
+import { rawHttpTarget } from '../helpers/raw-http-target.js'
 import { send } from '../helpers/exchange-http.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
 import { setKey, tempConfig } from '../helpers/temp-config.js'
@@ -11,33 +11,13 @@ import { setKey, tempConfig } from '../helpers/temp-config.js'
 // body_idle_ms, and a target that never answers must still time out after response_ms, in a process nothing else
 // keeps busy.
 
-/** A raw target: `/prices/head-and-part` writes the head and the first bytes of a longer body in one write, then
- * nothing; `/prices/head-only` writes only the head; `/prices/never` accepts and never answers. */
-async function silentTarget (): Promise<{ port: number, close: () => Promise<void> }> {
-  const sockets = new Set<Socket>()
-  const server = createServer((socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-    socket.on('error', () => {})
-    let head = ''
-    socket.on('data', (chunk: Buffer) => {
-      head += chunk.toString('latin1')
-      if (!head.includes('\r\n\r\n')) return
-      const path = head.split(' ')[1] ?? ''
-      head = ''
-      if (path.endsWith('/health')) socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok')
-      else if (path.endsWith('/head-and-part')) socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 1000\r\n\r\npartial')
-      else if (path.endsWith('/head-only')) socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 1000\r\n\r\n')
-    })
+/** `/prices/head-and-part` writes the head and the first bytes of a longer body in one write, then nothing;
+ * `/prices/head-only` writes only the head; `/prices/never` is read and never answered. */
+function silentTarget (): ReturnType<typeof rawHttpTarget> {
+  return rawHttpTarget((path, socket) => {
+    if (path.endsWith('/head-and-part')) socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 1000\r\n\r\npartial')
+    else if (path.endsWith('/head-only')) socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 1000\r\n\r\n')
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    port: (server.address() as { port: number }).port,
-    close: async () => {
-      for (const socket of sockets) socket.destroy()
-      await new Promise((resolve) => server.close(resolve))
-    },
-  }
 }
 
 async function timed<T> (call: () => Promise<T>): Promise<{ res: T, ms: number }> {

@@ -1,9 +1,9 @@
-import { createServer, type Socket } from 'node:net'
 // sleep: only for the case's duration (load running for a while is what a fault case measures); conditions
 // are waited for (until).
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { createServer as createHttpServer } from 'node:http'
+import { rawHttpTarget, type RawHttpTarget } from '../helpers/raw-http-target.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
 import { setKey, tempConfig } from '../helpers/temp-config.js'
 import { until } from '../helpers/wait-for.js'
@@ -16,50 +16,29 @@ export type BrokenMode = 'stall' | 'reset' | 'trickle' | 'malformed'
 const EXPECTED: Record<BrokenMode, string> = { stall: 'timeout', reset: 'reset', trickle: 'timeout', malformed: 'protocol' }
 
 /**
- * A raw TCP target for the `pricing` proxy service: /health answers 200; /prices/<mode> misbehaves: `stall`
+ * A raw TCP target for the `pricing` proxy service (/health answers 200): /prices/<mode> misbehaves: `stall`
  * accepts and never answers, `reset` sends a head and part of a body then resets, `trickle` sends its head one
  * byte every 300 ms, `malformed` answers something that is not HTTP. Counts its open sockets.
  */
-async function brokenTarget (): Promise<{ port: number, open: () => number, close: () => Promise<void> }> {
-  const sockets = new Set<Socket>()
-  const server = createServer((socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-    socket.on('error', () => {})
-    let head = ''
-    socket.on('data', (d: Buffer) => {
-      head += d.toString('latin1')
-      if (!head.includes('\r\n\r\n')) return
-      const path = head.split(' ')[1] ?? ''
-      head = ''
-      if (path.endsWith('/health')) return void socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok')
-      if (path.endsWith('/stall')) return
-      if (path.endsWith('/reset')) {
-        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100000\r\n\r\npartial')
-        setTimeout(() => socket.resetAndDestroy(), 20)
-        return
-      }
-      if (path.endsWith('/trickle')) {
-        const text = 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'
-        let i = 0
-        const timer = setInterval(() => {
-          if (socket.destroyed || i >= text.length) return clearInterval(timer)
-          socket.write(text[i++] as string)
-        }, 300)
-        return
-      }
-      socket.write('NOT HTTP AT ALL\r\n\r\n')
-    })
+function brokenTarget (): Promise<RawHttpTarget> {
+  return rawHttpTarget((path, socket) => {
+    if (path.endsWith('/stall')) return
+    if (path.endsWith('/reset')) {
+      socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100000\r\n\r\npartial')
+      setTimeout(() => socket.resetAndDestroy(), 20)
+      return
+    }
+    if (path.endsWith('/trickle')) {
+      const text = 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'
+      let i = 0
+      const timer = setInterval(() => {
+        if (socket.destroyed || i >= text.length) return clearInterval(timer)
+        socket.write(text[i++] as string)
+      }, 300)
+      return
+    }
+    socket.write('NOT HTTP AT ALL\r\n\r\n')
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    port: (server.address() as { port: number }).port,
-    open: () => sockets.size,
-    close: async () => {
-      for (const s of sockets) s.destroy()
-      await new Promise((resolve) => server.close(resolve))
-    },
-  }
 }
 
 export interface BrokenTargetOptions {

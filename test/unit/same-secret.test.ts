@@ -69,6 +69,15 @@ t.test('bytes left in the scratch by an earlier, longer pair never make a shorte
   t.equal(sameSecret('', ''), true)
 })
 
+t.test('a secret remembered before other calls still matches: its padding is zero, not what the scratch held', async (t) => {
+  t.equal(sameSecret('qqqqqqqq', 'qqqqqqqq'), true)
+  // Five bytes: its last word is 'e' and three bytes of padding, taken while the scratch still held 'qqq' there.
+  const five = new RememberedSecret('abcde')
+  t.equal(sameSecret('zzzzzzzzzzzz', 'zzzzzzzzzzzz'), true, 'another connection\'s secrets in between')
+  t.equal(five.matches('abcde'), true)
+  t.equal(five.matches('abcdf'), false)
+})
+
 t.test('a pair longer than the scratch grows it and still compares', async (t) => {
   const long = 'k'.repeat(10_000)
   t.equal(sameSecret(long, 'k'.repeat(10_000)), true)
