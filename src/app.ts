@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { createErrorHandler } from './errors/error-handler.js'
@@ -20,6 +19,7 @@ import { countRefusal, MeteredLogController } from './observability/instrument-a
 import { addHttp2RequestTimeout } from './tls/http2-request-timeout.js'
 import { listenerTransport, type ListenerTls } from './tls/listener-tls.js'
 import { OpenWebSockets } from './websocket/open-websockets.js'
+import { RequestIds } from './request-id.js'
 import { routeUpgradeRequests } from './websocket/upgrade-requests.js'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
@@ -82,6 +82,7 @@ function envelopeFinder (config: GatewayConfig): (url: string) => EnvelopeName {
 
 /** The fastify instance with the server settings, request ids, logging and the router's own errors. */
 function createFastify (server: GatewayConfig['server'], logger: Logger, metrics: GatewayMetrics | undefined, envelopeForPath: (url: string) => EnvelopeName, listenerTls: ListenerTls | undefined): FastifyInstance {
+  const requestIds = new RequestIds()
   return Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     trustProxy: server.trusted_proxies.length > 0 ? server.trusted_proxies : false,
@@ -101,7 +102,7 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id']
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : requestIds.next()
     },
     childLoggerFactory: deferredRequestLoggerFactory,
     // fastify's "incoming request" / "request completed" lines are info-level: below that level (the level is
