@@ -67,6 +67,8 @@ export function instructionVariant (name: string, role: VariantRole, batches: In
  */
 export const INSTRUCTION_COMPARISONS: ReadonlyArray<{ scenario: string, what: string, subject: string, reference: string }> = [
   { scenario: 'auth-get', what: 'auth-get ÷ bare fastify sending the same answer (issue 24: ≥ 0.85×)', subject: 'lanegate-auth-get', reference: 'fastify-same-response' },
+  { scenario: 'auth-get', what: 'auth-get ÷ the same with a logger and request ids (lanegate\'s own work)', subject: 'lanegate-auth-get', reference: 'fastify-same-response-as-gateway' },
+  { scenario: 'auth-get', what: 'bare fastify with a logger and request ids ÷ without, same answer (what fastify charges for them)', subject: 'fastify-same-response-as-gateway', reference: 'fastify-same-response' },
   { scenario: 'auth-get', what: 'auth-get with metrics on ÷ off', subject: 'lanegate-auth-get', reference: 'lanegate-auth-get-metrics-off' },
   { scenario: 'auth-get', what: 'api-key GET ÷ auth-get', subject: 'lanegate-api-key-get', reference: 'lanegate-auth-get' },
   { scenario: 'live-proxy', what: 'live proxy with metrics on ÷ off (issue 14: metrics ≤ 5 %, i.e. ≥ 0.952×)', subject: 'lanegate-live', reference: 'lanegate-live-metrics-off' },

@@ -186,6 +186,12 @@ async function apiKeyGet (servers: ServerSet): Promise<PreparedVariant> {
   return { name: 'lanegate-api-key-get', role: 'peer', server: gateway, request: { url: gateway.url + GATEWAY_CONTENT_PATH, method: 'GET', headers }, expect: OK }
 }
 
+/** `fastify-same-response` from bare fastify with the fastify options a gateway needs (servers/hello.ts `--as-gateway`). */
+async function sameResponseAsGateway (servers: ServerSet, token: string): Promise<PreparedVariant> {
+  const hello = await servers.hello(true)
+  return { name: 'fastify-same-response-as-gateway', role: 'peer', server: hello, request: { url: hello.url + '/content', method: 'GET', headers: bearer(token) }, expect: OK }
+}
+
 /** Starts what scenario `id` needs and describes its variants (the memory scenario has its own runner). */
 export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, servers: ServerSet, options: BenchOptions): Promise<ScenarioPlan> {
   const plan: ScenarioPlan = { id, title: SCENARIO_TITLES[id], kind: 'throughput', connections: options.connections, variants: [], skipped: [] }
@@ -199,6 +205,8 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
         { name: 'lanegate-auth-get', role: 'subject', server: gateway, request: { url: gateway.url + GATEWAY_CONTENT_PATH, method: 'GET', headers: bearer(token) }, expect: OK },
         // Not a target: bare fastify answering the same request with the same headers and body (see hello.ts).
         { name: 'fastify-same-response', role: 'peer', server: hello, request: { url: hello.url + '/content', method: 'GET', headers: bearer(token) }, expect: OK },
+        // The same, with a logger and request ids set as the gateway sets them: what is left above it is lanegate's.
+        await sameResponseAsGateway(servers, token),
         await metricsOff(servers, GATEWAY_CONTENT_PATH, 'lanegate-auth-get-metrics-off', CONTENT_CLIENT),
         await apiKeyGet(servers),
       )

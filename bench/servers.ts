@@ -172,8 +172,9 @@ export class ServerSet {
     return this.once(instance, () => this.node(instance, './servers/lane.js', []))
   }
 
-  /** Bare fastify hello-world. */
-  hello (): Promise<RunningServer> {
+  /** Bare fastify hello-world; `asGateway`: with the fastify options a gateway needs (a logger, request ids). */
+  hello (asGateway = false): Promise<RunningServer> {
+    if (asGateway) return this.once('fastify-hello-as-gateway', () => this.node('fastify-hello-as-gateway', './servers/hello.js', ['--as-gateway']))
     return this.once('fastify-hello', () => this.node('fastify-hello', './servers/hello.js', []))
   }
 

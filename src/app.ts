@@ -19,10 +19,8 @@ import { countRefusal, MeteredLogController } from './observability/instrument-a
 import { addHttp2RequestTimeout } from './tls/http2-request-timeout.js'
 import { listenerTransport, type ListenerTls } from './tls/listener-tls.js'
 import { OpenWebSockets } from './websocket/open-websockets.js'
-import { RequestIds } from './request-id.js'
+import { requestIdGenerator } from './request-id.js'
 import { routeUpgradeRequests } from './websocket/upgrade-requests.js'
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
 /** A quarter of the shortest timeout, between 50 ms and 1 s. */
 function connectionsCheckingInterval (headersTimeoutMs: number, requestTimeoutMs: number): number {
@@ -82,7 +80,6 @@ function envelopeFinder (config: GatewayConfig): (url: string) => EnvelopeName {
 
 /** The fastify instance with the server settings, request ids, logging and the router's own errors. */
 function createFastify (server: GatewayConfig['server'], logger: Logger, metrics: GatewayMetrics | undefined, envelopeForPath: (url: string) => EnvelopeName, listenerTls: ListenerTls | undefined): FastifyInstance {
-  const requestIds = new RequestIds()
   return Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     trustProxy: server.trusted_proxies.length > 0 ? server.trusted_proxies : false,
@@ -100,10 +97,7 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
       connectionsCheckingInterval: connectionsCheckingInterval(server.headers_timeout_ms, server.request_timeout_ms),
     }, listenerTls),
     requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id']
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : requestIds.next()
-    },
+    genReqId: requestIdGenerator(),
     childLoggerFactory: deferredRequestLoggerFactory,
     // fastify's "incoming request" / "request completed" lines are info-level: below that level (the level is
     // fixed at boot) skip the work of preparing them on every request.

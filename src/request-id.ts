@@ -1,4 +1,8 @@
 import { randomUUID } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+
+/** A caller's own `X-Request-Id` is kept when it is this safe for logs and headers. */
+const CALLER_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
 /** Ids drawn per random prefix: the last three hex digits of the id count through them. */
 const BLOCK = 0x1000
@@ -7,13 +11,13 @@ const SUFFIXES: readonly string[] = Array.from({ length: BLOCK }, (_, n) => n.to
 /**
  * Request ids with the shape of `randomUUID()`'s (a version 4 UUID, 36 characters), for a fraction of its cost.
  * One random UUID is drawn per 4,096 requests; its first 33 characters are kept and the last three hex digits
- * count through the block. Under callgrind, `randomUUID()` per request cost auth-get 3.5k instructions and this
- * 1.5k less (docs/performance.md, "Issue 24, the sixth session").
+ * count through the block. Measured under callgrind (docs/performance.md, "Issue 24, the sixth session"): a bare
+ * fastify paid 3.5k instructions per request for `randomUUID()` as its `genReqId` and 1.5k for this one.
  *
  * - Unique: within a block the counter differs; blocks and processes (workers, several instances) differ in 110
  *   random bits, as many as two random UUIDs sharing their last three digits.
- * - Not secret, as before: an id is a label for logs and support, never a credential (a caller may choose its own,
- *   app.ts). What one id tells about others is only that ids of the same block share a prefix.
+ * - Not secret, as before: an id is a label for logs and support, never a credential (a caller may choose its own).
+ *   What one id tells about others is only that ids of the same block share a prefix.
  */
 export class RequestIds {
   #prefix = ''
@@ -25,5 +29,14 @@ export class RequestIds {
       this.#next = 0
     }
     return this.#prefix + (SUFFIXES[this.#next++] as string)
+  }
+}
+
+/** fastify's `genReqId`: the caller's `X-Request-Id` when it is safe, else a new id of this process. */
+export function requestIdGenerator (): (req: IncomingMessage) => string {
+  const ids = new RequestIds()
+  return function genReqId (req) {
+    const given = req.headers['x-request-id']
+    return typeof given === 'string' && CALLER_ID.test(given) ? given : ids.next()
   }
 }

@@ -1,12 +1,27 @@
 import { parseArgs } from 'node:util'
-import fastify from 'fastify'
+import fastify, { LogController, type FastifyBaseLogger } from 'fastify'
+import { pino } from 'pino'
+import { deferredRequestLoggerFactory } from '../../src/request-logger.js'
+import { requestIdGenerator } from '../../src/request-id.js'
 
 /**
  * Baseline: bare fastify hello-world, what the in-process scenarios are compared with. `GET /` answers a small
  * JSON object; `POST /` parses a form body and answers the same (baseline for token issuance).
  */
-const { values } = parseArgs({ options: { port: { type: 'string' } } })
-const app = fastify({ logger: false })
+const { values } = parseArgs({ options: { port: { type: 'string' }, 'as-gateway': { type: 'boolean', default: false } } })
+// `--as-gateway`: the fastify options every production gateway needs, as lanegate sets them (app.ts), and nothing
+// of lanegate's own: a pino logger at `warn` with the deferred per-request child, request logging off, and its
+// request ids. Set beside the bare server it tells what fastify charges for them from what lanegate's hooks,
+// chain and handler cost (auth-get's comparisons, bench/instruction-figures.ts).
+const app = values['as-gateway'] === true
+  ? fastify({
+    loggerInstance: pino({ level: 'warn' }) as FastifyBaseLogger,
+    childLoggerFactory: deferredRequestLoggerFactory,
+    logController: new LogController({ disableRequestLogging: true }),
+    requestIdHeader: false,
+    genReqId: requestIdGenerator(),
+  })
+  : fastify({ logger: false })
 app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, function parseForm (_request, body, done) {
   done(null, Object.fromEntries(new URLSearchParams(body as string)))
 })

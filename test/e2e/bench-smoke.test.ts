@@ -35,9 +35,9 @@ t.test('a tiny auth-get run writes a result file and a report, with only 2xx ans
   t.equal(scenario.baseline, 'fastify-hello')
   t.same(scenario.variants.map((v) => [v.name, v.role]), [
     ['fastify-hello', 'baseline'], ['lanegate-auth-get', 'subject'], ['fastify-same-response', 'peer'],
-    ['lanegate-auth-get-metrics-off', 'peer'], ['lanegate-api-key-get', 'peer'],
+    ['fastify-same-response-as-gateway', 'peer'], ['lanegate-auth-get-metrics-off', 'peer'], ['lanegate-api-key-get', 'peer'],
   ])
-  t.same(scenario.runs.map((r) => r.round), [1, 1, 1, 1, 1, 2, 2, 2, 2, 2])
+  t.same(scenario.runs.map((r) => r.round), [1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2])
   for (const variant of scenario.variants) {
     t.ok(variant.requests > 0, `${variant.name} got answers`)
     t.same(Object.keys(variant.statusCounts), ['200'], `${variant.name} answered only 200`)

@@ -69,6 +69,13 @@ t.test('the comparisons issue 24 asks for are taken when both variants were coun
     ['lanegate-auth-get', 'lanegate-auth-get-metrics-off', 0.95],
     ['lanegate-auth-get', 'lanegate-auth-get@compare', 1.2],
   ])
+  // With the same answer from fastify with a logger and request ids: lanegate's own share, and fastify's for them.
+  const split = instructionComparisons('auth-get', [...authGet, counted('fastify-same-response-as-gateway', 88_000)])
+  t.same(split.map((c) => [c.subject, c.reference, c.ratio]).slice(0, 3), [
+    ['lanegate-auth-get', 'fastify-same-response', 0.8],
+    ['lanegate-auth-get', 'fastify-same-response-as-gateway', 0.88],
+    ['fastify-same-response-as-gateway', 'fastify-same-response', 0.9090909090909091],
+  ])
   // nginx was not counted (no peers): no relay-vs-nginx line, the metrics one stays.
   const live = [counted('lane-direct', 40_000), counted('lanegate-live', 200_000), counted('lanegate-live-metrics-off', 190_000)]
   t.same(instructionComparisons('live-proxy', live).map((c) => c.reference), ['lanegate-live-metrics-off'])
