@@ -95,3 +95,22 @@ t.test('another items array or another config snapshot starts a new generation',
   t.equal(pages.page(items, buildIndexes(config), 'org_a', query, () => ({ body: 'new snapshot', etag: '"n"' })).body, 'new snapshot')
   t.equal(pages.size, 1)
 })
+
+t.test('the same organization asking for one page after another gets each page, never the one asked for before', async (t) => {
+  // The cache reuses the key of the previous request when nothing it is built of changed: any change must build a new one.
+  const indexes = buildIndexes(serviceTestConfig('content', contentServiceConfig(FIXTURES)))
+  const items: ContentItem[] = []
+  const pages = createPageCache()
+  const body = (org: string, query: { page: number, perPage: number, type?: string }) =>
+    pages.page(items, indexes, org, query, () => ({ body: `${org}|${query.page}|${query.perPage}|${query.type ?? '-'}`, etag: '"e"' })).body
+  const asked: Array<[string, { page: number, perPage: number, type?: string }]> = [
+    ['org_a', { page: 1, perPage: 20 }], ['org_a', { page: 2, perPage: 20 }], ['org_a', { page: 2, perPage: 5 }],
+    ['org_a', { page: 2, perPage: 5, type: 'article' }], ['org_a', { page: 2, perPage: 5, type: 'promotion' }],
+    ['org_a', { page: 2, perPage: 5 }], ['org_b', { page: 2, perPage: 5 }], ['org_a', { page: 1, perPage: 20 }],
+  ]
+  for (const [org, query] of asked) {
+    t.equal(body(org, query), `${org}|${query.page}|${query.perPage}|${query.type ?? '-'}`)
+    t.equal(body(org, { ...query }), `${org}|${query.page}|${query.perPage}|${query.type ?? '-'}`, 'asked again, from the cache')
+  }
+  t.equal(pages.size, 6)
+})

@@ -12,6 +12,8 @@ const POSITIVE = /^[1-9][0-9]{0,8}$/
 /** Parses `page`, `per_page` and `type`; bad values answer 422 validation_failed with field errors. */
 export function parseListQuery (query: unknown, settings: ContentSettings): ListQuery {
   const q = (query ?? {}) as Record<string, unknown>
+  // Most lists are asked for without parameters: the first page at the default size, with no checks to make.
+  if (q.page === undefined && q.per_page === undefined && q.type === undefined) return { page: 1, perPage: settings.default_per_page }
   const errors: FieldErrors = {}
   const single = (name: string): string | undefined => {
     const value = q[name]
@@ -34,5 +36,5 @@ export function parseListQuery (query: unknown, settings: ContentSettings): List
   }
   if (type !== undefined && (type.length === 0 || type.length > 100)) addFieldError(errors, 'type', 'must be 1 to 100 characters')
   throwIfInvalid(errors, 'The query parameters are invalid.')
-  return { page, perPage, ...(type === undefined ? {} : { type }) }
+  return type === undefined ? { page, perPage } : { page, perPage, type }
 }
