@@ -45,6 +45,13 @@ interface CacheEntry extends Verification {
    * Mutable: a renewal (see verifyFast) moves it on.
    */
   cachedUntilMs: number
+  /**
+   * The principal as the accounts of one config snapshot's indexes left it (withAccount), and those indexes: the
+   * next request of the same snapshot takes it as it is. Accounts never change within a snapshot, and a principal that
+   * an account refuses is never kept (withAccount throws). It keeps the indexes of the last snapshot it was used
+   * under alive until the entry is used again or leaves the cache: one object per reload, shared by every entry.
+   */
+  checked: { readonly indexes: ConfigIndexes, readonly principal: Principal } | undefined
 }
 
 /**
@@ -120,7 +127,7 @@ export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
       forget(slot, key)
       return verifyAndCache(token, key, config, indexes, profiles, slot)
     }
-    return withAccount(entry.principal, indexes)
+    return checkedPrincipal(entry, indexes)
   }
 
   return {
@@ -145,6 +152,15 @@ function remember (slot: TokenSlot | undefined, token: string, entry: CacheEntry
 }
 
 /** The principal with the request snapshot's service account applied (a revoked or deleted account fails). */
+/** withAccount for a cached entry, once per config snapshot: three lookups and a loop over the scopes per request before. */
+function checkedPrincipal (entry: CacheEntry, indexes: ConfigIndexes): Principal {
+  const checked = entry.checked
+  if (checked !== undefined && checked.indexes === indexes) return checked.principal
+  const principal = withAccount(entry.principal, indexes)
+  entry.checked = { indexes, principal }
+  return principal
+}
+
 function withAccount (principal: Principal, indexes: ConfigIndexes): Principal {
   return principal.tokenType === 'service' ? applyServiceAccount(principal, indexes) : principal
 }
@@ -162,6 +178,7 @@ function cacheEntryOf (verified: Verification, toleranceSeconds: number): CacheE
     fingerprint: verified.fingerprint,
     signedBy: verified.signedBy,
     cachedUntilMs: now + ttl,
+    checked: undefined,
   }
 }
 

@@ -62,6 +62,27 @@ t.test('a narrowed principal is built once per account version, and the cached o
   t.same([...renarrowed.scopes], ['commerce:payment-intents.create'])
 })
 
+t.test('a cached token is checked against the accounts of each snapshot it is used under, never one it was used under before', async (t) => {
+  // The entry keeps the principal its last snapshot's accounts gave: a request under any other snapshot checks again.
+  const verifier = newVerifier()
+  const token = await mint(key, serviceClaims())
+  const scopesUnder = async (c: typeof config, indexes = snapshotOf(c).indexes) => [...(await verifier.verify(token, c, indexes)).scopes].sort()
+  const whole = ['commerce:payment-intents.create', 'commerce:payment-intents.read']
+  t.same(await scopesUnder(config, snapshot.indexes), whole)
+  const narrowedConfig = structuredClone(config)
+  ;(narrowedConfig.service_accounts.find((a) => a.client_id === 'svc_pay') as { scopes: string[] }).scopes = ['commerce:payment-intents.read']
+  const narrowedIndexes = snapshotOf(narrowedConfig).indexes
+  t.same(await scopesUnder(narrowedConfig, narrowedIndexes), ['commerce:payment-intents.read'])
+  t.same(await scopesUnder(narrowedConfig, narrowedIndexes), ['commerce:payment-intents.read'], 'the same snapshot again')
+  t.same(await scopesUnder(config, snapshot.indexes), whole, 'back to the first snapshot')
+  const revoked = structuredClone(config)
+  ;(revoked.service_accounts.find((a) => a.client_id === 'svc_pay') as { status: string }).status = 'revoked'
+  const revokedIndexes = snapshotOf(revoked).indexes
+  await t.rejects(verifier.verify(token, revoked, revokedIndexes), { code: 'unauthenticated' })
+  t.same(await scopesUnder(narrowedConfig, narrowedIndexes), ['commerce:payment-intents.read'], 'the narrowing snapshot once more')
+  await t.rejects(verifier.verify(token, revoked, revokedIndexes), { code: 'unauthenticated' }, 'revoked, still')
+})
+
 t.test('a malformed token is refused before verification, cached or not', async (t) => {
   const verifier = newVerifier()
   const token = await mint(key, serviceClaims())
