@@ -45,14 +45,16 @@ const rateLimit = definePolicy({
         ? (request: FastifyRequest) => principalOf(request, context).clientId
         : (request: FastifyRequest) => principalOf(request, context).organizationId
 
+    // Header names in lower case, as fastify keeps them: a mixed-case name cost every request a lower-cased copy and
+    // a string-table lookup of it, twice (on the wire the names are lower case either way).
     function applyOutcome (reply: FastifyReply, outcome: CountOutcome): StepOutcome {
-      reply.header('X-RateLimit-Limit', points)
+      reply.header('x-ratelimit-limit', points)
       if (outcome.allowed) {
-        reply.header('X-RateLimit-Remaining', String(outcome.remaining))
+        reply.header('x-ratelimit-remaining', String(outcome.remaining))
         return
       }
       const retryAfter = Math.max(1, Math.ceil(outcome.msBeforeReset / 1000))
-      reply.header('X-RateLimit-Remaining', '0')
+      reply.header('x-ratelimit-remaining', '0')
       return context.refuse('too_many_requests', {
         fields: { retry_after: retryAfter },
         headers: { 'Retry-After': String(retryAfter) },
