@@ -43,9 +43,10 @@ const scope = definePolicy({
       const principal = context.principal(request)
       if (principal === undefined) return noPrincipal(context)
       const granted = principal.scopes
-      // A loop rather than filter(): a request that has every scope allocates nothing.
-      for (const name of all) {
-        if (granted.has(name)) continue
+      // A loop rather than filter(): a request that has every scope allocates nothing. Indexed, not for-of: `all` is
+      // frozen with the config, and V8 iterates a frozen array through a builtin call per element.
+      for (let i = 0; i < all.length; i++) {
+        if (granted.has(all[i] as string)) continue
         const missing = all.filter((needed) => !granted.has(needed))
         return insufficientScope(context, all, `This action requires the ${missing.join(' and ')} scope${missing.length > 1 ? 's' : ''}.`)
       }

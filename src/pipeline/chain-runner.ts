@@ -16,11 +16,19 @@ import type { Snapshot } from '../runtime/snapshot.js'
  */
 export function createChainRunner (current: () => Snapshot, service: string, routeId: string, bootEnvelope: EnvelopeName) {
   const key = chainKey(service, routeId)
+  // What the route's requests read from the last snapshot: a snapshot never changes, so until a reload swaps it the
+  // envelope and the chain are taken from here, not looked up again on every request.
+  let seen: Snapshot | undefined
+  let envelope: EnvelopeName = bootEnvelope
+  let chain: ReturnType<Snapshot['chains']['get']>
   return function runPolicyChain (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
     const snapshot = current()
-    const envelope = snapshot.config.services[service]?.envelope ?? bootEnvelope
+    if (snapshot !== seen) {
+      envelope = snapshot.config.services[service]?.envelope ?? bootEnvelope
+      chain = snapshot.chains.get(key)
+      seen = snapshot
+    }
     request.gw = { snapshot, service, routeId, envelope }
-    const chain = snapshot.chains.get(key)
     if (chain === undefined) {
       done(new GatewayError('not_found'))
       return
