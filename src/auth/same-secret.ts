@@ -1,10 +1,12 @@
+import { wordsDiffer } from './words-differ.js'
+
 /**
- * The scratch a presented secret is encoded into, reused by every call (JavaScript runs one call at a time), read as
- * 32-bit words. Grown when a longer secret comes; never shrunk.
+ * The scratch both sides of a comparison are written to: one WebAssembly memory (words-differ.ts), the presented
+ * secret at its start and the remembered one at its middle. JavaScript runs one call at a time, so one scratch
+ * serves every call. Grown when a longer secret comes (`grow` gives the memory a new buffer); never shrunk.
  */
-let scratch = new ArrayBuffer(4096)
-let scratchBytes = Buffer.from(scratch)
-let scratchWords = new Int32Array(scratch)
+let scratchBytes = wordsDiffer.bytes()
+let half = scratchBytes.length / 2
 
 /**
  * A secret (token, API key) a connection's slot remembers, to compare the next requests' secrets against in
@@ -13,69 +15,57 @@ let scratchWords = new Int32Array(scratch)
  * secret: a key's length is the same for all).
  *
  * It runs on every authenticated request of a kept-alive connection, so it is built for that: the remembered side is
- * UTF-8 encoded once, when the slot takes it; a presented secret is encoded into one reused scratch and compared
- * word by word with XOR/OR, a loop whose length depends on the lengths only, allocating nothing. `Buffer.from` on
- * both sides and `timingSafeEqual` cost about 6k instructions and 1.3 KB per 650-character token, this 0.6k for
- * the encoding plus the loop (docs/performance.md, "Issue 24, the fifth session"). The answer is the one
+ * UTF-8 encoded once, when the slot takes it; a presented secret is encoded into the scratch, the remembered bytes
+ * are copied beside it, and a WebAssembly loop compares them 8 bytes per step with XOR/OR: a loop whose length
+ * depends on the lengths only, allocating nothing. Under callgrind the same loop in JavaScript over two Int32Arrays
+ * cost 1.9k instructions per 650-character token (V8 checks each typed-array access), `Buffer.from` on both sides and
+ * `timingSafeEqual` about 6k (docs/performance.md, "Issue 24, the sixth session"). The answer is the one
  * `timingSafeEqual` gives on the two UTF-8 encodings (test/unit/same-secret.test.ts holds it to that). UTF-8, not
  * latin1: latin1 keeps one byte of each character, and two different query values would compare equal.
  */
 export class RememberedSecret {
-  /** The secret's UTF-8 bytes, zero-padded to whole words. */
-  private readonly words: Int32Array
+  /** The secret's UTF-8 bytes, zero-padded to whole 8-byte words. */
+  private readonly bytes: Buffer
   private readonly byteLength: number
 
   constructor (readonly text: string) {
-    // Encoded in the scratch, then copied to a buffer of its own (from node's pool, like `Buffer.from`'s) and read as
-    // words in place: a slot takes a new secret on every request of a connection a load balancer shares between
-    // callers, and a typed array of its own would cost each of them a backing store (docs/performance.md).
+    // Encoded in the scratch, then copied to a buffer of its own (from node's pool, like `Buffer.from`'s): a slot
+    // takes a new secret on every request of a connection a load balancer shares between callers.
     this.byteLength = encode(text)
-    const wordBytes = (this.byteLength + 3) & ~3
-    const own = Buffer.allocUnsafe(wordBytes)
-    scratchBytes.copy(own, 0, 0, wordBytes)
-    // The pool hands out 8-byte aligned slices; a typed array needs its offset aligned to its element size.
-    this.words = own.byteOffset % 4 === 0 ? new Int32Array(own.buffer, own.byteOffset, wordBytes >> 2) : new Int32Array(Uint8Array.from(own).buffer)
+    this.bytes = Buffer.allocUnsafe(padded(this.byteLength))
+    scratchBytes.copy(this.bytes, 0, 0, this.bytes.length)
   }
 
   /** Whether `presented` is the remembered secret, in time that depends on the lengths only. */
   matches (presented: string): boolean {
-    const length = presented.length
-    if (length !== this.text.length) return false
-    const words = this.words
+    if (presented.length !== this.text.length) return false
     // Equal byte lengths mean the same number of words, each zero-padded; different ones are told apart by the
-    // lengths (the words compared past a shorter presented secret's end may hold an earlier call's bytes).
+    // lengths (the words compared past a shorter secret's end may hold an earlier call's bytes).
     const written = encode(presented)
-    // A local, not the module's `let`, so the loop reads it once.
-    const presentedWords = scratchWords
-    let difference = written ^ this.byteLength
-    // Two words per turn into two accumulators: 20–25 % less time for a 650-character token than one (a
-    // microbenchmark, 300,000 calls pinned; four per turn was slower again).
-    let odd = 0
-    const count = words.length
-    let i = 0
-    for (; i + 1 < count; i += 2) {
-      difference |= words[i]! ^ presentedWords[i]!
-      odd |= words[i + 1]! ^ presentedWords[i + 1]!
-    }
-    if (i < count) difference |= words[i]! ^ presentedWords[i]!
-    return (difference | odd) === 0
+    this.bytes.copy(scratchBytes, half)
+    return (wordsDiffer.differ(padded(written), half) | (written ^ this.byteLength)) === 0
   }
 }
 
+/** `byteLength` rounded up to whole 8-byte words. */
+function padded (byteLength: number): number {
+  return (byteLength + 7) & ~7
+}
+
 /**
- * Writes `text` as UTF-8 at the start of the scratch (grown when short: UTF-8 takes at most 3 bytes per UTF-16 unit)
- * and zeroes the rest of its last word, so no byte of an earlier call is part of it. Returns the bytes written.
+ * Writes `text` as UTF-8 at the start of the scratch (grown when short: UTF-8 takes at most 3 bytes per UTF-16 unit,
+ * and the remembered side needs as much room again) and zeroes the rest of its last word, so no byte of an earlier
+ * call is part of it. Returns the bytes written.
  */
 function encode (text: string): number {
   const room = 3 * text.length
-  if (room > scratchBytes.length) {
-    scratch = new ArrayBuffer((room + 3) & ~3)
-    scratchBytes = Buffer.from(scratch)
-    scratchWords = new Int32Array(scratch)
+  if (padded(room) > half) {
+    scratchBytes = wordsDiffer.grow(2 * padded(room))
+    half = scratchBytes.length / 2
   }
   const bytes = scratchBytes
   const written = bytes.write(text, 0, room, 'utf8')
-  // At most three bytes: stored one by one (`fill` is a call into C++ that cost more than the stores).
-  for (let i = written, end = (written + 3) & ~3; i < end; i++) bytes[i] = 0
+  // At most seven bytes: stored one by one (`fill` is a call into C++ that cost more than the stores).
+  for (let i = written, end = padded(written); i < end; i++) bytes[i] = 0
   return written
 }

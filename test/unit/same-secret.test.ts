@@ -2,6 +2,7 @@ import t from 'tap'
 import fc from 'fast-check'
 import { timingSafeEqual } from 'node:crypto'
 import { RememberedSecret } from '../../src/auth/same-secret.js'
+import { wordsDiffer } from '../../src/auth/words-differ.js'
 
 /** The comparison as a slot makes it: the remembered side encoded when remembered, the presented one per call. */
 function sameSecret (remembered: string, presented: string): boolean {
@@ -79,8 +80,26 @@ t.test('a secret remembered before other calls still matches: its padding is zer
 })
 
 t.test('a pair longer than the scratch grows it and still compares', async (t) => {
-  const long = 'k'.repeat(10_000)
-  t.equal(sameSecret(long, 'k'.repeat(10_000)), true)
-  t.equal(sameSecret(long, `${'k'.repeat(9_999)}j`), false)
+  // The scratch starts at 64 KiB, half for each side, and a side reserves 3 bytes per character: 30,000 outgrow it.
+  const before = new RememberedSecret('remembered before the growth')
+  const long = 'k'.repeat(30_000)
+  t.equal(sameSecret(long, 'k'.repeat(30_000)), true)
+  t.equal(sameSecret(long, `${'k'.repeat(29_999)}j`), false)
+  t.equal(sameSecret(long, `j${'k'.repeat(29_999)}`), false)
   t.equal(sameSecret('short', 'short'), true, 'and shorter pairs after it')
+  t.equal(before.matches('remembered before the growth'), true, 'a secret remembered before the growth')
+  t.equal(before.matches('remembered before the growtH'), false)
+})
+
+t.test('the WebAssembly comparison: every differing byte of a range counts, and nothing outside it', async (t) => {
+  const bytes = wordsDiffer.bytes()
+  fc.assert(fc.property(fc.integer({ min: 1, max: 64 }), fc.nat(), fc.integer({ min: 1, max: 255 }), (words, at, flip) => {
+    const length = words * 8
+    const offset = 1024
+    for (let i = 0; i < length; i++) bytes[offset + i] = bytes[i] = (i * 37) & 0xff
+    bytes[length] = 1 // just past the range on one side only: not compared
+    if (wordsDiffer.differ(length, offset) !== 0) return false
+    bytes[offset + (at % length)] ^= flip
+    return wordsDiffer.differ(length, offset) === 1
+  }), { seed: 26, numRuns: 500 })
 })
