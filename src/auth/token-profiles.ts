@@ -108,7 +108,12 @@ export function createProfileSource (deps: ProfileSourceDeps): (config: GatewayC
     }
   }
 
+  // The last config asked about and its profiles: every request of a snapshot asks with the same config, and a
+  // comparison is cheaper than a WeakMap lookup.
+  let lastConfig: GatewayConfig | undefined
+  let lastProfiles: ReadonlyMap<string, TokenProfile> | undefined
   return function profilesFor (config) {
+    if (config === lastConfig && lastProfiles !== undefined) return lastProfiles
     let profiles = built.get(config)
     if (profiles === undefined) {
       const map = new Map<string, TokenProfile>()
@@ -118,6 +123,8 @@ export function createProfileSource (deps: ProfileSourceDeps): (config: GatewayC
       profiles = map
       built.set(config, profiles)
     }
+    lastConfig = config
+    lastProfiles = profiles
     return profiles
   }
 }

@@ -11,6 +11,11 @@ export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 /** The series of one route: its latency histogram cell and its counters by method and status. */
 export class RouteSeries {
   readonly #byMethod = new Map<string, Map<number, CounterCell>>()
+  // The cell of the last method and status recorded: a route answers the same way request after request, and two
+  // comparisons are cheaper than the two map lookups.
+  #lastMethod = ''
+  #lastStatus = 0
+  #lastCell: CounterCell | undefined
 
   constructor (
     private readonly requests: CounterFamily,
@@ -22,6 +27,11 @@ export class RouteSeries {
 
   /** Counts one answered request; `ms` is fastify's `reply.elapsedTime`. */
   record (method: string, status: number, ms: number): void {
+    if (method === this.#lastMethod && status === this.#lastStatus && this.#lastCell !== undefined) {
+      this.#lastCell.value++
+      this.durations.observe(this.duration, ms / 1000)
+      return
+    }
     let byStatus = this.#byMethod.get(method)
     if (byStatus === undefined) {
       byStatus = new Map()
@@ -32,6 +42,9 @@ export class RouteSeries {
       cell = this.requests.cell(this.service, this.route, method, String(status))
       byStatus.set(status, cell)
     }
+    this.#lastMethod = method
+    this.#lastStatus = status
+    this.#lastCell = cell
     cell.value++
     this.durations.observe(this.duration, ms / 1000)
   }

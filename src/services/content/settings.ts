@@ -26,17 +26,23 @@ export const contentSettingsSchema = settingsProperties(ContentSettingsSchema)
 
 /** Settings per config snapshot: a snapshot never changes, and resolving them per request showed in profiles. */
 const settingsByConfig = new WeakMap<GatewayConfig, ContentSettings>()
+let lastConfig: GatewayConfig | undefined
+let lastSettings: ContentSettings | undefined
 
 /**
  * The content settings of a config (defaults filled by the loader, `source_dir` made absolute against the config
  * file's folder by the loader), with per_page capped.
  */
 export function contentSettingsOf (config: GatewayConfig): ContentSettings {
+  // Every request of a snapshot asks with the same config: a comparison is cheaper than the WeakMap lookup.
+  if (config === lastConfig && lastSettings !== undefined) return lastSettings
   let settings = settingsByConfig.get(config)
   if (settings === undefined) {
     settings = contentSettingsFrom(config.services.content)
     settingsByConfig.set(config, settings)
   }
+  lastConfig = config
+  lastSettings = settings
   return settings
 }
 
