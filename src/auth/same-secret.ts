@@ -42,7 +42,8 @@ export class RememberedSecret {
     // Equal byte lengths mean the same number of words, each zero-padded; different ones are told apart by the
     // lengths (the words compared past a shorter secret's end may hold an earlier call's bytes).
     const written = encode(presented)
-    this.bytes.copy(scratchBytes, half)
+    // set(), not copy(): Buffer's copy() makes a view of the source on every call.
+    scratchBytes.set(this.bytes, half)
     return (wordsDiffer.differ(padded(written), half) | (written ^ this.byteLength)) === 0
   }
 }
