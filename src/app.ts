@@ -13,7 +13,7 @@ import { OPENAPI_PATH } from './describe/route-table.js'
 import { createChainRunner, createPreflightRunner } from './pipeline/chain-runner.js'
 import { mountServiceRoutes } from './services/mount-service.js'
 import { moduleForService, serviceRoutes } from './services/service-module.js'
-import { deferredRequestLoggerFactory } from './request-logger.js'
+import { deferRequestChildren, handingOverRequests } from './request-logger.js'
 import type { GatewayMetrics } from './observability/metrics.js'
 import { countRefusal, MeteredLogController } from './observability/instrument-app.js'
 import { addHttp2RequestTimeout } from './tls/http2-request-timeout.js'
@@ -80,7 +80,7 @@ function envelopeFinder (config: GatewayConfig): (url: string) => EnvelopeName {
 
 /** The fastify instance with the server settings, request ids, logging and the router's own errors. */
 function createFastify (server: GatewayConfig['server'], logger: Logger, metrics: GatewayMetrics | undefined, envelopeForPath: (url: string) => EnvelopeName, listenerTls: ListenerTls | undefined): FastifyInstance {
-  return Fastify({
+  const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     trustProxy: server.trusted_proxies.length > 0 ? server.trusted_proxies : false,
     bodyLimit: server.body_limit_bytes,
@@ -97,8 +97,8 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
       connectionsCheckingInterval: connectionsCheckingInterval(server.headers_timeout_ms, server.request_timeout_ms),
     }, listenerTls),
     requestIdHeader: false,
-    genReqId: requestIdGenerator(),
-    childLoggerFactory: deferredRequestLoggerFactory,
+    // The request is handed to the deferred child logger fastify asks for next (request-logger.ts).
+    genReqId: handingOverRequests(requestIdGenerator()),
     // fastify's "incoming request" / "request completed" lines are info-level: below that level (the level is
     // fixed at boot) skip the work of preparing them on every request.
     // (fastify 5.12 deprecates the top-level disableRequestLogging for this.)
@@ -118,6 +118,9 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
       reply.send(renderError(new GatewayError('bad_request', { message: 'The request URL is malformed.', cause: error }), envelopeForPath(request.url)))
     },
   })
+  // Each request's logger is a deferred child: a real one only once something is logged at an enabled level.
+  deferRequestChildren(app.log)
+  return app
 }
 
 /** What every request gets at the root: `request.gw`, the error handler, the JSON parser, the standard headers. */

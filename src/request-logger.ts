@@ -14,7 +14,9 @@ type LevelMethod = (...args: unknown[]) => void
 class DeferredRequestLogger {
   #child: Logger | undefined
 
-  constructor (private readonly parent: Logger, private readonly bindings: Bindings, private readonly req?: IncomingMessage) {}
+  /** `eager` makes the real child (pino's own `child` of `parent`). */
+  constructor (private readonly parent: Logger, private readonly bindings: Bindings, private readonly req?: IncomingMessage,
+    private readonly eager: (bindings: Bindings) => Logger = (b) => parent.child(b)) {}
 
   get level (): string {
     return this.parent.level
@@ -35,7 +37,7 @@ class DeferredRequestLogger {
   silent (): void {}
 
   #real (): Logger {
-    this.#child ??= this.parent.child(withTraceId(this.bindings, this.req))
+    this.#child ??= this.eager(withTraceId(this.bindings, this.req))
     return this.#child
   }
 
@@ -69,4 +71,47 @@ export function deferredRequestLoggerFactory (logger: FastifyBaseLogger, binding
   // Cast: fastify's logger type is pino's Logger under another name, and DeferredRequestLogger implements the part of
   // it fastify calls (pino's full type has overloads a deferring wrapper cannot spell).
   return new DeferredRequestLogger(logger as unknown as Logger, bindings, req) as unknown as FastifyBaseLogger
+}
+
+/**
+ * The request whose id `genReqId` handed out last, until fastify asks its logger for that request's child: fastify
+ * makes the id, then at once (synchronously, nothing runs between) the child logger, which is given the id but not
+ * the request, and the trace id is read from the request.
+ */
+let handedOutId: string | undefined
+let handedOutReq: IncomingMessage | undefined
+
+/** Wraps fastify's `genReqId` so that the child logger fastify asks for next knows its request (deferRequestChildren). */
+export function handingOverRequests (genReqId: (req: IncomingMessage) => string): (req: IncomingMessage) => string {
+  return function genReqIdHandingOver (req) {
+    const id = genReqId(req)
+    handedOutId = id
+    handedOutReq = req
+    return id
+  }
+}
+
+/**
+ * Makes fastify's logger (`app.log`) give each request a deferred child (DeferredRequestLogger) through fastify's own
+ * default child-logger factory, for an app whose `genReqId` hands its requests over (handingOverRequests). The same as
+ * `childLoggerFactory: deferredRequestLoggerFactory`, without its cost: fastify checks every child a factory of the
+ * app's own returns for seven logger methods (`validateLogger`), 2.4k instructions per request under callgrind
+ * (docs/performance.md, "Issue 24, the sixth session"), and skips that only for its default factory. A child asked
+ * for anything but a request, or with a level or serializers of its own (a route's `logLevel`), is pino's, made at once.
+ */
+export function deferRequestChildren (log: FastifyBaseLogger, requestIdLabel = 'reqId'): void {
+  const logger = log as unknown as Logger
+  const original = logger.child as unknown as (this: Logger, bindings: Bindings, options?: ChildLoggerOptions) => Logger
+  const eager = (bindings: Bindings, options?: ChildLoggerOptions): Logger => original.call(logger, bindings, options)
+  const patched = function child (this: Logger, bindings: Bindings, options?: ChildLoggerOptions): Logger | DeferredRequestLogger {
+    // pino's children inherit from their parent: a child of a child finds this function too, and is pino's.
+    if (this !== logger) return original.call(this, bindings, options)
+    const forRequest = handedOutId !== undefined && bindings[requestIdLabel] === handedOutId
+    const req = forRequest ? handedOutReq : undefined
+    if (forRequest) handedOutId = handedOutReq = undefined
+    if (!forRequest || options?.level !== undefined || options?.serializers !== undefined) return eager(withTraceId(bindings, req), options)
+    return new DeferredRequestLogger(logger, bindings, req, eager)
+  }
+  // Cast: pino's `child` is generic over custom levels; the patched one keeps its contract for the parts fastify uses.
+  logger.child = patched as unknown as Logger['child']
 }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 import fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
-import { deferredRequestLoggerFactory } from '../../src/request-logger.js'
+import { deferRequestChildren, handingOverRequests } from '../../src/request-logger.js'
 import { requestIdGenerator } from '../../src/request-id.js'
 
 /**
@@ -16,12 +16,12 @@ const { values } = parseArgs({ options: { port: { type: 'string' }, 'as-gateway'
 const app = values['as-gateway'] === true
   ? fastify({
     loggerInstance: pino({ level: 'warn' }) as FastifyBaseLogger,
-    childLoggerFactory: deferredRequestLoggerFactory,
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
-    genReqId: requestIdGenerator(),
+    genReqId: handingOverRequests(requestIdGenerator()),
   })
   : fastify({ logger: false })
+if (values['as-gateway'] === true) deferRequestChildren(app.log)
 app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, function parseForm (_request, body, done) {
   done(null, Object.fromEntries(new URLSearchParams(body as string)))
 })

@@ -2,7 +2,8 @@ import { Writable } from 'node:stream'
 import t from 'tap'
 import type { FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
-import { deferredRequestLoggerFactory } from '../../src/request-logger.js'
+import type { IncomingMessage } from 'node:http'
+import { deferredRequestLoggerFactory, deferRequestChildren, handingOverRequests } from '../../src/request-logger.js'
 
 /** A pino logger at `level` writing JSON lines into `lines`; `children` counts the children it made. */
 function capture (level: string) {
@@ -58,4 +59,43 @@ t.test('a route with its own log level gets an eager child at that level', async
   const log = deferredRequestLoggerFactory(logger, { reqId: 'r-4' }, { level: 'debug' })
   log.debug('shown')
   t.same(lines.map((l) => [l.reqId, l.msg]), [['r-4', 'shown']])
+})
+
+/** fastify's order: the id is made from the request, then at once the child is asked for with the id bound. */
+function requestChild (logger: FastifyBaseLogger, id: string, traceparent?: string, options = {}): FastifyBaseLogger {
+  const genReqId = handingOverRequests(() => id)
+  const req = { headers: traceparent === undefined ? {} : { traceparent } } as unknown as IncomingMessage
+  return logger.child({ reqId: genReqId(req) }, options)
+}
+
+const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
+
+t.test('fastify\'s logger, deferred: a request\'s child is built on its first line, with the trace id of its request', async (t) => {
+  const { logger, lines, children } = capture('warn')
+  deferRequestChildren(logger)
+  const log = requestChild(logger, 'r-5', TRACEPARENT)
+  log.info('not at this level')
+  t.equal(children(), 0, 'nothing logged at an enabled level: no child')
+  log.warn('shown')
+  t.equal(children(), 1)
+  t.same(lines.map((l) => [l.reqId, l.trace_id, l.msg]), [['r-5', '4bf92f3577b34da6a3ce929d0e0e4736', 'shown']])
+  log.child({ step: 'auth' }).error('nested')
+  t.same(lines.at(-1), { ...lines.at(-1), reqId: 'r-5', trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', step: 'auth', msg: 'nested' }, 'a child of it keeps both ids')
+})
+
+t.test('fastify\'s logger, deferred: every other child is pino\'s, made at once', async (t) => {
+  const { logger, lines, children } = capture('warn')
+  deferRequestChildren(logger)
+  const plain = logger.child({ module: 'upstream' })
+  t.equal(children(), 1, 'no request handed over: an eager child')
+  const nested = plain.child({ part: 'pool' })
+  nested.warn('deep')
+  t.same(lines.map((l) => [l.module, l.part, l.msg]), [['upstream', 'pool', 'deep']], 'a child of a child keeps its parent\'s bindings')
+  const routeLevel = requestChild(logger, 'r-6', TRACEPARENT, { level: 'debug' })
+  routeLevel.debug('route level')
+  t.same(lines.at(-1), { ...lines.at(-1), reqId: 'r-6', trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', msg: 'route level' }, 'a route\'s own level: eager, with the trace id')
+  // A request handed over but a child asked for another id (not what fastify does): that child is not the request's.
+  handingOverRequests(() => 'r-7')({ headers: { traceparent: TRACEPARENT } } as unknown as IncomingMessage)
+  logger.child({ reqId: 'r-8' }).warn('other')
+  t.equal(lines.at(-1)?.trace_id, undefined)
 })
