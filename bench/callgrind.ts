@@ -37,7 +37,9 @@ export function callgrindArgs (outFile: string): string[] {
 }
 
 /**
- * V8 flags every node server gets under callgrind, besides the bench's own. Under callgrind a request takes
+ * V8 flags every node server gets under callgrind, besides the bench's own. `--perf-basic-prof` writes
+ * `/tmp/perf-<pid>.map` (a line per code object V8 makes), which names the JIT code callgrind lists as `???:0x…`:
+ * `node dist/bench/callgrind-names.js <dump> <requests>` (callgrind-names.ts). Under callgrind a request takes
  * milliseconds, so V8's wall-clock heuristics see a process that is nearly idle, and its threads run in an order
  * valgrind's scheduler and the core's other work decide:
  * - `--no-memory-reducer`: the memory reducer (full GCs when allocation slows down) fired during and between the
@@ -49,7 +51,7 @@ export function callgrindArgs (outFile: string): string[] {
  * `--single-threaded` (GC on the main thread too) was tried and left: gateways' batches then differed by up to
  * 40 % (major-GC marking and deoptimisations landing in one batch), against ≤ 9 % with GC helpers kept.
  */
-export const CALLGRIND_NODE_FLAGS = ['--no-memory-reducer', '--no-concurrent-recompilation'] as const
+export const CALLGRIND_NODE_FLAGS = ['--no-memory-reducer', '--no-concurrent-recompilation', '--perf-basic-prof'] as const
 
 /**
  * The instruction count (`Ir`) of a callgrind output file: its `totals:` line, whose values follow the order of

@@ -145,7 +145,7 @@ export async function runBench (argv: string[]): Promise<number> {
     process.stderr.write(`\nBENCH FAILED: ${failures.length} run(s) broke an expectation (logs kept in ${workRoot}):\n${failures.map((f) => `  - ${f}`).join('\n')}\n`)
     return 1
   }
-  if (callgrindDir !== undefined) process.stdout.write(`\nCallgrind dumps kept in ${callgrindDir} (<scenario>/<server>.callgrind.<n>, one per batch): callgrind_annotate <file> lists where the instructions went\n`)
+  if (callgrindDir !== undefined) process.stdout.write(`\nCallgrind dumps kept in ${callgrindDir} (<scenario>/<server>.callgrind.<n>, one per batch): callgrind_annotate <file> lists where the instructions went; node dist/bench/callgrind-names.js <file> <requests> names the JIT code too\n`)
   if (profileDir === undefined && callgrindDir === undefined) await rm(workRoot, { recursive: true, force: true })
   return 0
 }
