@@ -151,7 +151,6 @@ function remember (slot: TokenSlot | undefined, token: string, entry: CacheEntry
   slot.entry = memo
 }
 
-/** The principal with the request snapshot's service account applied (a revoked or deleted account fails). */
 /** withAccount for a cached entry, once per config snapshot: three lookups and a loop over the scopes per request before. */
 function checkedPrincipal (entry: CacheEntry, indexes: ConfigIndexes): Principal {
   const checked = entry.checked
@@ -161,6 +160,7 @@ function checkedPrincipal (entry: CacheEntry, indexes: ConfigIndexes): Principal
   return principal
 }
 
+/** The principal with the request snapshot's service account applied (a revoked or deleted account fails). */
 function withAccount (principal: Principal, indexes: ConfigIndexes): Principal {
   return principal.tokenType === 'service' ? applyServiceAccount(principal, indexes) : principal
 }
