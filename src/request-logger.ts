@@ -15,8 +15,8 @@ class DeferredRequestLogger {
   #child: Logger | undefined
 
   /** `eager` makes the real child (pino's own `child` of `parent`). */
-  constructor (private readonly parent: Logger, private readonly bindings: Bindings, private readonly req?: IncomingMessage,
-    private readonly eager: (bindings: Bindings) => Logger = (b) => parent.child(b)) {}
+  constructor (private readonly parent: Logger, private readonly bindings: Bindings, private readonly req: IncomingMessage | undefined,
+    private readonly eager: (bindings: Bindings) => Logger) {}
 
   get level (): string {
     return this.parent.level
@@ -63,17 +63,6 @@ function withTraceId (bindings: Bindings, req: IncomingMessage | undefined): Bin
 }
 
 /**
- * fastify's `childLoggerFactory`: a deferred child per request. A route with its own log level (`logLevel`) gets
- * the eager child, whose level differs from the parent's.
- */
-export function deferredRequestLoggerFactory (logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions, req?: IncomingMessage): FastifyBaseLogger {
-  if (options.level !== undefined) return logger.child(withTraceId(bindings, req), options)
-  // Cast: fastify's logger type is pino's Logger under another name, and DeferredRequestLogger implements the part of
-  // it fastify calls (pino's full type has overloads a deferring wrapper cannot spell).
-  return new DeferredRequestLogger(logger as unknown as Logger, bindings, req) as unknown as FastifyBaseLogger
-}
-
-/**
  * The request whose id `genReqId` handed out last, until fastify asks its logger for that request's child: fastify
  * makes the id, then at once (synchronously, nothing runs between) the child logger, which is given the id but not
  * the request, and the trace id is read from the request.
@@ -93,10 +82,10 @@ export function handingOverRequests (genReqId: (req: IncomingMessage) => string)
 
 /**
  * Makes fastify's logger (`app.log`) give each request a deferred child (DeferredRequestLogger) through fastify's own
- * default child-logger factory, for an app whose `genReqId` hands its requests over (handingOverRequests). The same as
- * `childLoggerFactory: deferredRequestLoggerFactory`, without its cost: fastify checks every child a factory of the
- * app's own returns for seven logger methods (`validateLogger`), 2.4k instructions per request under callgrind
- * (docs/performance.md, "Issue 24, the sixth session"), and skips that only for its default factory. A child asked
+ * default child-logger factory, for an app whose `genReqId` hands its requests over (handingOverRequests). Not a
+ * `childLoggerFactory` of lanegate's own (what it was before): fastify checks every child such a factory returns for
+ * seven logger methods (`validateLogger`), 2.4k instructions per request under callgrind (docs/performance.md,
+ * "Issue 24, the sixth session"), and skips that only for its default factory. A child asked
  * for anything but a request, or with a level or serializers of its own (a route's `logLevel`), is pino's, made at once.
  */
 export function deferRequestChildren (log: FastifyBaseLogger, requestIdLabel = 'reqId'): void {

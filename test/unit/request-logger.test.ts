@@ -3,7 +3,7 @@ import t from 'tap'
 import type { FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
 import type { IncomingMessage } from 'node:http'
-import { deferredRequestLoggerFactory, deferRequestChildren, handingOverRequests } from '../../src/request-logger.js'
+import { deferRequestChildren, handingOverRequests } from '../../src/request-logger.js'
 
 /** A pino logger at `level` writing JSON lines into `lines`; `children` counts the children it made. */
 function capture (level: string) {
@@ -24,9 +24,19 @@ function capture (level: string) {
   return { logger: logger as unknown as FastifyBaseLogger, lines, children: () => children }
 }
 
+/** fastify's order: the id is made from the request, then at once the child is asked for with the id bound. */
+function requestChild (logger: FastifyBaseLogger, id: string, traceparent?: string, options = {}): FastifyBaseLogger {
+  const genReqId = handingOverRequests(() => id)
+  const req = { headers: traceparent === undefined ? {} : { traceparent } } as unknown as IncomingMessage
+  return logger.child({ reqId: genReqId(req) }, options)
+}
+
+const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
+
 t.test('a request that logs nothing at an enabled level never builds a child logger', async (t) => {
   const { logger, lines, children } = capture('warn')
-  const log = deferredRequestLoggerFactory(logger, { reqId: 'r-1' }, {})
+  deferRequestChildren(logger)
+  const log = requestChild(logger, 'r-1')
   log.info({ req: { url: '/x' } }, 'incoming request')
   log.debug('detail')
   t.equal(children(), 0)
@@ -35,7 +45,8 @@ t.test('a request that logs nothing at an enabled level never builds a child log
 
 t.test('logging at an enabled level writes the line with the request id bound', async (t) => {
   const { logger, lines, children } = capture('warn')
-  const log = deferredRequestLoggerFactory(logger, { reqId: 'r-2' }, {})
+  deferRequestChildren(logger)
+  const log = requestChild(logger, 'r-2')
   log.warn({ code: 'x' }, 'first')
   log.error('second')
   t.equal(children(), 1, 'one child, built on first use')
@@ -45,7 +56,8 @@ t.test('logging at an enabled level writes the line with the request id bound', 
 
 t.test('level, isLevelEnabled and child behave like the eager child', async (t) => {
   const { logger, lines } = capture('info')
-  const log = deferredRequestLoggerFactory(logger, { reqId: 'r-3' }, {})
+  deferRequestChildren(logger)
+  const log = requestChild(logger, 'r-3')
   t.equal(log.level, 'info')
   const levels = log as unknown as { isLevelEnabled (level: string): boolean }
   t.equal(levels.isLevelEnabled('debug'), false)
@@ -56,19 +68,12 @@ t.test('level, isLevelEnabled and child behave like the eager child', async (t) 
 
 t.test('a route with its own log level gets an eager child at that level', async (t) => {
   const { logger, lines } = capture('warn')
-  const log = deferredRequestLoggerFactory(logger, { reqId: 'r-4' }, { level: 'debug' })
+  deferRequestChildren(logger)
+  const log = requestChild(logger, 'r-4', undefined, { level: 'debug' })
   log.debug('shown')
   t.same(lines.map((l) => [l.reqId, l.msg]), [['r-4', 'shown']])
 })
 
-/** fastify's order: the id is made from the request, then at once the child is asked for with the id bound. */
-function requestChild (logger: FastifyBaseLogger, id: string, traceparent?: string, options = {}): FastifyBaseLogger {
-  const genReqId = handingOverRequests(() => id)
-  const req = { headers: traceparent === undefined ? {} : { traceparent } } as unknown as IncomingMessage
-  return logger.child({ reqId: genReqId(req) }, options)
-}
-
-const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
 
 t.test('fastify\'s logger, deferred: a request\'s child is built on its first line, with the trace id of its request', async (t) => {
   const { logger, lines, children } = capture('warn')
