@@ -13,7 +13,7 @@ import { OPENAPI_PATH } from './describe/route-table.js'
 import { createChainRunner, createPreflightRunner } from './pipeline/chain-runner.js'
 import { mountServiceRoutes } from './services/mount-service.js'
 import { moduleForService, serviceRoutes } from './services/service-module.js'
-import { deferRequestChildren, handingOverRequests } from './request-logger.js'
+import { deferredRequestLogging } from './request-logger.js'
 import type { GatewayMetrics } from './observability/metrics.js'
 import { countRefusal, MeteredLogController } from './observability/instrument-app.js'
 import { addHttp2RequestTimeout } from './tls/http2-request-timeout.js'
@@ -80,6 +80,8 @@ function envelopeFinder (config: GatewayConfig): (url: string) => EnvelopeName {
 
 /** The fastify instance with the server settings, request ids, logging and the router's own errors. */
 function createFastify (server: GatewayConfig['server'], logger: Logger, metrics: GatewayMetrics | undefined, envelopeForPath: (url: string) => EnvelopeName, listenerTls: ListenerTls | undefined): FastifyInstance {
+  // Each request's logger is a deferred child: a real one only once something is logged at an enabled level.
+  const requestLogging = deferredRequestLogging(requestIdGenerator())
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     trustProxy: server.trusted_proxies.length > 0 ? server.trusted_proxies : false,
@@ -97,8 +99,7 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
       connectionsCheckingInterval: connectionsCheckingInterval(server.headers_timeout_ms, server.request_timeout_ms),
     }, listenerTls),
     requestIdHeader: false,
-    // The request is handed to the deferred child logger fastify asks for next (request-logger.ts).
-    genReqId: handingOverRequests(requestIdGenerator()),
+    genReqId: requestLogging.genReqId,
     // fastify's "incoming request" / "request completed" lines are info-level: below that level (the level is
     // fixed at boot) skip the work of preparing them on every request.
     // (fastify 5.12 deprecates the top-level disableRequestLogging for this.)
@@ -118,8 +119,7 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
       reply.send(renderError(new GatewayError('bad_request', { message: 'The request URL is malformed.', cause: error }), envelopeForPath(request.url)))
     },
   })
-  // Each request's logger is a deferred child: a real one only once something is logged at an enabled level.
-  deferRequestChildren(app.log)
+  requestLogging.install(app.log)
   return app
 }
 

@@ -62,45 +62,50 @@ function withTraceId (bindings: Bindings, req: IncomingMessage | undefined): Bin
   return req === undefined ? bindings : { ...bindings, trace_id: traceOf(req).traceId }
 }
 
-/**
- * The request whose id `genReqId` handed out last, until fastify asks its logger for that request's child: fastify
- * makes the id, then at once (synchronously, nothing runs between) the child logger, which is given the id but not
- * the request, and the trace id is read from the request.
- */
-let handedOutId: string | undefined
-let handedOutReq: IncomingMessage | undefined
-
-/** Wraps fastify's `genReqId` so that the child logger fastify asks for next knows its request (deferRequestChildren). */
-export function handingOverRequests (genReqId: (req: IncomingMessage) => string): (req: IncomingMessage) => string {
-  return function genReqIdHandingOver (req) {
-    const id = genReqId(req)
-    handedOutId = id
-    handedOutReq = req
-    return id
-  }
+/** What an app's fastify options and its logger need for deferred request loggers (deferredRequestLogging). */
+export interface DeferredRequestLogging {
+  /** fastify's `genReqId`: the given one, handing each request over to the child logger fastify asks for next. */
+  genReqId: (req: IncomingMessage) => string
+  /** Makes the app's logger (`app.log`, once fastify is built) hand out the deferred children. */
+  install: (log: FastifyBaseLogger) => void
 }
 
 /**
- * Makes fastify's logger (`app.log`) give each request a deferred child (DeferredRequestLogger) through fastify's own
- * default child-logger factory, for an app whose `genReqId` hands its requests over (handingOverRequests). Not a
- * `childLoggerFactory` of lanegate's own (what it was before): fastify checks every child such a factory returns for
- * seven logger methods (`validateLogger`), 2.4k instructions per request under callgrind (docs/performance.md,
- * "Issue 24, the sixth session"), and skips that only for its default factory. A child asked
- * for anything but a request, or with a level or serializers of its own (a route's `logLevel`), is pino's, made at once.
+ * Deferred request loggers through fastify's own default child-logger factory: fastify's logger gives each request a
+ * DeferredRequestLogger. Not a `childLoggerFactory` of lanegate's own (what it was before): fastify checks every child
+ * such a factory returns for seven logger methods (`validateLogger`), 2.4k instructions per request under callgrind
+ * (docs/performance.md, "Issue 24, the sixth session"), and skips that only for its default factory.
+ *
+ * The default factory gives the child the request id but not the request, whose trace id the child binds. So
+ * `genReqId` hands the request over: fastify makes the id, then at once (synchronously, nothing runs between) the
+ * child. A child asked for anything but the request handed over, or with a level or serializers of its own (a route's
+ * `logLevel`), is pino's, made at once; so is a child of a child.
  */
-export function deferRequestChildren (log: FastifyBaseLogger, requestIdLabel = 'reqId'): void {
-  const logger = log as unknown as Logger
-  const original = logger.child as unknown as (this: Logger, bindings: Bindings, options?: ChildLoggerOptions) => Logger
-  const eager = (bindings: Bindings, options?: ChildLoggerOptions): Logger => original.call(logger, bindings, options)
-  const patched = function child (this: Logger, bindings: Bindings, options?: ChildLoggerOptions): Logger | DeferredRequestLogger {
-    // pino's children inherit from their parent: a child of a child finds this function too, and is pino's.
-    if (this !== logger) return original.call(this, bindings, options)
-    const forRequest = handedOutId !== undefined && bindings[requestIdLabel] === handedOutId
-    const req = forRequest ? handedOutReq : undefined
-    if (forRequest) handedOutId = handedOutReq = undefined
-    if (!forRequest || options?.level !== undefined || options?.serializers !== undefined) return eager(withTraceId(bindings, req), options)
-    return new DeferredRequestLogger(logger, bindings, req, eager)
+export function deferredRequestLogging (genReqId: (req: IncomingMessage) => string, requestIdLabel = 'reqId'): DeferredRequestLogging {
+  let handedOutId: string | undefined
+  let handedOutReq: IncomingMessage | undefined
+  return {
+    genReqId: function genReqIdHandingOver (req) {
+      const id = genReqId(req)
+      handedOutId = id
+      handedOutReq = req
+      return id
+    },
+    install (log) {
+      const logger = log as unknown as Logger
+      const original = logger.child as unknown as (this: Logger, bindings: Bindings, options?: ChildLoggerOptions) => Logger
+      const eager = (bindings: Bindings, options?: ChildLoggerOptions): Logger => original.call(logger, bindings, options)
+      const child = function child (this: Logger, bindings: Bindings, options?: ChildLoggerOptions): Logger | DeferredRequestLogger {
+        // pino's children inherit from their parent: a child of a child finds this function too, and is pino's.
+        if (this !== logger) return original.call(this, bindings, options)
+        const forRequest = handedOutId !== undefined && bindings[requestIdLabel] === handedOutId
+        const req = forRequest ? handedOutReq : undefined
+        if (forRequest) handedOutId = handedOutReq = undefined
+        if (!forRequest || options?.level !== undefined || options?.serializers !== undefined) return eager(withTraceId(bindings, req), options)
+        return new DeferredRequestLogger(logger, bindings, req, eager)
+      }
+      // Cast: pino's `child` is generic over custom levels; this one keeps its contract for the parts fastify uses.
+      logger.child = child as unknown as Logger['child']
+    },
   }
-  // Cast: pino's `child` is generic over custom levels; the patched one keeps its contract for the parts fastify uses.
-  logger.child = patched as unknown as Logger['child']
 }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 import fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
-import { deferRequestChildren, handingOverRequests } from '../../src/request-logger.js'
+import { deferredRequestLogging } from '../../src/request-logger.js'
 import { requestIdGenerator } from '../../src/request-id.js'
 
 /**
@@ -13,15 +13,16 @@ const { values } = parseArgs({ options: { port: { type: 'string' }, 'as-gateway'
 // of lanegate's own: a pino logger at `warn` with the deferred per-request child, request logging off, and its
 // request ids. Set beside the bare server it tells what fastify charges for them from what lanegate's hooks,
 // chain and handler cost (auth-get's comparisons, bench/instruction-figures.ts).
-const app = values['as-gateway'] === true
+const requestLogging = values['as-gateway'] === true ? deferredRequestLogging(requestIdGenerator()) : undefined
+const app = requestLogging !== undefined
   ? fastify({
     loggerInstance: pino({ level: 'warn' }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
-    genReqId: handingOverRequests(requestIdGenerator()),
+    genReqId: requestLogging.genReqId,
   })
   : fastify({ logger: false })
-if (values['as-gateway'] === true) deferRequestChildren(app.log)
+requestLogging?.install(app.log)
 app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, function parseForm (_request, body, done) {
   done(null, Object.fromEntries(new URLSearchParams(body as string)))
 })
