@@ -2,6 +2,7 @@ import { resolve as resolvePath } from 'node:path'
 import { createLocalJWKSet, createRemoteJWKSet, type JWK, type JWTVerifyGetKey } from 'jose'
 import type { GatewayConfig, UserTokenIssuerConfig } from '../config/types.js'
 import type { KeyStore } from '../runtime/shared-resources.js'
+import { derivedOnce } from '../runtime/derived-once.js'
 
 /**
  * How one issuer's tokens are verified. A token is checked against exactly one profile, the one its (unverified)
@@ -47,7 +48,6 @@ const remoteJwksOptions = { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000, 
  * (and does not let a flood of unknown `kid`s refetch more than once per cooldown, C2).
  */
 export function createProfileSource (deps: ProfileSourceDeps): (config: GatewayConfig) => ReadonlyMap<string, TokenProfile> {
-  const built = new WeakMap<GatewayConfig, ReadonlyMap<string, TokenProfile>>()
   const remoteSets = new Map<string, JWTVerifyGetKey>()
   const devSets = new Map<string, Promise<JWTVerifyGetKey>>()
 
@@ -108,25 +108,14 @@ export function createProfileSource (deps: ProfileSourceDeps): (config: GatewayC
     }
   }
 
-  // The last config asked about and its profiles: every request of a snapshot asks with the same config, and a
-  // comparison is cheaper than a WeakMap lookup.
-  let lastConfig: GatewayConfig | undefined
-  let lastProfiles: ReadonlyMap<string, TokenProfile> | undefined
-  return function profilesFor (config) {
-    if (config === lastConfig && lastProfiles !== undefined) return lastProfiles
-    let profiles = built.get(config)
-    if (profiles === undefined) {
-      const map = new Map<string, TokenProfile>()
-      for (const entry of config.user_token_issuers) map.set(entry.issuer, userProfile(entry, config))
-      // The gateway's own issuer wins if a user issuer repeats it (validation should reject that config anyway).
-      map.set(config.issuer.issuer, serviceProfile(config))
-      profiles = map
-      built.set(config, profiles)
-    }
-    lastConfig = config
-    lastProfiles = profiles
-    return profiles
-  }
+  // Once per config snapshot (every request of a snapshot asks with the same config).
+  return derivedOnce(function profilesOf (config: GatewayConfig): ReadonlyMap<string, TokenProfile> {
+    const map = new Map<string, TokenProfile>()
+    for (const entry of config.user_token_issuers) map.set(entry.issuer, userProfile(entry, config))
+    // The gateway's own issuer wins if a user issuer repeats it (validation should reject that config anyway).
+    map.set(config.issuer.issuer, serviceProfile(config))
+    return map
+  })
 }
 
 /** Drops `none` and HMAC algorithms: a public key must never double as an HMAC secret (RFC 8725 §2.1). */

@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { Type, type Static } from '@sinclair/typebox'
 import type { GatewayConfig, ServiceConfig } from '../../config/types.js'
 import { blockSettings, settingsProperties } from '../service-settings.js'
+import { derivedOnce } from '../../runtime/derived-once.js'
 
 /** `services.content` settings beside prefix, envelope, policies and routes: one declaration, schema and type. */
 export const ContentSettingsSchema = Type.Object({
@@ -24,27 +25,12 @@ export type ContentSettings = Static<typeof ContentSettingsSchema>
 
 export const contentSettingsSchema = settingsProperties(ContentSettingsSchema)
 
-/** Settings per config snapshot: a snapshot never changes, and resolving them per request showed in profiles. */
-const settingsByConfig = new WeakMap<GatewayConfig, ContentSettings>()
-let lastConfig: GatewayConfig | undefined
-let lastSettings: ContentSettings | undefined
-
 /**
  * The content settings of a config (defaults filled by the loader, `source_dir` made absolute against the config
- * file's folder by the loader), with per_page capped.
+ * file's folder by the loader), with per_page capped. Once per config snapshot: a snapshot never changes, and
+ * resolving them per request showed in profiles.
  */
-export function contentSettingsOf (config: GatewayConfig): ContentSettings {
-  // Every request of a snapshot asks with the same config: a comparison is cheaper than the WeakMap lookup.
-  if (config === lastConfig && lastSettings !== undefined) return lastSettings
-  let settings = settingsByConfig.get(config)
-  if (settings === undefined) {
-    settings = contentSettingsFrom(config.services.content)
-    settingsByConfig.set(config, settings)
-  }
-  lastConfig = config
-  lastSettings = settings
-  return settings
-}
+export const contentSettingsOf: (config: GatewayConfig) => ContentSettings = derivedOnce((config) => contentSettingsFrom(config.services.content))
 
 /** The validated settings (defaults filled by the loader) with `source_dir` made absolute and per_page capped. */
 export function contentSettingsFrom (service: ServiceConfig | undefined): ContentSettings {
