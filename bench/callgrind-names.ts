@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { promisify } from 'node:util'
+import { perfMapBeside } from './callgrind.js'
 
 /**
  * Names for the JIT code in a callgrind dump. callgrind lists V8's generated code as `???:0x…` (it reads no symbols
@@ -8,7 +10,7 @@ import { promisify } from 'node:util'
  * (`<start hex> <size hex> <name>`). This joins the two, so a dump of `--instructions` (or of any server run under
  * callgrind with that flag) lists instructions per request by JavaScript function, beside the builtins and C++ that
  * callgrind names itself: `node dist/bench/callgrind-names.js <dump> <requests in the dump> [rows]` (the map is
- * found by the pid the dump names).
+ * found beside the dump, or by the pid the dump names).
  * That is how the sixth session of issue 24 found its cuts (docs/performance.md).
  */
 
@@ -72,8 +74,14 @@ export function byFunction (rows: ReadonlyArray<[string, number]>, entries: read
   return [...totals].map(([name, count]): [string, number] => [name, count / requests]).sort((a, b) => b[1] - a[1])
 }
 
-/** The perf map of the process a dump came from: callgrind writes its pid in the dump's header (`pid: N`). */
-export function perfMapOf (dumpText: string): string {
+/**
+ * The perf map of the process a dump came from: beside the dump when the bench kept it there (a dump
+ * `<server>.callgrind.<n>` has `<server>.callgrind.perf.map`), else node's own `/tmp/perf-<pid>.map` of the pid
+ * callgrind wrote in the dump's header (`pid: N`).
+ */
+export function perfMapOf (dumpPath: string, dumpText: string, exists: (path: string) => boolean = existsSync): string {
+  const beside = perfMapBeside(dumpPath.replace(/\.\d+$/, ''))
+  if (exists(beside)) return beside
   const pid = /^pid:\s*(\d+)$/m.exec(dumpText)?.[1]
   if (pid === undefined) throw new Error('the dump names no pid')
   return `/tmp/perf-${pid}.map`
@@ -84,7 +92,7 @@ async function main (): Promise<void> {
   if (dump === undefined || requests === undefined) {
     throw new Error('usage: node dist/bench/callgrind-names.js <callgrind dump> <requests in the dump> [rows]')
   }
-  const map = perfMapOf(await readFile(dump, 'utf8'))
+  const map = perfMapOf(dump, await readFile(dump, 'utf8'))
   const { stdout } = await promisify(execFile)('callgrind_annotate', ['--threshold=100', dump], { maxBuffer: 256 * 1024 * 1024 })
   const ranked = byFunction(parseAnnotate(stdout), parsePerfMap(await readFile(map, 'utf8')), Number(requests))
   console.log(`${ranked.reduce((sum, [, n]) => sum + n, 0).toFixed(0)} instructions per request (JIT code named from ${map})`)

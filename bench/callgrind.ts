@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { readdir, readFile } from 'node:fs/promises'
+import { copyFile, readdir, readFile, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
@@ -39,7 +39,8 @@ export function callgrindArgs (outFile: string): string[] {
 /**
  * V8 flags every node server gets under callgrind, besides the bench's own. `--perf-basic-prof` writes
  * `/tmp/perf-<pid>.map` (a line per code object V8 makes), which names the JIT code callgrind lists as `???:0x…`:
- * `node dist/bench/callgrind-names.js <dump> <requests>` (callgrind-names.ts). Under callgrind a request takes
+ * `node dist/bench/callgrind-names.js <dump> <requests>` (callgrind-names.ts). The server set moves each map beside
+ * its server's dumps when it stops the server (keepPerfMap). Under callgrind a request takes
  * milliseconds, so V8's wall-clock heuristics see a process that is nearly idle, and its threads run in an order
  * valgrind's scheduler and the core's other work decide:
  * - `--no-memory-reducer`: the memory reducer (full GCs when allocation slows down) fired during and between the
@@ -69,6 +70,23 @@ export function parseCallgrindTotals (text: string): number {
   const value = Number(totals[index] ?? '0')
   if (!Number.isSafeInteger(value) || value < 0) throw new Error(`callgrind totals: "${totals[index] ?? ''}" is not a count`)
   return value
+}
+
+/** Where the perf map of the server whose callgrind writes to `outFile` is kept: beside its dumps. */
+export function perfMapBeside (outFile: string): string {
+  return `${outFile}.perf.map`
+}
+
+/**
+ * Moves node's `/tmp/perf-<pid>.map` of a stopped server under callgrind beside its dumps (perfMapBeside), so the
+ * dumps can be named later and /tmp does not collect a map per server per run. Nothing when there is none (nginx).
+ */
+export async function keepPerfMap (pid: number, outFile: string): Promise<void> {
+  const written = `/tmp/perf-${pid}.map`
+  if (!existsSync(written)) return
+  // A copy, then the original removed: the run's folder may be on another file system than /tmp.
+  await copyFile(written, perfMapBeside(outFile))
+  await rm(written, { force: true })
 }
 
 /** Sends one command to the callgrind of process `pid` (`-i on`, `-i off`, `-z`, `-d`); waits until it is done. */

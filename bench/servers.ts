@@ -11,7 +11,7 @@ import { harnessScript, REPO_ROOT } from './paths.js'
 import { nginxConfig, nginxBinary } from './peers.js'
 import { benchCertificate, type BenchCertificate } from './tls-certs.js'
 import { GC_SOCKET_ENV } from './gc-protocol.js'
-import { CALLGRIND_NODE_FLAGS, callgrindArgs, valgrindBinary } from './callgrind.js'
+import { CALLGRIND_NODE_FLAGS, callgrindArgs, keepPerfMap, valgrindBinary } from './callgrind.js'
 
 const REPO_BIN = join(REPO_ROOT, 'bin', 'lanegate.js')
 
@@ -101,6 +101,8 @@ const START_UNDER_CALLGRIND_MS = 180_000
 export class ServerSet {
   private readonly children: ChildProcess[] = []
   private readonly byName = new Map<string, ChildProcess>()
+  /** `--instructions`: the callgrind output file of each server started under it, for its perf map (keepPerfMap). */
+  private readonly callgrindOuts = new Map<ChildProcess, string>()
   private readonly started = new Map<string, Promise<RunningServer>>()
   private benchCertificate: BenchCertificate | undefined
   private poller: Promise<ConsolePoller> | undefined
@@ -142,6 +144,7 @@ export class ServerSet {
     const child = spawnPinned(start.command, start.args, { core, logFile, env })
     this.children.push(child)
     this.byName.set(name, child)
+    if (start.callgrindOut !== undefined) this.callgrindOuts.set(child, start.callgrindOut)
     try {
       await waitForPort(port, child, this.startMs())
     } catch (error) {
@@ -327,7 +330,7 @@ export class ServerSet {
   /** Stops one server this set started, by name (proxy-service: a target dies mid-run). */
   async stop (name: string): Promise<void> {
     const child = this.byName.get(name)
-    if (child !== undefined) await stopChild(child)
+    if (child !== undefined) await this.stopOne(child)
   }
 
   /**
@@ -335,6 +338,12 @@ export class ServerSet {
    * "socket hang up" noise in their logs). Gateways get SIGTERM, so `--cpu-prof` profiles are written.
    */
   async stopAll (): Promise<void> {
-    for (const child of [...this.children].reverse()) await stopChild(child)
+    for (const child of [...this.children].reverse()) await this.stopOne(child)
+  }
+
+  private async stopOne (child: ChildProcess): Promise<void> {
+    await stopChild(child)
+    const callgrindOut = this.callgrindOuts.get(child)
+    if (callgrindOut !== undefined && child.pid !== undefined) await keepPerfMap(child.pid, callgrindOut)
   }
 }

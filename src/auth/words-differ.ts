@@ -43,7 +43,7 @@ const body = [
   0x0b, // end
 ]
 
-export const WORDS_DIFFER_MODULE = new Uint8Array([
+const WORDS_DIFFER_MODULE = new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // \0asm, version 1
   ...section(1, [0x01, 0x60, 0x02, I32, I32, 0x01, I32]), // one type: (i32, i32) -> i32
   ...section(3, [0x01, 0x00]), // one function, of type 0

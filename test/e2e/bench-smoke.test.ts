@@ -9,6 +9,7 @@ import { runNode, type NodeRun } from '../helpers/run-node.js'
 
 // The harness compiled beside this test (dist/bench/run.js for dist/test/e2e/…), so any outDir works.
 const HARNESS = fileURLToPath(new URL('../../bench/run.js', import.meta.url))
+const CALLGRIND_NAMES = fileURLToPath(new URL('../../bench/callgrind-names.js', import.meta.url))
 
 function runHarness (args: string[]): Promise<NodeRun> {
   return runNode(HARNESS, args)
@@ -163,6 +164,16 @@ t.test('--instructions counts every variant under callgrind, the lane behind a r
   for (const relay of relays) t.ok((relay?.upstreamPerRequest ?? 0) > 0, `the lane behind ${relay?.name} was counted too`)
   t.same(live?.comparisons.map((c) => [c.subject, c.reference]), [['lanegate-live', 'lanegate-live-metrics-off']])
   t.match(res.stdout, /\| lanegate-live \| subject \| [\d.]+k \|/)
+
+  // Each node server's perf map is kept beside its dumps (not left in /tmp), and names the gateway's JIT code in them.
+  const dumps = join(kept as string, 'callgrind', 'live-proxy')
+  const files = await readdir(dumps)
+  t.ok(files.includes('gateway-main.callgrind.perf.map'), `the gateway's perf map is beside its dumps: ${files.join(', ')}`)
+  const dump = files.find((f) => /^gateway-main\.callgrind\.\d+$/.test(f)) as string
+  const named = await runNode(CALLGRIND_NAMES, [join(dumps, dump), '5', '100000'])
+  t.equal(named.code, 0, named.stderr)
+  t.match(named.stdout, 'gateway-main.callgrind.perf.map', 'named from the kept map')
+  t.match(named.stdout, /JIT JS:\S* file:\/\/\S*\/dist\/(src|plugins)\//, 'lanegate\'s own functions among them')
 })
 
 t.test('a bad option exits 2 with the usage', async (t) => {

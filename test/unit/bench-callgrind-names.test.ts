@@ -39,7 +39,10 @@ t.test('callgrind_annotate rows become instructions per request by function, JIT
   ])
 })
 
-t.test('the map of a dump is the one of the pid callgrind wrote in it', async (t) => {
-  t.equal(perfMapOf('version: 1\ncreator: callgrind-3.19.0\npid: 18734\ncmd: node x.js\n'), '/tmp/perf-18734.map')
-  t.throws(() => perfMapOf('version: 1\n'), /no pid/)
+t.test('the map of a dump: the one the bench kept beside it, else node\'s of the pid callgrind wrote in it', async (t) => {
+  const header = 'version: 1\ncreator: callgrind-3.19.0\npid: 18734\ncmd: node x.js\n'
+  const kept = (path: string): boolean => path === '/run/callgrind/auth-get/gateway-main.callgrind.perf.map'
+  t.equal(perfMapOf('/run/callgrind/auth-get/gateway-main.callgrind.2', header, kept), '/run/callgrind/auth-get/gateway-main.callgrind.perf.map')
+  t.equal(perfMapOf('/run/callgrind/auth-get/lane.callgrind.1', header, kept), '/tmp/perf-18734.map')
+  t.throws(() => perfMapOf('/elsewhere/dump.1', 'version: 1\n', kept), /no pid/)
 })
