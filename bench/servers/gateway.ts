@@ -1,6 +1,10 @@
 import { parseArgs } from 'node:util'
-import { bootGateway } from '../../src/boot.js'
-import { startAdminListener } from '../../src/admin-listener.js'
+import { holdTickObjectShape } from '../../src/runtime/tick-object-shape.js'
+
+// As bin/lanegate.js does: hold a tick object before the gateway's modules load (src/runtime/tick-object-shape.ts).
+holdTickObjectShape()
+const { bootGateway } = await import('../../src/boot.js')
+const { startAdminListener } = await import('../../src/admin-listener.js')
 
 /**
  * The system under test: the gateway booted in this process from a bench config file (see bench-config.ts),

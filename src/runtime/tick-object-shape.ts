@@ -1,0 +1,42 @@
+import { createHook } from 'node:async_hooks'
+
+/**
+ * One of node's own tick objects, held for the life of the process so that V8 keeps its hidden classes alive.
+ *
+ * Why: node 20's `process.nextTick` builds each tick object as a literal whose first keys are symbols
+ * (`{ [async_id_symbol]: id, [trigger_async_id_symbol]: trigger, callback, args }`). V8 records, per key of that
+ * literal, the hidden class it saw, and holds that class weakly. A request runs about 30 `nextTick`s (streams call it
+ * from `onwrite`, `endReadable`, `resume`…), and none of their objects outlives its tick. So a full GC that finds no
+ * tick object alive frees those classes: while the CLI's modules load, or on an idle turn after traffic (V8's memory
+ * reducer). The next tick object gets new classes, V8 takes the keys as megamorphic for good, and every `nextTick`
+ * from then on defines its keys through V8's runtime: +40–60 % instructions per authenticated GET under callgrind.
+ * Without this, 4 of 5 fresh `lanegate start` processes were there after boot, and the bench's gateway now and then
+ * (docs/performance.md, "Issue 24, the seventh session").
+ *
+ * Holding one tick object keeps its class, and through the classes' back pointers the whole chain of them, alive:
+ * the keys stay monomorphic. It has to be the first thing a process does: bin/lanegate.js (which cluster workers run
+ * too) and the bench's gateway server call this before importing anything else. A tick object taken later, once
+ * the keys have gone megamorphic, has a class of its own that holds nothing useful. test/unit/tick-object-shape
+ * shows both ways on a bare node; test/e2e/tick-object-shape checks a real `lanegate start` after idle GCs.
+ *
+ * The async hook sees only the one `nextTick` below: it is enabled and disabled around it, synchronously. The held
+ * object is a few dozen bytes; its callback is a no-op that has run.
+ */
+let held: object | undefined
+
+export function holdTickObjectShape (): void {
+  if (held !== undefined) return
+  const hook = createHook({
+    init (_asyncId, type, _triggerAsyncId, resource) {
+      if (type === 'TickObject') held ??= resource
+    },
+  })
+  hook.enable()
+  try {
+    process.nextTick(noop)
+  } finally {
+    hook.disable()
+  }
+}
+
+function noop (): void {}
