@@ -108,16 +108,22 @@ function unrefTimeout (callback: () => void, ms: number): NodeJS.Timeout {
 function startAttempt (attempt: Attempt): void {
   const { target, input } = attempt
   target.inFlight++
+  const body = attempt.requestBody()
   target.pool.dispatch({
     path: target.basePath + input.path,
     method: input.req.method ?? 'GET',
     headers: attempt.headers,
-    body: attempt.requestBody(),
+    body,
     // Writes are never sent twice, even when a kept-alive connection turns out to be closed.
     idempotent: input.req.method === 'GET' || input.req.method === 'HEAD',
-    // A backstop only: the attempt runs its own body idle timer (body_idle_ms, or stream_idle_ms for an event
-    // stream, which only the answer's head tells apart).
-    bodyTimeout: bodyBackstopMs(attempt.upstream.settings.timeouts),
+    // undici's timers are backstops: the attempt runs its own (response_ms to the answer's head, then body_idle_ms,
+    // or stream_idle_ms for an event stream, which only the head tells apart). Without a request body those cover
+    // the whole exchange, so undici's are off (0): each was a timer object of undici's per request, kept in its
+    // list until a sweep every half second, so each outlived a scavenge or two and was promoted to the old
+    // generation (docs/performance.md, "Issue 24, the seventh session"). With a body, the pool's headers timeout
+    // stays: the attempt's own clock stops while the body uploads.
+    headersTimeout: body === null ? 0 : undefined,
+    bodyTimeout: body === null ? 0 : bodyBackstopMs(attempt.upstream.settings.timeouts),
   }, attempt)
 }
 

@@ -153,3 +153,27 @@ t.test('a request that timed out while queued for a connection is never sent, an
   t.same(a.seen.map((r) => r.url), ['/hold'], 'the queued request never reached the target')
   t.equal(upstream.targets[0]?.inFlight, 0)
 })
+
+t.test('undici\'s backstop timers: off for a request without a body (the attempt\'s own cover it), kept with one', async (t) => {
+  const a = await startBackend(t, 'a')
+  const upstream = testUpstream(t, testSettings([a.url], { timeouts: { connect_ms: 1000, response_ms: 700, body_idle_ms: 900 } }))
+  const base = await startRelay(t, upstream)
+  const target = upstream.targets[0]
+  if (target === undefined) throw new Error('no target')
+  // What the relay asks of the pool: each timer was an object undici kept for up to a second (see relay.ts).
+  const asked: Array<{ method: string, headersTimeout: unknown, bodyTimeout: unknown }> = []
+  const dispatch = target.pool.dispatch.bind(target.pool)
+  target.pool.dispatch = (options, handler) => {
+    asked.push({ method: options.method, headersTimeout: options.headersTimeout, bodyTimeout: options.bodyTimeout })
+    return dispatch(options, handler)
+  }
+  const get = await fetch(`${base}/x`)
+  t.same([get.status, await get.text()], [200, 'a'])
+  const put = await fetch(`${base}/x`, { method: 'PUT', body: 'payload' })
+  t.same([put.status, await put.text(), a.seen[1]?.body], [200, 'a', 'payload'])
+  t.same(asked, [
+    { method: 'GET', headersTimeout: 0, bodyTimeout: 0 },
+    // With a body the pool's headers timeout (response_ms) stays, and the body's backstop is past both idle limits.
+    { method: 'PUT', headersTimeout: undefined, bodyTimeout: 300_000 + 1_000 },
+  ])
+})
