@@ -1,4 +1,4 @@
-import { createHook } from 'node:async_hooks'
+import { executionAsyncResource } from 'node:async_hooks'
 
 /**
  * One of node's own tick objects, held for the life of the process so that V8 keeps its hidden classes alive.
@@ -19,24 +19,17 @@ import { createHook } from 'node:async_hooks'
  * the keys have gone megamorphic, has a class of its own that holds nothing useful. test/unit/tick-object-shape
  * shows both ways on a bare node; test/e2e/tick-object-shape checks a real `lanegate start` after idle GCs.
  *
- * The async hook sees only the one `nextTick` below: it is enabled and disabled around it, synchronously. The held
- * object is a few dozen bytes; its callback is a no-op that has run.
+ * The tick object is the one running `holdTickObjectShape`'s own `nextTick`, read with `executionAsyncResource()`: no
+ * async hook. The first version took it with a hook enabled around one `nextTick`; enabling a hook with `init`, even
+ * for an instant, installs V8's promise hooks, which turns off V8's fast promise paths for the life of the process
+ * (a protector V8 never restores): +3 % instructions per relayed GET (docs/performance.md). The object is a few dozen
+ * bytes; its callback has run.
  */
 let held: object | undefined
+let scheduled = false
 
 export function holdTickObjectShape (): void {
-  if (held !== undefined) return
-  const hook = createHook({
-    init (_asyncId, type, _triggerAsyncId, resource) {
-      if (type === 'TickObject') held ??= resource
-    },
-  })
-  hook.enable()
-  try {
-    process.nextTick(noop)
-  } finally {
-    hook.disable()
-  }
+  if (scheduled) return
+  scheduled = true
+  process.nextTick(() => { held ??= executionAsyncResource() })
 }
-
-function noop (): void {}
