@@ -21,9 +21,9 @@ import { executionAsyncResource } from 'node:async_hooks'
  *
  * The tick object is the one running `holdTickObjectShape`'s own `nextTick`, read with `executionAsyncResource()`: no
  * async hook. The first version took it with a hook enabled around one `nextTick`; enabling a hook with `init`, even
- * for an instant, installs V8's promise hooks, which turns off V8's fast promise paths for the life of the process
- * (a protector V8 never restores): +3 % instructions per relayed GET (docs/performance.md). The object is a few dozen
- * bytes; its callback has run.
+ * for an instant, installs V8's promise hooks, and V8 does not take its fast promise paths again for the life of the
+ * process (`new Promise(…).then(…)` 20–35 % slower after it, docs/performance.md). The object is a few dozen bytes;
+ * its callback has run.
  */
 let held: object | undefined
 let scheduled = false
