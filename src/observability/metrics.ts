@@ -27,11 +27,14 @@ export class RouteSeries {
 
   /** Counts one answered request; `ms` is fastify's `reply.elapsedTime`. */
   record (method: string, status: number, ms: number): void {
-    if (method === this.#lastMethod && status === this.#lastStatus && this.#lastCell !== undefined) {
-      this.#lastCell.value++
-      this.durations.observe(this.duration, ms / 1000)
-      return
-    }
+    const last = this.#lastCell
+    const cell = last !== undefined && method === this.#lastMethod && status === this.#lastStatus ? last : this.#cellOf(method, status)
+    cell.value++
+    this.durations.observe(this.duration, ms / 1000)
+  }
+
+  /** The counter cell of a method and status (made on first use), remembered as the last one. */
+  #cellOf (method: string, status: number): CounterCell {
     let byStatus = this.#byMethod.get(method)
     if (byStatus === undefined) {
       byStatus = new Map()
@@ -45,8 +48,7 @@ export class RouteSeries {
     this.#lastMethod = method
     this.#lastStatus = status
     this.#lastCell = cell
-    cell.value++
-    this.durations.observe(this.duration, ms / 1000)
+    return cell
   }
 }
 

@@ -68,6 +68,17 @@ t.test('request series render as Prometheus counters and a cumulative histogram'
   t.ok(Math.abs(Number(sum) - 0.0243) < 1e-12, `sum in seconds (${sum})`)
 })
 
+t.test('a route\'s requests are counted under their own method and status, whichever came just before', async (t) => {
+  // RouteSeries keeps the last method-and-status cell: a change of either must reach another cell.
+  const metrics = new GatewayMetrics({ configVersion: () => 1, dependencies: async () => ({}) })
+  const route = metrics.route('proxy', 'any')
+  const asked: Array<[string, number]> = [['GET', 200], ['GET', 200], ['POST', 200], ['POST', 201], ['GET', 201], ['GET', 200], ['POST', 200]]
+  for (const [method, status] of asked) route.record(method, status, 1)
+  const families = parse(await metrics.registry.metrics())
+  const count = (method: string, status: string) => sample(families, 'lanegate_http_requests_total', { service: 'proxy', route: 'any', method, status })
+  t.same([count('GET', '200'), count('POST', '200'), count('POST', '201'), count('GET', '201')], [3, 2, 1, 1])
+})
+
 t.test('admin: absent means 127.0.0.1:9464, false turns it off, a port of 0 is allowed, anything else is an error', async (t) => {
   const demo = await readFile(repoPath('gateway.yaml'), 'utf8')
   // The demo file's folder anchors its `plugins:` paths, so it is parsed as the repository's gateway.yaml.
