@@ -1,5 +1,5 @@
 import type { GcWindowPauses } from './gc-ring.js'
-import { countOverlapping, overlappingByChance, overlappingByKind, summarizePauses, type GcWindowSummary, type TimedSample } from './gc-tail.js'
+import { countOverlapping, outsideGc, overlappingByChance, overlappingByKind, summarizePauses, type GcWindowSummary, type OutsideGc, type TimedSample } from './gc-tail.js'
 import type { RunGc, TailInGc, VariantGc } from './result-types.js'
 import { round, spread, type Spread } from './stats.js'
 
@@ -25,6 +25,7 @@ export function runGc (pauses: RunPauses, tail: readonly TimedSample[], window: 
     ...(server === null ? {} : { serverGcKinds: overlappingByKind(tail, server.pauses) }),
     serverByChance: server === null ? 0 : round(overlappingByChance(tail, server.pauses, window.fromMs, window.toMs), 2),
     ...(upstream === undefined || upstream === null ? {} : { duringUpstreamGc: countOverlapping(tail, upstream.pauses) }),
+    ...(server === null ? {} : { outsideServerGc: roundedChances(outsideGc(tail, server.pauses, window.fromMs, window.toMs)) }),
   }
   const young = server?.youngGenerationBytes === undefined ? {} : { youngGenerationBytes: server.youngGenerationBytes }
   return {
@@ -32,6 +33,10 @@ export function runGc (pauses: RunPauses, tail: readonly TimedSample[], window: 
     ...(upstream === undefined ? {} : { upstream: upstream === null ? null : rounded(summarizePauses(upstream.pauses, upstream.complete)) }),
     tail: inTail,
   }
+}
+
+function roundedChances (o: OutsideGc): OutsideGc {
+  return { ...o, afterPauseByChance: round(o.afterPauseByChance, 2), inEpisodeByChance: round(o.inEpisodeByChance, 2) }
 }
 
 function rounded<T extends { totalMs: number, longestMs: number }> (s: T): T {
@@ -66,6 +71,7 @@ export function summarizeGc (
       ...(servers.length === 0 ? {} : { serverGcKinds: sumKinds(mine.map((gc) => gc.tail.serverGcKinds ?? {})) }),
       serverByChance: round(sum(mine.map((gc) => gc.tail.serverByChance)), 1),
       ...(upstreams.length === 0 ? {} : { duringUpstreamGc: sum(mine.map((gc) => gc.tail.duringUpstreamGc ?? 0)) }),
+      ...sumOutside(mine.map((gc) => gc.tail.outsideServerGc)),
     }
     summaries.push({
       variant: variant.name,
@@ -86,6 +92,22 @@ function youngGeneration (servers: readonly GcWindowSummary[]): { youngGeneratio
   const sizes = servers.map((s) => s.youngGenerationBytes)
   if (sizes.length === 0 || sizes.some((b) => b === undefined)) return {}
   return { youngGenerationMB: spread((sizes as number[]).map((b) => round(b / (1024 * 1024), 1))) }
+}
+
+/** The rounds' outsideServerGc added up (only when every round has it), the chance figures rounded. */
+function sumOutside (rounds: ReadonlyArray<OutsideGc | undefined>): { outsideServerGc?: OutsideGc } {
+  if (rounds.length === 0 || rounds.some((o) => o === undefined)) return {}
+  const all = rounds as OutsideGc[]
+  const total = (pick: (o: OutsideGc) => number): number => sum(all.map(pick))
+  return {
+    outsideServerGc: {
+      outside: total((o) => o.outside),
+      afterPause: total((o) => o.afterPause),
+      afterPauseByChance: round(total((o) => o.afterPauseByChance), 1),
+      inEpisode: total((o) => o.inEpisode),
+      inEpisodeByChance: round(total((o) => o.inEpisodeByChance), 1),
+    },
+  }
 }
 
 function sumKinds (counts: ReadonlyArray<Readonly<Record<string, number>>>): Record<string, number> {

@@ -92,3 +92,43 @@ export function overlappingByChance (samples: readonly TimedSample[], pauses: re
   }
   return expected
 }
+
+/**
+ * How close a slow sample must start to the end of a GC pause, or to another slow sample, to count as following it:
+ * a few requests' time at one connection.
+ */
+export const FOLLOW_MS = 5
+
+/** Where the tail samples that met no GC pause fell (issue 24 item 5: the part of the tail that is not GC). */
+export interface OutsideGc {
+  /** Of the tail, the samples that met no pause of the server. */
+  outside: number
+  /** Of those, the ones that started or ran within FOLLOW_MS after a pause ended (the GC's after-work on the core). */
+  afterPause: number
+  afterPauseByChance: number
+  /** Of those, the ones with another of those starting within FOLLOW_MS: an episode longer than one request. */
+  inEpisode: number
+  inEpisodeByChance: number
+}
+
+/**
+ * The tail samples that met no pause of `pauses`: how many followed a pause closely, and how many came in episodes
+ * with one another, each beside what chance would give if they fell anywhere in [fromMs, toMs]. Many after
+ * pauses says the GC's work outlasts its pause (sweeping on the same core); many in episodes says something slowed
+ * the process for longer than a request (the machine, a periodic task); neither says the work of single requests.
+ */
+export function outsideGc (samples: readonly TimedSample[], pauses: readonly GcPause[], fromMs: number, toMs: number): OutsideGc {
+  const outside = samples.filter((sample) => !pauses.some((pause) => overlaps(sample, pause)))
+  const afterPauses: GcPause[] = pauses.map((pause) => ({ ...pause, startMs: pause.startMs + pause.durationMs, durationMs: FOLLOW_MS }))
+  const starts = outside.map((sample) => sample.startMs)
+  const inEpisode = outside.filter((sample) => starts.some((start) => start !== sample.startMs && Math.abs(start - sample.startMs) <= FOLLOW_MS)).length
+  const windowMs = toMs - fromMs
+  const near = windowMs <= 0 ? 0 : Math.min(1, (2 * FOLLOW_MS) / windowMs)
+  return {
+    outside: outside.length,
+    afterPause: countOverlapping(outside, afterPauses),
+    afterPauseByChance: overlappingByChance(outside, afterPauses, fromMs, toMs),
+    inEpisode,
+    inEpisodeByChance: outside.length * (1 - (1 - near) ** Math.max(0, outside.length - 1)),
+  }
+}

@@ -1,4 +1,4 @@
-import type { GcWindowSummary } from './gc-tail.js'
+import type { GcWindowSummary, OutsideGc } from './gc-tail.js'
 import type { LoadResult } from './load-job.js'
 import type { Spread } from './stats.js'
 
@@ -49,6 +49,8 @@ export interface TailInGc {
   serverByChance: number
   /** Of them, those that overlapped a pause of the upstream (the bench lane), for proxies. */
   duringUpstreamGc?: number
+  /** Those that met no pause of the server: how many followed a pause or came in episodes (gc-tail.ts outsideGc). */
+  outsideServerGc?: OutsideGc
 }
 
 /** Latency scenario: the GC pauses a run's servers saw during the run (their GC preload, bench/gc-preload.ts). */

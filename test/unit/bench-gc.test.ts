@@ -1,7 +1,7 @@
 import t from 'tap'
 import { GcRing, type GcPause } from '../../bench/gc-ring.js'
 import { runGc, summarizeGc } from '../../bench/gc-summary.js'
-import { countOverlapping, overlappingByChance, overlappingByKind, overlaps, summarizePauses } from '../../bench/gc-tail.js'
+import { countOverlapping, FOLLOW_MS, outsideGc, overlappingByChance, overlappingByKind, overlaps, summarizePauses } from '../../bench/gc-tail.js'
 import type { RunGc } from '../../bench/result-types.js'
 
 const pause = (startMs: number, durationMs: number, kind = 1): GcPause => ({ startMs, durationMs, kind })
@@ -74,6 +74,25 @@ t.test('overlappingByChance: the share of the run in which a sample of that leng
   t.equal(overlappingByChance([{ startMs: 0, endMs: 5 }], [pause(0, 60)], 0, 60), 1)
 })
 
+t.test('outsideGc: of the tail that met no pause, those just after a pause and those in an episode of slow samples', async (t) => {
+  t.equal(FOLLOW_MS, 5)
+  const tail = [
+    { startMs: 100, endMs: 102 }, // ran through the pause at 101: not outside
+    { startMs: 103, endMs: 104 }, // 1 ms after that pause ended: after a pause
+    { startMs: 500, endMs: 501 }, // an episode of two (3 ms apart)
+    { startMs: 503, endMs: 504 },
+    { startMs: 800, endMs: 801 }, // alone, far from any pause
+  ]
+  const found = outsideGc(tail, [pause(101, 1), pause(300, 1)], 0, 1000)
+  t.equal(found.outside, 4)
+  t.equal(found.afterPause, 1, 'the sample starting 1 ms after a pause ended')
+  t.equal(found.inEpisode, 2, 'the two 3 ms apart (the one 3 ms after the GC-hit sample has no company that met no GC)')
+  // Chance, each of the four 1 ms samples: [101, 107] and [300, 306] of 1000 ms = 0.012; with three others at 10/1000 each.
+  t.equal(Number(found.afterPauseByChance.toFixed(6)), 0.048)
+  t.equal(Number(found.inEpisodeByChance.toFixed(6)), Number((4 * (1 - 0.99 ** 3)).toFixed(6)))
+  t.same(outsideGc([], [pause(1, 1)], 0, 1000), { outside: 0, afterPause: 0, afterPauseByChance: 0, inEpisode: 0, inEpisodeByChance: 0 })
+})
+
 t.test('runGc counts the tail against the server and the lane; a server without a preload reports none', async (t) => {
   const tail = [{ startMs: 11, endMs: 13 }, { startMs: 50, endMs: 52 }, { startMs: 80, endMs: 81 }]
   const gc = runGc({
@@ -84,7 +103,16 @@ t.test('runGc counts the tail against the server and the lane; a server without 
     server: { count: 2, totalMs: 3, longestMs: 2, complete: true, youngGenerationBytes: 8 * 1024 * 1024 },
     upstream: { count: 1, totalMs: 0.2, longestMs: 0.2, complete: false },
     // Chance: the 2 ms samples cover 3 + 4 ms each (0.07), the 1 ms one 2 + 3 ms (0.05).
-    tail: { samples: 3, duringServerGc: 1, serverGcKinds: { minor: 1 }, serverByChance: 0.19, duringUpstreamGc: 1 },
+    // Outside GC: 50–52 and 80–81; chance after a pause: [11, 18] and [60, 67] (0.14), [12, 18] and [61, 67] (0.12);
+    // in an episode: 0.1 (the other, within ±5 ms of a 100 ms run) for each of the two.
+    tail: {
+      samples: 3,
+      duringServerGc: 1,
+      serverGcKinds: { minor: 1 },
+      serverByChance: 0.19,
+      duringUpstreamGc: 1,
+      outsideServerGc: { outside: 2, afterPause: 0, afterPauseByChance: 0.26, inEpisode: 0, inEpisodeByChance: 0.2 },
+    },
   })
   t.same(runGc({ server: null, upstream: { pauses: [], complete: true } }, tail, { fromMs: 0, toMs: 100 }), {
     server: null,

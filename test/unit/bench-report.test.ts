@@ -109,7 +109,7 @@ t.test('the latency report gives p99.9 and max, each server\'s GC pauses (nginx:
       {
         variant: 'lanegate-live', server: 'gateway-main', node: true, count: spreadOf(37), totalMs: spreadOf(33), longestMs: spreadOf(1.5), youngGenerationMB: { median: 8, min: 4, max: 16 },
         upstream: { name: 'lane', count: spreadOf(44), totalMs: spreadOf(19), longestMs: spreadOf(1) },
-        tail: { samples: 400, duringServerGc: 66, serverGcKinds: { major: 4, minor: 62 }, serverByChance: 6.6, duringUpstreamGc: 5 }, incompleteRounds: 1,
+        tail: { samples: 400, duringServerGc: 66, serverGcKinds: { major: 4, minor: 62 }, serverByChance: 6.6, duringUpstreamGc: 5, outsideServerGc: { outside: 334, afterPause: 40, afterPauseByChance: 12.5, inEpisode: 90, inEpisodeByChance: 30 } }, incompleteRounds: 1,
       },
       { variant: 'nginx', server: 'nginx', node: false, upstream: { name: 'lane', count: spreadOf(30), totalMs: spreadOf(15), longestMs: spreadOf(1) }, tail: { samples: 200, duringServerGc: 0, serverByChance: 0, duringUpstreamGc: 29 }, incompleteRounds: 0 },
     ],
@@ -127,6 +127,9 @@ t.test('the latency report gives p99.9 and max, each server\'s GC pauses (nginx:
   t.match(md, '| lanegate-live | gateway-main | 37 | 33 | 1.5 | 8 (4–16) | 44 / 19 / 1 | 400 | 66 | 6.6 | 5 |')
   t.match(md, '| nginx | nginx | not Node: no GC to report | – | – | – | 30 / 15 / 1 | 200 | – | – | 29 |')
   t.match(md, 'A GC ring overran in some rounds (figures a floor): lanegate-live 1.')
+  t.match(md, '| variant | met no GC pause | after a pause | by chance | in an episode | by chance |')
+  const outsideRows = md.split('\n').filter((line) => /^\| [\w-]+ \| \d+ \| \d+ \| [\d.]+ \| \d+ \| [\d.]+ \|$/.test(line))
+  t.same(outsideRows, ['| lanegate-live | 334 | 40 | 12.5 | 90 | 30 |'], 'the tail that met no GC, after a pause and in an episode; no row for a variant without the figures (an older result), nor for nginx')
   t.match(md, 'Of the 400 samples above p99 of lanegate-live (all rounds), 66 started, ended or ran through a gateway GC pause (6.6 would by chance; by the pause\'s kind: minor 62, major 4); 5 met a GC pause of the lane.')
 })
 
