@@ -120,8 +120,7 @@ export interface OutsideGc {
 export function outsideGc (samples: readonly TimedSample[], pauses: readonly GcPause[], fromMs: number, toMs: number): OutsideGc {
   const outside = samples.filter((sample) => !pauses.some((pause) => overlaps(sample, pause)))
   const afterPauses: GcPause[] = pauses.map((pause) => ({ ...pause, startMs: pause.startMs + pause.durationMs, durationMs: FOLLOW_MS }))
-  const starts = outside.map((sample) => sample.startMs)
-  const inEpisode = outside.filter((sample) => starts.some((start) => start !== sample.startMs && Math.abs(start - sample.startMs) <= FOLLOW_MS)).length
+  const inEpisode = outside.filter((sample) => outside.some((other) => other !== sample && Math.abs(other.startMs - sample.startMs) <= FOLLOW_MS)).length
   const windowMs = toMs - fromMs
   const near = windowMs <= 0 ? 0 : Math.min(1, (2 * FOLLOW_MS) / windowMs)
   return {

@@ -1,6 +1,6 @@
 import type { BenchResult, InstructionMeasurement, ScenarioResult, VariantGc, VariantSummary } from './result-types.js'
 import { samplesAbove, type Spread } from './stats.js'
-import { FOLLOW_MS, type OutsideGc } from './gc-tail.js'
+import { FOLLOW_MS } from './gc-tail.js'
 
 const MB = 1024 * 1024
 
@@ -98,14 +98,11 @@ function gcTable (gc: readonly VariantGc[]): string[] {
     lines.push('', `Of the ${t.samples} samples above p99 of lanegate-live (all rounds), ${t.duringServerGc} started, ended or ran through a gateway GC pause ` +
       `(${fmt(t.serverByChance, 1)} would by chance${kinds === '' ? '' : `; by the pause's kind: ${kinds}`})${t.duringUpstreamGc === undefined ? '' : `; ${t.duringUpstreamGc} met a GC pause of the lane`}.`)
   }
-  const outside = gc.filter((v) => v.node && v.tail.outsideServerGc !== undefined)
-  if (outside.length > 0) {
-    lines.push('', `The samples above p99 that met no GC pause of their server (all rounds): how many started within ${FOLLOW_MS} ms after a pause ended, and how many within ${FOLLOW_MS} ms of another sample above p99 (an episode), each beside what chance would give:`, '',
-      '| variant | met no GC pause | after a pause | by chance | in an episode | by chance |', '|---|---|---|---|---|---|')
-    for (const v of outside) {
-      const o = v.tail.outsideServerGc as OutsideGc
-      lines.push(`| ${v.variant} | ${o.outside} | ${o.afterPause} | ${fmt(o.afterPauseByChance, 1)} | ${o.inEpisode} | ${fmt(o.inEpisodeByChance, 1)} |`)
-    }
+  const outsideRows = gc.flatMap(({ variant, tail: { outsideServerGc: o } }) => o === undefined ? [] :
+    [`| ${variant} | ${o.outside} | ${o.afterPause} | ${fmt(o.afterPauseByChance, 1)} | ${o.inEpisode} | ${fmt(o.inEpisodeByChance, 1)} |`])
+  if (outsideRows.length > 0) {
+    lines.push('', `The samples above p99 that met no GC pause of their server (all rounds): how many started within ${FOLLOW_MS} ms after a pause ended, and how many within ${FOLLOW_MS} ms of another of them (an episode), each beside what chance would give:`, '',
+      '| variant | met no GC pause | after a pause | by chance | in an episode | by chance |', '|---|---|---|---|---|---|', ...outsideRows)
   }
   return lines
 }

@@ -91,6 +91,8 @@ t.test('outsideGc: of the tail that met no pause, those just after a pause and t
   t.equal(Number(found.afterPauseByChance.toFixed(6)), 0.048)
   t.equal(Number(found.inEpisodeByChance.toFixed(6)), Number((4 * (1 - 0.99 ** 3)).toFixed(6)))
   t.same(outsideGc([], [pause(1, 1)], 0, 1000), { outside: 0, afterPause: 0, afterPauseByChance: 0, inEpisode: 0, inEpisodeByChance: 0 })
+  // Two samples that started at the same instant (two connections) are each other's company, not one sample.
+  t.equal(outsideGc([{ startMs: 10, endMs: 12 }, { startMs: 10, endMs: 11 }], [], 0, 1000).inEpisode, 2)
 })
 
 t.test('runGc counts the tail against the server and the lane; a server without a preload reports none', async (t) => {
