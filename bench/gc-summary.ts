@@ -1,6 +1,6 @@
 import type { GcWindowPauses } from './gc-ring.js'
 import { countOverlapping, outsideGc, overlappingByChance, overlappingByKind, summarizePauses, type GcWindowSummary, type OutsideGc, type TimedSample } from './gc-tail.js'
-import type { RunGc, TailInGc, VariantGc } from './result-types.js'
+import type { PauseAgainstSpread, RunGc, TailInGc, VariantGc } from './result-types.js'
 import { round, spread, type Spread } from './stats.js'
 
 /**
@@ -57,11 +57,12 @@ function gcSpreads (windows: ReadonlyArray<{ count: number, totalMs: number, lon
  */
 export function summarizeGc (
   variants: ReadonlyArray<{ name: string, server: string, upstream?: string }>,
-  runs: ReadonlyArray<{ variant: string, gc?: RunGc }>,
+  runs: ReadonlyArray<{ variant: string, gc?: RunGc, result?: RoundLatency }>,
 ): VariantGc[] {
   const summaries: VariantGc[] = []
   for (const variant of variants) {
-    const mine = runs.filter((r) => r.variant === variant.name).map((r) => r.gc).filter((gc): gc is RunGc => gc !== undefined)
+    const myRuns = runs.filter((r) => r.variant === variant.name)
+    const mine = myRuns.map((r) => r.gc).filter((gc): gc is RunGc => gc !== undefined)
     if (mine.length === 0) continue
     const servers = mine.map((gc) => gc.server).filter((s): s is GcWindowSummary => s !== null)
     const upstreams = mine.map((gc) => gc.upstream).filter((s): s is GcWindowSummary => s !== null && s !== undefined)
@@ -80,11 +81,43 @@ export function summarizeGc (
       ...(servers.length === 0 ? {} : gcSpreads(servers)),
       ...youngGeneration(servers),
       ...(variant.upstream === undefined || upstreams.length === 0 ? {} : { upstream: { name: variant.upstream, ...gcSpreads(upstreams) } }),
+      ...pauseAgainstSpread(myRuns),
       tail,
       incompleteRounds: mine.filter((gc) => gc.server?.complete === false || gc.upstream?.complete === false).length,
     })
   }
   return summaries
+}
+
+/** What a round's load result tells of its latency (load-job.ts LoadResult). */
+export interface RoundLatency {
+  requests: number
+  latencyMs: { p50: number, p99: number }
+}
+
+/**
+ * Per round of a Node server that paused at least once: pauses per 100 requests, the mean pause and p99 − p50, as
+ * spreads over those rounds (only when every such round has its load result). At c=1 a pause holds the one request in
+ * flight, so where pauses fall on about 1 % of requests or more, p99 lands on the requests that met one and p99 − p50
+ * comes out near one mean pause: a server's p99 is then set by how long its scavenges take, not by its own code's
+ * slowest requests.
+ */
+function pauseAgainstSpread (runs: ReadonlyArray<{ gc?: RunGc, result?: RoundLatency }>): { pauseAgainstSpread?: PauseAgainstSpread } {
+  const rounds: Array<{ pauses: GcWindowSummary, result: RoundLatency }> = []
+  for (const { gc, result } of runs) {
+    const pauses = gc?.server
+    if (pauses === null || pauses === undefined || pauses.count === 0) continue
+    if (result === undefined || result.requests === 0) return {}
+    rounds.push({ pauses, result })
+  }
+  if (rounds.length === 0) return {}
+  return {
+    pauseAgainstSpread: {
+      pausesPer100Requests: spread(rounds.map(({ pauses, result }) => round(pauses.count / result.requests * 100, 2))),
+      meanPauseMs: spread(rounds.map(({ pauses }) => round(pauses.totalMs / pauses.count))),
+      p99MinusP50Ms: spread(rounds.map(({ result }) => round(result.latencyMs.p99 - result.latencyMs.p50))),
+    },
+  }
 }
 
 /** The young generation's size over the rounds, MB (only when every round reported it). */

@@ -89,6 +89,12 @@ function gcTable (gc: readonly VariantGc[]): string[] {
       : 'not Node: no GC to report | – | – | –'
     lines.push(`| ${v.variant} | ${v.server} | ${own} | ${lane} | ${v.tail.samples} | ${v.node ? v.tail.duringServerGc : '–'} | ${v.node ? fmt(v.tail.serverByChance, 1) : '–'} | ${v.tail.duringUpstreamGc ?? '–'} |`)
   }
+  const spreadRows = gc.flatMap(({ variant, pauseAgainstSpread: p }) => p === undefined ? [] :
+    [`| ${variant} | ${range(p.pausesPer100Requests, 2)} | ${range(p.meanPauseMs)} | ${range(p.p99MinusP50Ms)} |`])
+  if (spreadRows.length > 0) {
+    lines.push('', 'Where p99 sits: per round, the server\'s GC pauses per 100 requests, its mean pause, and its own p99 minus its own p50 (a request that meets a pause waits for it, so once pauses fall on about 1 % of requests p99 − p50 comes out near one mean pause):', '',
+      '| variant | GC pauses per 100 requests | mean pause ms | p99 − p50 ms |', '|---|---|---|---|', ...spreadRows)
+  }
   const incomplete = gc.filter((v) => v.incompleteRounds > 0)
   if (incomplete.length > 0) lines.push('', `A GC ring overran in some rounds (figures a floor): ${incomplete.map((v) => `${v.variant} ${v.incompleteRounds}`).join(', ')}.`)
   const gateway = gc.find((v) => v.variant === 'lanegate-live')

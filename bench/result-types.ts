@@ -62,6 +62,21 @@ export interface RunGc {
   tail: TailInGc
 }
 
+/**
+ * Latency scenario, one variant's server over the rounds (spreads of per-round figures): how many of its requests a
+ * pause fell on, how long a pause lasted on average, and how far its own p99 lay above its own p50. At c=1 a request
+ * that meets a pause waits for it; once pauses fall on about 1 % of requests or more, p99 − p50 is about one mean
+ * pause (docs/performance.md, "Issue 24, the ninth session").
+ */
+export interface PauseAgainstSpread {
+  /** The server's GC pauses per 100 requests of the round. */
+  pausesPer100Requests: Spread
+  /** The round's GC time over its pauses, ms. */
+  meanPauseMs: Spread
+  /** The round's p99 minus its p50, ms (the variant's own latency, not the added one). */
+  p99MinusP50Ms: Spread
+}
+
 /** Latency scenario: one variant's GC pauses over the rounds (spreads of per-round figures) and its tail summed. */
 export interface VariantGc {
   variant: string
@@ -76,6 +91,8 @@ export interface VariantGc {
   /** V8's young generation's capacity at the end of each round, MB (bench/gc-ring.ts: why it matters to the tail). */
   youngGenerationMB?: Spread
   upstream?: { name: string, count: Spread, totalMs: Spread, longestMs: Spread }
+  /** Per round, its pauses beside its own spread of latency (gc-summary.ts `pauseAgainstSpread`: why p99 sits where it does). */
+  pauseAgainstSpread?: PauseAgainstSpread
   tail: TailInGc
   /** Rounds in which a preload's ring no longer held the whole window (its figures are then a floor). */
   incompleteRounds: number

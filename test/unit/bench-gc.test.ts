@@ -171,3 +171,31 @@ t.test('summarizeGc spreads the pauses over rounds and sums the tail, nginx mark
   ])
   t.equal(withoutSize?.youngGenerationMB, undefined, 'a round that did not report the young generation leaves the size out')
 })
+
+t.test('summarizeGc sets each round\'s pauses beside its own p99 − p50', async (t) => {
+  const server = (count: number, totalMs: number): RunGc => ({ server: { count, totalMs, longestMs: 2, complete: true }, tail: { samples: 200, duringServerGc: 90, serverByChance: 20 } })
+  const latency = (p50: number, p99: number) => ({ requests: 20_000, latencyMs: { p50, p99 } })
+  const [gateway, idle, nginx] = summarizeGc([
+    { name: 'lanegate-live', server: 'gateway-main' },
+    { name: 'never-paused', server: 'lane' },
+    { name: 'nginx', server: 'nginx' },
+  ], [
+    { variant: 'lanegate-live', gc: server(198, 98.01), result: latency(0.282, 0.861) },
+    { variant: 'lanegate-live', gc: server(220, 110), result: latency(0.3, 1.1) },
+    { variant: 'lanegate-live', gc: server(190, 76), result: latency(0.25, 0.7) },
+    { variant: 'never-paused', gc: server(0, 0), result: latency(0.1, 0.2) },
+    { variant: 'nginx', gc: { server: null, tail: { samples: 200, duringServerGc: 0, serverByChance: 0 } }, result: latency(0.17, 0.31) },
+  ])
+  t.same(gateway?.pauseAgainstSpread, {
+    pausesPer100Requests: { median: 0.99, min: 0.95, max: 1.1 },
+    meanPauseMs: { median: 0.495, min: 0.4, max: 0.5 },
+    p99MinusP50Ms: { median: 0.579, min: 0.45, max: 0.8 },
+  })
+  t.equal(idle?.pauseAgainstSpread, undefined, 'a server that never paused has no mean pause')
+  t.equal(nginx?.pauseAgainstSpread, undefined, 'not Node: no pauses to set beside it')
+  const [older] = summarizeGc([{ name: 'lanegate-live', server: 'gateway-main' }], [
+    { variant: 'lanegate-live', gc: server(198, 98), result: latency(0.28, 0.86) },
+    { variant: 'lanegate-live', gc: server(198, 98) },
+  ])
+  t.equal(older?.pauseAgainstSpread, undefined, 'a round without its load result leaves the figures out')
+})

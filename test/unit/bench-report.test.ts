@@ -109,6 +109,7 @@ t.test('the latency report gives p99.9 and max, each server\'s GC pauses (nginx:
       {
         variant: 'lanegate-live', server: 'gateway-main', node: true, count: spreadOf(37), totalMs: spreadOf(33), longestMs: spreadOf(1.5), youngGenerationMB: { median: 8, min: 4, max: 16 },
         upstream: { name: 'lane', count: spreadOf(44), totalMs: spreadOf(19), longestMs: spreadOf(1) },
+        pauseAgainstSpread: { pausesPer100Requests: { median: 0.99, min: 0.95, max: 1.1 }, meanPauseMs: spreadOf(0.495), p99MinusP50Ms: { median: 0.586, min: 0.52, max: 0.83 } },
         tail: { samples: 400, duringServerGc: 66, serverGcKinds: { major: 4, minor: 62 }, serverByChance: 6.6, duringUpstreamGc: 5, outsideServerGc: { outside: 334, afterPause: 40, afterPauseByChance: 12.5, inEpisode: 90, inEpisodeByChance: 30 } }, incompleteRounds: 1,
       },
       { variant: 'nginx', server: 'nginx', node: false, upstream: { name: 'lane', count: spreadOf(30), totalMs: spreadOf(15), longestMs: spreadOf(1) }, tail: { samples: 200, duringServerGc: 0, serverByChance: 0, duringUpstreamGc: 29 }, incompleteRounds: 0 },
@@ -126,6 +127,9 @@ t.test('the latency report gives p99.9 and max, each server\'s GC pauses (nginx:
   t.match(md, '| lane-direct | lane | 40 | 20 | 2 (1.5–3) | – | – | 400 | 6 | 25.5 | – |', 'a server that did not report its young generation: –')
   t.match(md, '| lanegate-live | gateway-main | 37 | 33 | 1.5 | 8 (4–16) | 44 / 19 / 1 | 400 | 66 | 6.6 | 5 |')
   t.match(md, '| nginx | nginx | not Node: no GC to report | – | – | – | 30 / 15 / 1 | 200 | – | – | 29 |')
+  t.match(md, '| variant | GC pauses per 100 requests | mean pause ms | p99 − p50 ms |')
+  const spreadRows = md.split('\n').filter((line) => /^\| [\w-]+ \| [\d.]+( \([\d.–]+\))? \| [\d.]+ \| [\d.]+( \([\d.–]+\))? \|$/.test(line))
+  t.same(spreadRows, ['| lanegate-live | 0.99 (0.95–1.1) | 0.495 | 0.586 (0.52–0.83) |'], 'where p99 sits: only for a variant with the figures (not an older result, not nginx)')
   t.match(md, 'A GC ring overran in some rounds (figures a floor): lanegate-live 1.')
   t.match(md, '| variant | met no GC pause | after a pause | by chance | in an episode | by chance |')
   const outsideRows = md.split('\n').filter((line) => /^\| [\w-]+ \| \d+ \| \d+ \| [\d.]+ \| \d+ \| [\d.]+ \|$/.test(line))
