@@ -12,6 +12,7 @@ import { nginxConfig, nginxBinary } from './peers.js'
 import { benchCertificate, type BenchCertificate } from './tls-certs.js'
 import { GC_SOCKET_ENV } from './gc-protocol.js'
 import { CALLGRIND_NODE_FLAGS, callgrindArgs, keepPerfMap, valgrindBinary } from './callgrind.js'
+import { YOUNG_GENERATION_FLAG } from '../src/runtime/young-generation.js'
 
 const REPO_BIN = join(REPO_ROOT, 'bin', 'lanegate.js')
 
@@ -209,11 +210,12 @@ export class ServerSet {
         // The real `lanegate start` (a primary and its workers when workers > 1), pinned like every other server:
         // the primary and its workers inherit the core, so CPU per request compares like with like with one process
         // (an unpinned pair spread over the load generator's core too, and its CPU per request was not comparable).
-        return this.spawn(`gateway-${flavour}`, process.execPath, [REPO_BIN, 'start', '--config', file, '--port', '{port}', '--host', '127.0.0.1'])
+        return this.spawn(`gateway-${flavour}`, process.execPath, [YOUNG_GENERATION_FLAG, REPO_BIN, 'start', '--config', file, '--port', '{port}', '--host', '127.0.0.1'])
       }
       const profile = this.context.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', this.context.profileDir]
       const open = adminPort === undefined ? [] : ['--console']
-      const server = await this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file, ...open], profile)
+      // Started with the node options `npm start` gives the gateway (src/runtime/young-generation.ts).
+      const server = await this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file, ...open], [YOUNG_GENERATION_FLAG, ...profile])
       if (adminPort !== undefined) {
         // The admin listener starts after the public one: wait for it too before anything polls it.
         await waitForPort(adminPort, this.byName.get(server.name) as ChildProcess, this.startMs())
@@ -280,7 +282,7 @@ export class ServerSet {
       const { benchConfigText: compareConfigText } = await import(pathToFileURL(join(root, 'dist', 'bench', 'bench-config.js')).href) as typeof import('./bench-config.js')
       await writeFile(file, compareConfigText(await readFile(join(root, 'gateway.yaml'), 'utf8'), { dataDir, laneUrl: lane.url }))
       const profile = this.context.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', this.context.profileDir]
-      return this.spawnNode('gateway-compare', [...profile, join(root, 'dist', 'bench', 'servers', 'gateway.js'), '--port', '{port}', '--config', file])
+      return this.spawnNode('gateway-compare', [...await compareNodeOptions(root), ...profile, join(root, 'dist', 'bench', 'servers', 'gateway.js'), '--port', '{port}', '--config', file])
     })
   }
 
@@ -345,5 +347,20 @@ export class ServerSet {
     await stopChild(child)
     const callgrindOut = this.callgrindOuts.get(child)
     if (callgrindOut !== undefined && child.pid !== undefined) await keepPerfMap(child.pid, callgrindOut)
+  }
+}
+
+/**
+ * The node options the other checkout (`--compare DIR`) starts its gateway with: its own young-generation flag when
+ * it has one (src/runtime/young-generation.ts), none for a checkout from before it, as its `npm start` did.
+ */
+async function compareNodeOptions (root: string): Promise<string[]> {
+  const file = join(root, 'dist', 'src', 'runtime', 'young-generation.js')
+  try {
+    const { YOUNG_GENERATION_FLAG: flag } = await import(pathToFileURL(file).href) as { YOUNG_GENERATION_FLAG?: string }
+    return flag === undefined ? [] : [flag]
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return []
+    throw error
   }
 }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
+import { YOUNG_GENERATION_FLAG } from '../../src/runtime/young-generation.js'
 import { repoPath } from './paths.js'
 import { waitFor } from './wait-for.js'
 
@@ -35,6 +36,8 @@ export interface SpawnOptions {
   admin?: false
   /** The CLI to run (default this checkout's `bin/lanegate.js`; e.g. one installed from the packed tarball). */
   bin?: string
+  /** node's options before the CLI (default: `npm start`'s, the young generation's flag). */
+  nodeArgs?: string[]
 }
 
 /** A TCP port that was free a moment ago (listen on 0, read it, close). */
@@ -51,7 +54,7 @@ export async function freePort (): Promise<number> {
 
 /**
  * Starts `lanegate start` as its own process on a free port (`--port 0`) and resolves once it listens. The
- * process is the compiled CLI (`bin/lanegate.js`), exactly what `npm start` runs. The admin listener gets a
+ * process is the compiled CLI (`bin/lanegate.js`) with `npm start`'s node options, exactly what `npm start` runs. The admin listener gets a
  * free port too (`LANEGATE_ADMIN_PORT=0`, read by the demo gateway.yaml); pass `admin: false` for a config
  * without one, otherwise the helper waits for its `Admin listening on` line as well.
  */
@@ -87,7 +90,7 @@ export async function spawnGateway (options: SpawnOptions = {}): Promise<Spawned
 export function startGatewayProcess (options: SpawnOptions = {}): Omit<SpawnedGateway, 'port' | 'base' | 'admin'> {
   const portArg = options.port === undefined ? '0' : String(options.port)
   const args = options.args ?? ['--port', portArg, '--host', '127.0.0.1']
-  const child = spawn(process.execPath, [options.bin ?? repoPath('bin/lanegate.js'), 'start', '--config', options.config ?? repoPath('gateway.yaml'), ...args], {
+  const child = spawn(process.execPath, [...options.nodeArgs ?? [YOUNG_GENERATION_FLAG], options.bin ?? repoPath('bin/lanegate.js'), 'start', '--config', options.config ?? repoPath('gateway.yaml'), ...args], {
     // The admin listener on a free port too: tests spawn gateways in parallel, and 9464 would collide.
     env: { ...process.env, LANEGATE_LOG_LEVEL: 'info', LANEGATE_ADMIN_PORT: '0', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

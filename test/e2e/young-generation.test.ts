@@ -1,0 +1,101 @@
+import { spawn } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import t from 'tap'
+import { YOUNG_GENERATION_FLAG } from '../../src/runtime/young-generation.js'
+import { repoPath } from '../helpers/paths.js'
+import { spawnPlainNode } from '../helpers/plain-node.js'
+import { freePort, spawnGateway } from '../helpers/spawn-gateway.js'
+import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { waitFor } from '../helpers/wait-for.js'
+
+/**
+ * The young generation's floor (src/runtime/young-generation.ts) on real processes. V8 grows the young generation
+ * to its maximum while the gateway boots, and shrinks it once the process idles (the memory reducer's GC after boot;
+ * later, the first scavenge after any idle spell): to 1–2 MB without the flag, to no less than 8 MB with it. Read from the admin listener's
+ * `nodejs_heap_space_size_total_bytes{space="new"}` (prom-client's default metrics).
+ */
+const MB = 1024 * 1024
+
+async function newSpaceBytes (admin: string): Promise<number> {
+  const text = await (await fetch(`${admin}/metrics`)).text()
+  const m = /^nodejs_heap_space_size_total_bytes\{space="new"\} (\d+)/m.exec(text)
+  if (m === null) throw new Error('no new-space size in the metrics')
+  return Number(m[1])
+}
+
+/** Some traffic, then idle until the reducer has shrunk the young generation (it read `boot` bytes before). */
+async function afterIdleShrink (base: string, admin: string): Promise<number> {
+  for (let i = 0; i < 200; i++) await (await fetch(`${base}/healthz`)).arrayBuffer()
+  const boot = await newSpaceBytes(admin)
+  let now = boot
+  await waitFor(async () => { now = await newSpaceBytes(admin); return now < boot }, { what: `the young generation to shrink from ${boot / MB} MB once idle`, timeoutMs: 90_000, intervalMs: 1_000 })
+  return now
+}
+
+t.test('npm start keeps 8 MB per semi-space through an idle shrink; the same gateway started without the flag drops below', async (t) => {
+  const cfg = await tempConfig()
+  t.teardown(() => cfg.remove())
+  // `npm start` exactly as a user runs it: the flag comes from package.json's script.
+  const npm = spawn('npm', ['start', '--', '--config', cfg.file, '--port', String(await freePort()), '--host', '127.0.0.1'], {
+    cwd: repoPath('.'),
+    env: { ...process.env, LANEGATE_LOG_LEVEL: 'info', LANEGATE_ADMIN_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  npm.stdout.on('data', (d: Buffer) => { output += d.toString() })
+  npm.stderr.on('data', (d: Buffer) => { output += d.toString() })
+  let gatewayPid: number | undefined
+  t.teardown(() => {
+    // npm would pass a SIGTERM on; a SIGKILL would leave the gateway it started serving (and this file running).
+    if (gatewayPid !== undefined) process.kill(gatewayPid, 'SIGKILL')
+    npm.kill('SIGKILL')
+  })
+  const pidFile = join(cfg.dir, 'data', 'lanegate.pid')
+  await waitFor(() => /Admin listening on/.test(output) && existsSync(pidFile), { what: 'npm start\'s admin listener and pid file', timeoutMs: 30_000 })
+  gatewayPid = Number(readFileSync(pidFile, 'utf8'))
+  const base = /listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] as string
+  const admin = /Admin listening on (http:\/\/[^ ]+)/.exec(output)?.[1] as string
+
+  const bareCfg = await tempConfig()
+  t.teardown(() => bareCfg.remove())
+  const bare = await spawnGateway({ config: bareCfg.file, nodeArgs: [] })
+  t.teardown(() => { bare.child.kill('SIGKILL') })
+
+  const [withFlag, without] = await Promise.all([afterIdleShrink(base, admin), afterIdleShrink(bare.base, bare.admin as string)])
+  t.ok(without < 8 * MB, `without the flag the idle young generation shrank to ${without / MB} MB`)
+  t.ok(withFlag >= 8 * MB, `npm start's shrank to ${withFlag / MB} MB, not below its floor`)
+})
+
+function workerPids (output: string): number[] {
+  return output.split('\n').filter((l) => l.startsWith('{') && l.includes('Server listening at')).map((l) => (JSON.parse(l) as { pid: number }).pid)
+}
+
+function cmdline (pid: number): string[] {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '')
+}
+
+t.test('server.workers: 2, the primary started without the flag: the primary forks every worker with it, unless NODE_OPTIONS sizes the young generation', async (t) => {
+  const cfg = await tempConfig((text) => setKey(setKey(text, 'data_dir', './data'), 'workers', '2'))
+  t.teardown(() => cfg.remove())
+  for (const nodeOptions of [undefined, '--max-semi-space-size=32']) {
+    // A plain process (tap would rewrite NODE_OPTIONS in a child it sees spawned), as a supervisor starts it.
+    const primary = spawnPlainNode([repoPath('bin/lanegate.js'), 'start', '--config', cfg.file, '--port', '0', '--host', '127.0.0.1'], { LANEGATE_LOG_LEVEL: 'info', LANEGATE_ADMIN_PORT: '0', NODE_OPTIONS: nodeOptions }, ['ignore', 'pipe', 'pipe'])
+    t.teardown(() => { primary.kill('SIGKILL') })
+    let output = ''
+    primary.stdout?.on('data', (d: Buffer) => { output += d.toString() })
+    primary.stderr?.on('data', (d: Buffer) => { output += d.toString() })
+    const exited = new Promise<number | null>((resolve) => primary.on('exit', resolve))
+    await waitFor(() => workerPids(output).length === 2, { what: 'two workers listening', timeoutMs: 30_000 })
+    const workers = workerPids(output)
+    t.notOk(workers.includes(primary.pid as number), 'the listening processes are the workers')
+    for (const pid of workers) {
+      const argv = cmdline(pid)
+      if (nodeOptions === undefined) t.ok(argv.includes(YOUNG_GENERATION_FLAG), `worker ${pid} started with ${YOUNG_GENERATION_FLAG}: ${argv.join(' ')}`)
+      else t.notOk(argv.includes(YOUNG_GENERATION_FLAG), `NODE_OPTIONS ${nodeOptions}: worker ${pid} started without ours: ${argv.join(' ')}`)
+    }
+    t.notOk(cmdline(primary.pid as number).includes(YOUNG_GENERATION_FLAG), 'the primary itself was started without it')
+    primary.kill('SIGTERM')
+    t.equal(await exited, 0)
+  }
+})
