@@ -3,23 +3,10 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { repoPath } from '../helpers/paths.js'
+import { npmStart } from '../helpers/npm-start.js'
 import { freePort } from '../helpers/spawn-gateway.js'
 import { tempConfig } from '../helpers/temp-config.js'
 import { waitFor as waitUntil } from '../helpers/wait-for.js'
-
-/** `npm start -- --config FILE --port N` exactly as a user runs it, with its output collected. */
-function npmStart (file: string, port: number) {
-  const child = spawn('npm', ['start', '--', '--config', file, '--port', String(port), '--host', '127.0.0.1'], {
-    cwd: repoPath('.'),
-    env: { ...process.env, LANEGATE_LOG_LEVEL: 'info', LANEGATE_ADMIN_PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout.on('data', (d: Buffer) => { output += d.toString() })
-  child.stderr.on('data', (d: Buffer) => { output += d.toString() })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
-  return { child, output: () => output, exited }
-}
 
 /** Waits for `check`, failing with what was awaited when `ms` pass first. */
 async function waitFor (check: () => boolean, ms: number, what: string): Promise<void> {

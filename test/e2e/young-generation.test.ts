@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { YOUNG_GENERATION_FLAG } from '../../src/runtime/young-generation.js'
+import { npmStart } from '../helpers/npm-start.js'
 import { repoPath } from '../helpers/paths.js'
 import { spawnPlainNode } from '../helpers/plain-node.js'
 import { freePort, spawnGateway } from '../helpers/spawn-gateway.js'
@@ -37,25 +37,18 @@ t.test('npm start keeps 8 MB per semi-space through an idle shrink; the same gat
   const cfg = await tempConfig()
   t.teardown(() => cfg.remove())
   // `npm start` exactly as a user runs it: the flag comes from package.json's script.
-  const npm = spawn('npm', ['start', '--', '--config', cfg.file, '--port', String(await freePort()), '--host', '127.0.0.1'], {
-    cwd: repoPath('.'),
-    env: { ...process.env, LANEGATE_LOG_LEVEL: 'info', LANEGATE_ADMIN_PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  npm.stdout.on('data', (d: Buffer) => { output += d.toString() })
-  npm.stderr.on('data', (d: Buffer) => { output += d.toString() })
+  const npm = npmStart(cfg.file, await freePort())
   let gatewayPid: number | undefined
   t.teardown(() => {
     // npm would pass a SIGTERM on; a SIGKILL would leave the gateway it started serving (and this file running).
     if (gatewayPid !== undefined) process.kill(gatewayPid, 'SIGKILL')
-    npm.kill('SIGKILL')
+    npm.child.kill('SIGKILL')
   })
   const pidFile = join(cfg.dir, 'data', 'lanegate.pid')
-  await waitFor(() => /Admin listening on/.test(output) && existsSync(pidFile), { what: 'npm start\'s admin listener and pid file', timeoutMs: 30_000 })
+  await waitFor(() => /Admin listening on/.test(npm.output()) && existsSync(pidFile), { what: 'npm start\'s admin listener and pid file', timeoutMs: 30_000 })
   gatewayPid = Number(readFileSync(pidFile, 'utf8'))
-  const base = /listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] as string
-  const admin = /Admin listening on (http:\/\/[^ ]+)/.exec(output)?.[1] as string
+  const base = /listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(npm.output())?.[1] as string
+  const admin = /Admin listening on (http:\/\/[^ ]+)/.exec(npm.output())?.[1] as string
 
   const bareCfg = await tempConfig()
   t.teardown(() => bareCfg.remove())
