@@ -1,4 +1,5 @@
 import type { GcWindowPauses } from './gc-ring.js'
+import type { LoadResult } from './load-job.js'
 import { countOverlapping, outsideGc, overlappingByChance, overlappingByKind, summarizePauses, type GcWindowSummary, type OutsideGc, type TimedSample } from './gc-tail.js'
 import type { PauseAgainstSpread, RunGc, TailInGc, VariantGc } from './result-types.js'
 import { round, spread, type Spread } from './stats.js'
@@ -89,11 +90,8 @@ export function summarizeGc (
   return summaries
 }
 
-/** What a round's load result tells of its latency (load-job.ts LoadResult). */
-export interface RoundLatency {
-  requests: number
-  latencyMs: { p50: number, p99: number }
-}
+/** The part of a round's load result (load-job.ts LoadResult) that `pauseAgainstSpread` reads. */
+export type RoundLatency = Pick<LoadResult, 'requests'> & { latencyMs: Pick<LoadResult['latencyMs'], 'p50' | 'p99'> }
 
 /**
  * Per round of a Node server that paused at least once: pauses per 100 requests, the mean pause and p99 − p50, as
@@ -129,8 +127,8 @@ function youngGeneration (servers: readonly GcWindowSummary[]): { youngGeneratio
 
 /** The rounds' outsideServerGc added up (only when every round has it), the chance figures rounded. */
 function sumOutside (rounds: ReadonlyArray<OutsideGc | undefined>): { outsideServerGc?: OutsideGc } {
-  if (rounds.length === 0 || rounds.some((o) => o === undefined)) return {}
-  const all = rounds as OutsideGc[]
+  const all = rounds.filter((o): o is OutsideGc => o !== undefined)
+  if (all.length === 0 || all.length < rounds.length) return {}
   const total = (pick: (o: OutsideGc) => number): number => sum(all.map(pick))
   return {
     outsideServerGc: {
