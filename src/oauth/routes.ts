@@ -7,6 +7,7 @@ import { registerFormParser } from './form-body.js'
 import { createJwksHandler, JWKS_PATH, METADATA_PATH, metadataHandler, TOKEN_PATH } from './metadata.js'
 import { checkContentType, createTokenHandler, noCache } from './token-endpoint.js'
 import { createTokenLimits } from './token-limits.js'
+import { requestContext } from '../runtime/request-context.js'
 
 export interface OauthRoutesDeps {
   /** Only `keys`, `logger` and `limiters` are used. */
@@ -20,7 +21,7 @@ export interface OauthRoutesDeps {
 /** Sets `request.gw` for the OAuth routes: their errors always render in the `oauth` envelope. */
 function oauthContext (deps: OauthRoutesDeps, routeId: string) {
   return async function setOauthContext (request: FastifyRequest): Promise<void> {
-    request.gw = { snapshot: deps.snapshot(), service: 'oauth', routeId, envelope: 'oauth' }
+    request.gw = requestContext(deps.snapshot(), 'oauth', routeId, 'oauth')
   }
 }
 

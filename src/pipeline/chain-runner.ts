@@ -4,6 +4,7 @@ import { GatewayError } from '../errors/gateway-error.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
 import { chainKey } from '../runtime/snapshot.js'
 import type { Snapshot } from '../runtime/snapshot.js'
+import { requestContext } from '../runtime/request-context.js'
 
 /**
  * The onRequest hook of a service route: takes the current snapshot once (the request keeps it to the end),
@@ -28,7 +29,7 @@ export function createChainRunner (current: () => Snapshot, service: string, rou
       chain = snapshot.chains.get(key)
       seen = snapshot
     }
-    request.gw = { snapshot, service, routeId, envelope }
+    request.gw = requestContext(snapshot, service, routeId, envelope)
     if (chain === undefined) {
       done(new GatewayError('not_found'))
       return
@@ -45,7 +46,7 @@ export function createPreflightRunner (current: () => Snapshot, service: string,
   const key = chainKey(service, routeId)
   return function runPreflight (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
     const snapshot = current()
-    request.gw = { snapshot, service, routeId, envelope: snapshot.config.services[service]?.envelope ?? envelope }
+    request.gw = requestContext(snapshot, service, routeId, snapshot.config.services[service]?.envelope ?? envelope)
     const steps = snapshot.preflights?.get(key)
     if (steps === undefined) {
       done()

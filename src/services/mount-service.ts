@@ -4,6 +4,7 @@ import type { EnvelopeName } from '../errors/envelopes.js'
 import { GatewayError } from '../errors/gateway-error.js'
 import { runInProcessHeadHooks } from '../plugin/response-phase.js'
 import type { RouteDefinition } from './service-module.js'
+import { requestContext } from '../runtime/request-context.js'
 
 export interface MountOptions {
   service: string
@@ -83,7 +84,7 @@ export function mountServiceRoutes (app: FastifyInstance, options: MountOptions)
     const refusal = (request: FastifyRequest): GatewayError => {
       const snapshot = options.snapshot()
       const block = snapshot.config.services[service]
-      request.gw = { snapshot, service, routeId: '(405)', envelope: block?.envelope ?? envelope }
+      request.gw = requestContext(snapshot, service, '(405)', block?.envelope ?? envelope)
       return block === undefined ? new GatewayError('not_found') : new GatewayError('method_not_allowed', { headers: { allow } })
     }
     app.route({

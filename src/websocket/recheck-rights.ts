@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { GatewayError } from '../errors/gateway-error.js'
 import { runSteps } from '../plugin/run-steps.js'
 import { chainKey, type Snapshot } from '../runtime/snapshot.js'
+import { requestContext } from '../runtime/request-context.js'
 
 /** Whether an open connection may stay under a new snapshot, and else its close code and reason. */
 export type RecheckVerdict = { ok: true } | { ok: false, code: number, reason: string }
@@ -23,7 +24,7 @@ export function recheckRights (request: FastifyRequest, reply: FastifyReply, sna
     decide({ ok: false, code: 1001, reason: 'route no longer served' })
     return
   }
-  request.gw = { snapshot, service, routeId, envelope: block.envelope }
+  request.gw = requestContext(snapshot, service, routeId, block.envelope)
   // The reply was hijacked when the connection was upgraded: nothing a step sets on it is ever sent.
   runSteps(steps, 0, request, reply, function rechecked (error) {
     if (error === undefined || error === null) decide({ ok: true })
