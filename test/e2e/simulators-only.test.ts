@@ -1,20 +1,16 @@
 import { spawn } from 'node:child_process'
 import t from 'tap'
+import { collectOutput } from '../helpers/collect-output.js'
 import { repoPath } from '../helpers/paths.js'
 import { freePort } from '../helpers/spawn-gateway.js'
 import { waitForText } from '../helpers/wait-for.js'
 
 /** `npm run simulators -- ARGS` as its compiled script, on ports shifted by `offset`; resolves once it printed `lines`. */
 function simulators (args: string[], offset: number) {
-  const child = spawn(process.execPath, [repoPath('dist/test/simulators/run-simulators.js'), ...args], {
+  return collectOutput(spawn(process.execPath, [repoPath('dist/test/simulators/run-simulators.js'), ...args], {
     env: { ...process.env, SIM_PORT_OFFSET: String(offset) },
     stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout.on('data', (d: Buffer) => { output += d.toString() })
-  child.stderr.on('data', (d: Buffer) => { output += d.toString() })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
-  return { child, output: () => output, exited }
+  }))
 }
 
 // docs/proxy.md: stop one pricing instance to see failover. With all simulators in one process that was

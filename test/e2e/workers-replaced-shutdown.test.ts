@@ -2,6 +2,7 @@ import { Agent, createServer, request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
+import { collectOutput } from '../helpers/collect-output.js'
 import { repoPath } from '../helpers/paths.js'
 import { spawnPlainNode } from '../helpers/plain-node.js'
 import { freePort } from '../helpers/spawn-gateway.js'
@@ -52,11 +53,8 @@ t.test('workers: 2, one worker SIGKILLed and replaced, four 1.5 s lane requests 
     LANEGATE_ADMIN_PORT: '0',
     LANE_900_URL: `http://127.0.0.1:${(slowLane.address() as AddressInfo).port}`,
   }, ['ignore', 'pipe', 'pipe'])
-  let output = ''
-  child.stdout?.on('data', (d: Buffer) => { output += d.toString() })
-  child.stderr?.on('data', (d: Buffer) => { output += d.toString() })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
-  const lines = (): { pid: number, msg?: string }[] => output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { pid: number, msg?: string })
+  const { output, exited } = collectOutput(child)
+  const lines = (): { pid: number, msg?: string }[] => output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { pid: number, msg?: string })
   const listening = (): number[] => lines().filter((l) => l.msg?.startsWith('Server listening at') === true).map((l) => l.pid)
   t.teardown(() => {
     for (const pid of new Set([...listening(), child.pid ?? 0])) if (pid !== 0 && alive(pid)) process.kill(pid, 'SIGKILL')
@@ -84,8 +82,8 @@ t.test('workers: 2, one worker SIGKILLed and replaced, four 1.5 s lane requests 
   const code = await exitWithin(exited, 10 * (grace + 2000))
   const took = Date.now() - started
   t.equal(code, 0, `the primary exited 0 (${took} ms after the requests started)`)
-  t.notMatch(output, /workers still running after the grace period/)
-  t.notMatch(output, /shutdown grace period over/, 'each worker\'s drain ended with its requests, not at the end of the grace period')
+  t.notMatch(output(), /workers still running after the grace period/)
+  t.notMatch(output(), /shutdown grace period over/, 'each worker\'s drain ended with its requests, not at the end of the grace period')
   const workers = listening().slice(1)
   t.same(workers.filter(alive), [], 'no worker left running')
 })

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { collectOutput } from './collect-output.js'
 import { repoPath } from './paths.js'
 
 /**
@@ -7,14 +8,9 @@ import { repoPath } from './paths.js'
  * that ends it hard kills the gateway by its pid file too.
  */
 export function npmStart (file: string, port: number) {
-  const child = spawn('npm', ['start', '--', '--config', file, '--port', String(port), '--host', '127.0.0.1'], {
+  return collectOutput(spawn('npm', ['start', '--', '--config', file, '--port', String(port), '--host', '127.0.0.1'], {
     cwd: repoPath('.'),
     env: { ...process.env, LANEGATE_LOG_LEVEL: 'info', LANEGATE_ADMIN_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout.on('data', (d: Buffer) => { output += d.toString() })
-  child.stderr.on('data', (d: Buffer) => { output += d.toString() })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
-  return { child, output: () => output, exited }
+  }))
 }
