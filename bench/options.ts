@@ -97,7 +97,8 @@ export const USAGE = `npm run bench -- [options]
   --duration S            seconds per measurement (default 5; latency-c1 counts responses instead)
   --latency-samples N     responses per variant per round of latency-c1 (default ${LATENCY_SAMPLES}: p99.9 on the 20
                           slowest; --quick ${LATENCY_SAMPLES_QUICK})
-  --warmup S              unmeasured seconds per variant before the rounds (default 2)
+  --warmup S              unmeasured seconds per variant before the rounds (default 2; latency-c1: that on each of
+                          3 connections, one after another, so its code has seen connections close)
   --rounds N              rounds in rotating order (default 5)
   --connections N         connections for throughput scenarios (default 50)
   --memory-requests N     memory scenario requests (default 1000000)

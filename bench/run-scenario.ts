@@ -80,6 +80,18 @@ async function gcOfRun (variant: PreparedVariant, result: LoadResult): Promise<R
 }
 
 /**
+ * Warm-ups of the latency scenario per variant, each on a connection of its own (`--warmup` seconds each). A Node
+ * server's code settles only after it has seen a connection close and others open: in a V8 log of the gateway
+ * (`--log-deopt --log-code`) behind one warm-up, the first round began with 86 TurboFan compilations and 56 deopts
+ * ("wrong map" in node's streams, net and http server, as the warm-up's socket closed and the round's opened),
+ * 25 more deopts when it ended and 37 compilations in round 2, then none in rounds 3–5; its round 1 cost 149 µs of
+ * CPU per request against 126–136 µs, with p99 0.86 ms against 0.39–0.55 ms. Behind three warm-ups, round 1 met
+ * 5 compilations and no deopt, the third warm-up already ran at the rounds' CPU per request: the churn stays out of
+ * the measured rounds, for every variant alike (docs/performance.md, "Issue 24, the eleventh session").
+ */
+export const LATENCY_WARMUP_CONNECTIONS = 3
+
+/**
  * Runs a throughput or latency scenario: every variant warms up, then `rounds` rounds run every variant once in
  * an order rotated by one each round; ratios are taken against the baseline of the same round.
  */
@@ -87,10 +99,15 @@ export async function runPlan (plan: ScenarioPlan, worker: LoadWorker, options: 
   for (const skipped of plan.skipped) log.warn(`${plan.id}: peer ${skipped.variant} skipped: ${skipped.reason}`)
   // The poller must stay out of the CPU the load generator reads for the console gateway (its process tree).
   if (plan.console !== undefined) gatewayTreeWithout(plan.console.open.pid, plan.console.poller.pid)
-  if (options.warmupSeconds > 0) {
-    for (const variant of plan.variants) await measure(worker, plan, variant, options.warmupSeconds, 'warm-up', log)
-  }
   const latency = plan.kind === 'latency'
+  if (options.warmupSeconds > 0) {
+    const connections = latency ? LATENCY_WARMUP_CONNECTIONS : 1
+    for (const variant of plan.variants) {
+      for (let c = 1; c <= connections; c++) {
+        await measure(worker, plan, variant, options.warmupSeconds, connections === 1 ? 'warm-up' : `warm-up ${c}/${connections}`, log)
+      }
+    }
+  }
   const tailFloor = options.quick ? LATENCY_TAIL_QUICK : LATENCY_TAIL
   if (latency && samplesAbove(options.latencySamples, 0.999) < tailFloor) {
     log.warn(`${plan.id}: ${options.latencySamples} responses per round put ${samplesAbove(options.latencySamples, 0.999)} samples above p99.9 (fewer than ${tailFloor}): its p99.9 is noise`)
