@@ -12,7 +12,7 @@ import { nginxConfig, nginxBinary } from './peers.js'
 import { benchCertificate, type BenchCertificate } from './tls-certs.js'
 import { GC_SOCKET_ENV } from './gc-protocol.js'
 import { CALLGRIND_NODE_FLAGS, callgrindArgs, keepPerfMap, valgrindBinary } from './callgrind.js'
-import { YOUNG_GENERATION_FLAG } from '../src/runtime/young-generation.js'
+import { GATEWAY_NODE_FLAGS } from '../src/runtime/node-flags.js'
 
 const REPO_BIN = join(REPO_ROOT, 'bin', 'lanegate.js')
 
@@ -210,12 +210,12 @@ export class ServerSet {
         // The real `lanegate start` (a primary and its workers when workers > 1), pinned like every other server:
         // the primary and its workers inherit the core, so CPU per request compares like with like with one process
         // (an unpinned pair spread over the load generator's core too, and its CPU per request was not comparable).
-        return this.spawn(`gateway-${flavour}`, process.execPath, [YOUNG_GENERATION_FLAG, REPO_BIN, 'start', '--config', file, '--port', '{port}', '--host', '127.0.0.1'])
+        return this.spawn(`gateway-${flavour}`, process.execPath, [...GATEWAY_NODE_FLAGS, REPO_BIN, 'start', '--config', file, '--port', '{port}', '--host', '127.0.0.1'])
       }
       const profile = this.context.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', this.context.profileDir]
       const open = adminPort === undefined ? [] : ['--console']
-      // Started with the node options `npm start` gives the gateway (src/runtime/young-generation.ts).
-      const server = await this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file, ...open], [YOUNG_GENERATION_FLAG, ...profile])
+      // Started with the node options `npm start` gives the gateway (src/runtime/node-flags.ts).
+      const server = await this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file, ...open], [...GATEWAY_NODE_FLAGS, ...profile])
       if (adminPort !== undefined) {
         // The admin listener starts after the public one: wait for it too before anything polls it.
         await waitForPort(adminPort, this.byName.get(server.name) as ChildProcess, this.startMs())
@@ -351,16 +351,23 @@ export class ServerSet {
 }
 
 /**
- * The node options the other checkout (`--compare DIR`) starts its gateway with: its own young-generation flag when
- * it has one (src/runtime/young-generation.ts), none for a checkout from before it, as its `npm start` did.
+ * The node options the other checkout (`--compare DIR`) starts its gateway with: its own gateway flags
+ * (src/runtime/node-flags.ts), or for a checkout from before them its young-generation flag alone
+ * (src/runtime/young-generation.ts), or none for one from before that, as its `npm start` did.
  */
 async function compareNodeOptions (root: string): Promise<string[]> {
-  const file = join(root, 'dist', 'src', 'runtime', 'young-generation.js')
+  const flags = await exportOf<readonly string[]>(join(root, 'dist', 'src', 'runtime', 'node-flags.js'), 'GATEWAY_NODE_FLAGS')
+  if (flags !== undefined) return [...flags]
+  const flag = await exportOf<string>(join(root, 'dist', 'src', 'runtime', 'young-generation.js'), 'YOUNG_GENERATION_FLAG')
+  return flag === undefined ? [] : [flag]
+}
+
+/** One export of a module of another checkout; undefined when the module or the export is not there. */
+async function exportOf<T> (file: string, name: string): Promise<T | undefined> {
   try {
-    const { YOUNG_GENERATION_FLAG: flag } = await import(pathToFileURL(file).href) as { YOUNG_GENERATION_FLAG?: string }
-    return flag === undefined ? [] : [flag]
+    return (await import(pathToFileURL(file).href) as Record<string, T | undefined>)[name]
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return []
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return undefined
     throw error
   }
 }

@@ -7,7 +7,7 @@ import { createAsyncLogDestination, type AsyncLogDestination } from '../log-dest
 import { createLogger, warnOfDroppedLines } from '../logging.js'
 import { writePidFile } from '../pid-file.js'
 import { isLanegateWorker, WORKER_MARKER } from '../runtime/worker-marker.js'
-import { withYoungGeneration } from '../runtime/young-generation.js'
+import { withGatewayNodeFlags } from '../runtime/node-flags.js'
 import type { ReloadCommand, ShutdownCommand } from '../runtime/ipc-messages.js'
 import { startPrimaryAdmin, type PrimaryAdmin } from './primary-admin.js'
 import { serveWorkerCounters } from './primary-counters.js'
@@ -88,8 +88,8 @@ function runPrimary (options: PrimaryOptions): void {
   const stopSlots = serveWorkerSlots()
   // One worker probes the upstreams for the host; the others apply its results (upstream/probe-sharing.ts).
   coordinateProbes()
-  // Every worker starts with the gateway's young generation, however the primary was started (young-generation.ts).
-  cluster.setupPrimary({ execArgv: withYoungGeneration(process.execArgv) })
+  // Every worker starts with the gateway's node options, however the primary was started (node-flags.ts).
+  cluster.setupPrimary({ execArgv: withGatewayNodeFlags(process.execArgv) })
   let stopping = false
   let serving = false
   const startedAt = new Map<number, number>()

@@ -14,21 +14,11 @@
  *
  * V8 sizes the heap once, when the process starts: a running process cannot change it (`v8.setFlagsFromString`
  * leaves the semi-spaces as they are), so this is a node option of the launch. `npm start` and the Docker image
- * pass it, the cluster primary gives it to every worker it forks, and the bench starts its gateways with it. Started
+ * pass it, the cluster primary gives it to every worker it forks, and the bench starts its gateways with it
+ * (node-flags.ts: with the memory reducer off). Started
  * another way (`npx lanegate start`, a process manager), set `NODE_OPTIONS=--min-semi-space-size=8`.
  */
 export const YOUNG_GENERATION_FLAG = '--min-semi-space-size=8'
 
 /** `--min-semi-space-size`, `--max_semi_space_size=…`: the operator sized the young generation. */
-const SIZES_YOUNG_GENERATION = /^--(?:min|max)[-_]semi[-_]space[-_]size(?:=|$)/
-
-/**
- * The node options for a process the gateway starts (a cluster worker): `execArgv` with `YOUNG_GENERATION_FLAG`
- * first, unless the operator already sized the young generation, in `execArgv` or in `NODE_OPTIONS` (theirs wins:
- * a `--max-semi-space-size` below 8 beside our minimum would not be what they asked).
- */
-export function withYoungGeneration (execArgv: readonly string[], nodeOptions = process.env.NODE_OPTIONS ?? ''): string[] {
-  const given = [...execArgv, ...nodeOptions.split(/\s+/)]
-  if (given.some((arg) => SIZES_YOUNG_GENERATION.test(arg))) return [...execArgv]
-  return [YOUNG_GENERATION_FLAG, ...execArgv]
-}
+export const SIZES_YOUNG_GENERATION = /^--(?:min|max)[-_]semi[-_]space[-_]size(?:=|$)/

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
-import { YOUNG_GENERATION_FLAG } from '../../src/runtime/young-generation.js'
+import { GATEWAY_NODE_FLAGS } from '../../src/runtime/node-flags.js'
 import { repoPath } from './paths.js'
 import { waitFor } from './wait-for.js'
 
@@ -36,7 +36,7 @@ export interface SpawnOptions {
   admin?: false
   /** The CLI to run (default this checkout's `bin/lanegate.js`; e.g. one installed from the packed tarball). */
   bin?: string
-  /** node's options before the CLI (default: `npm start`'s, the young generation's flag). */
+  /** node's options before the CLI (default: `npm start`'s, src/runtime/node-flags.ts). */
   nodeArgs?: string[]
 }
 
@@ -90,7 +90,7 @@ export async function spawnGateway (options: SpawnOptions = {}): Promise<Spawned
 export function startGatewayProcess (options: SpawnOptions = {}): Omit<SpawnedGateway, 'port' | 'base' | 'admin'> {
   const portArg = options.port === undefined ? '0' : String(options.port)
   const args = options.args ?? ['--port', portArg, '--host', '127.0.0.1']
-  const child = spawn(process.execPath, [...options.nodeArgs ?? [YOUNG_GENERATION_FLAG], options.bin ?? repoPath('bin/lanegate.js'), 'start', '--config', options.config ?? repoPath('gateway.yaml'), ...args], {
+  const child = spawn(process.execPath, [...options.nodeArgs ?? GATEWAY_NODE_FLAGS, options.bin ?? repoPath('bin/lanegate.js'), 'start', '--config', options.config ?? repoPath('gateway.yaml'), ...args], {
     // The admin listener on a free port too: tests spawn gateways in parallel, and 9464 would collide.
     env: { ...process.env, LANEGATE_LOG_LEVEL: 'info', LANEGATE_ADMIN_PORT: '0', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
