@@ -8,7 +8,7 @@
  * of them: in the gateway, 121–143 functions at once, the whole request path
  * (node's http server and streams, fastify's routing and hooks, the policy chain, the relay, undici). The requests
  * after an idle spell then run unoptimized until TurboFan has compiled it all again: in the bench's c=1 rounds that
- * followed such a GC, 167–191 µs of CPU per request against 153–163 and p99 1.0–1.5 ms against 0.56–0.75
+ * followed such a GC, 167–183 µs of CPU per request against 153–164 and p99 1.0–1.4 ms against 0.56–0.75
  * (docs/performance.md, "Issue 24, the eleventh session"). What the reducer gave back was 4–5 MB of heap (47.7 →
  * 41.9 MB committed): the ordinary GCs still run whenever the gateway allocates, so without it only that much stays
  * committed through an idle spell.
