@@ -1,6 +1,7 @@
 import t from 'tap'
 import { MEMORY_REDUCER_FLAG } from '../../src/runtime/memory-reducer.js'
 import { GATEWAY_NODE_FLAGS } from '../../src/runtime/node-flags.js'
+import { healthzTraffic } from '../helpers/healthz-traffic.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
 import { tempConfig } from '../helpers/temp-config.js'
 import { waitFor } from '../helpers/wait-for.js'
@@ -13,10 +14,6 @@ import { waitFor } from '../helpers/wait-for.js'
  */
 const REDUCE = /Mark-Compact \(reduce\)/
 
-async function traffic (base: string): Promise<void> {
-  for (let i = 0; i < 300; i++) await (await fetch(`${base}/healthz`)).arrayBuffer()
-}
-
 t.test('a gateway started with the gateway\'s node flags runs no reduce-memory GC where one with node\'s defaults does', async (t) => {
   t.ok(GATEWAY_NODE_FLAGS.includes(MEMORY_REDUCER_FLAG), 'the flags of record turn the reducer off')
   const [oursCfg, bareCfg] = await Promise.all([tempConfig(), tempConfig()])
@@ -26,7 +23,7 @@ t.test('a gateway started with the gateway\'s node flags runs no reduce-memory G
     spawnGateway({ config: bareCfg.file, nodeArgs: ['--trace-gc'] }),
   ])
   t.teardown(() => { ours.child.kill('SIGKILL'); bare.child.kill('SIGKILL') })
-  await Promise.all([traffic(ours.base), traffic(bare.base)])
+  await Promise.all([healthzTraffic(ours.base, 300), healthzTraffic(bare.base, 300)])
   // Both now idle alike: the bare one's reducer fires some seconds in (8 s after a full GC, its allocation rate low).
   await waitFor(() => REDUCE.test(bare.output()), { what: 'the bare gateway\'s reduce-memory GC', timeoutMs: 120_000, intervalMs: 500 })
   t.match(bare.output(), REDUCE, 'node\'s defaults: the reducer ran once the gateway idled')
