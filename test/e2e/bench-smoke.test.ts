@@ -88,8 +88,11 @@ t.test('--console runs the subject with the console open beside it closed, and a
 t.test('a tiny latency-c1 run counts its samples, reports p99.9 and the GC pauses of each server with the tail beside them', async (t) => {
   const out = await mkdtemp(join(tmpdir(), 'lanegate-bench-smoke-c1-'))
   t.teardown(() => rm(out, { recursive: true, force: true }))
-  const res = await runHarness(['--scenario', 'latency-c1', '--latency-samples', '300', '--warmup', '0', '--rounds', '2', '--no-peers', '--out', out])
+  const res = await runHarness(['--scenario', 'latency-c1', '--latency-samples', '300', '--warmup', '0.2', '--rounds', '2', '--no-peers', '--out', out])
   t.equal(res.code, 0, res.stderr)
+  // Each variant warms up on three connections in turn (run-scenario.ts LATENCY_WARMUP_CONNECTIONS), none counted.
+  const warmUps = res.stderr.split('\n').filter((line) => line.startsWith('[latency-c1] warm-up')).map((line) => /warm-up (\S+) ([\w-]+):/.exec(line)?.slice(1, 3).join(' '))
+  t.same(warmUps, ['1/3 lane-direct', '2/3 lane-direct', '3/3 lane-direct', '1/3 lanegate-live', '2/3 lanegate-live', '3/3 lanegate-live'])
   t.match(res.stderr, 'put 0 samples above p99.9 (fewer than 20)', 'a round too small for p99.9 is warned about')
   const json = (await readdir(out)).find((f) => f.endsWith('.json')) as string
   const result = JSON.parse(await readFile(join(out, json), 'utf8')) as BenchResult
