@@ -36,7 +36,7 @@ module.exports = {
     {
       name: 'observability-recorders-are-low',
       severity: 'error',
-      comment: 'The metrics, recorders and trace context of src/observability/ are recorded into from the oauth, upstream and service code: they import only config/ types and errors/. The admin listener, which serves a booted gateway, sits above them beside boot.ts (src/admin-listener.ts).',
+      comment: 'The metrics, recorders and trace context of src/observability/ are recorded into from the oauth, upstream and service code: they import only config/ types and errors/. The admin listener, which serves a booted gateway, sits above them beside boot.ts (src/start/admin-listener.ts).',
       from: { path: '^src/observability/' },
       to: { path: '^(src|plugins)/', pathNot: '^src/(observability|config|errors)/' },
     },

@@ -3,8 +3,8 @@ import { holdTickObjectShape } from '../../src/runtime/tick-object-shape.js'
 
 // As bin/lanegate.js does: hold a tick object before the gateway's modules load (src/runtime/tick-object-shape.ts).
 holdTickObjectShape()
-const { bootGateway } = await import('../../src/boot.js')
-const { startAdminListener } = await import('../../src/admin-listener.js')
+const { bootGateway } = await import('../../src/start/boot.js')
+const { startAdminListener } = await import('../../src/start/admin-listener.js')
 
 /**
  * The system under test: the gateway booted in this process from a bench config file (see bench-config.ts),

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util'
 import fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
-import { deferredRequestLogging } from '../../src/request-logger.js'
-import { requestIdGenerator } from '../../src/request-id.js'
+import { deferredRequestLogging } from '../../src/logging/request-logger.js'
+import { requestIdGenerator } from '../../src/logging/request-id.js'
 
 /**
  * Baseline: bare fastify hello-world, what the in-process scenarios are compared with. `GET /` answers a small

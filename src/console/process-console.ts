@@ -1,4 +1,4 @@
-import type { Booted } from '../boot.js'
+import type { Booted } from '../start/boot.js'
 import type { ConsoleSource } from './console-routes.js'
 import type { ConsoleState } from './console-state.js'
 import { processView } from './process-views.js'

@@ -1,4 +1,4 @@
-import type { Booted } from '../boot.js'
+import type { Booted } from '../start/boot.js'
 import { explainRequest, UnknownClientError, type ExplainCaller } from '../describe/explain.js'
 import { routesJson, servedRoutes } from '../describe/route-table.js'
 import type { Dispatch } from '../store/dispatch-store.js'

@@ -1,5 +1,5 @@
 import { ConfigError, formatProblem } from '../config/config-error.js'
-import type { ReloadResult } from '../gateway.js'
+import type { ReloadResult } from '../reload/live-config.js'
 
 /** One load or reload of gateway.yaml, as the console's config view lists it. */
 export interface ReloadRecord {

@@ -1,4 +1,4 @@
-import type { Booted } from '../boot.js'
+import type { Booted } from '../start/boot.js'
 import { startConsoleState } from './console-state.js'
 import { consoleSecrets } from './process-console.js'
 import { processView, VIEWS, ViewQueryError, type ViewName, type ViewQuery } from './process-views.js'

@@ -23,7 +23,7 @@ t.test('importing lanegate/client loads no server dependency', async (t) => {
 })
 
 t.test('the guard does catch a server dependency (the check can fail)', async (t) => {
-  const result = importGuarded('./dist/src/app.js')
+  const result = importGuarded('./dist/src/start/app.js')
   t.equal(result.status, 1)
-  t.match(result.stderr, /import guard: .*dist\/src\/app\.js imports fastify/)
+  t.match(result.stderr, /import guard: .*dist\/src\/start\/app\.js imports fastify/)
 })

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http'
 import t from 'tap'
-import { DROPPED_LINES_MESSAGE } from '../../src/logging.js'
+import { DROPPED_LINES_MESSAGE } from '../../src/logging/logger.js'
 import { repoPath } from '../helpers/paths.js'
 import { spawnPlainNode } from '../helpers/plain-node.js'
 import { sample, scrape } from '../helpers/prometheus.js'

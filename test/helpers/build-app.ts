@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
-import { bootGateway, type Booted } from '../../src/boot.js'
+import { bootGateway, type Booted } from '../../src/start/boot.js'
 import type { GatewayConfig } from '../../src/config/types.js'
 import type { LoadedConfig } from '../../src/config/load-config.js'
-import { createLogger } from '../../src/logging.js'
+import { createLogger } from '../../src/logging/logger.js'
 import { repoPath } from './paths.js'
 
 export interface TestAppOptions {

@@ -3,8 +3,8 @@ import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rm
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { createAsyncLogDestination } from '../../src/log-destination.js'
-import { createLogger, DROPPED_LINES_MESSAGE, warnOfDroppedLines } from '../../src/logging.js'
+import { createAsyncLogDestination } from '../../src/logging/log-destination.js'
+import { createLogger, DROPPED_LINES_MESSAGE, warnOfDroppedLines } from '../../src/logging/logger.js'
 import { WAIT_TIMEOUT_MS, waitFor } from '../helpers/wait-for.js'
 
 t.test('a full pipe nobody reads: writes never block, the excess is dropped, flush gives up at its deadline', async (t) => {

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { RequestIds } from '../../src/request-id.js'
+import { RequestIds } from '../../src/logging/request-id.js'
 
 /** A version 4 UUID as RFC 9562 writes it: version nibble 4, variant bits 10. */
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/

@@ -3,7 +3,7 @@ import t from 'tap'
 import type { FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
 import type { IncomingMessage } from 'node:http'
-import { deferredRequestLogging, type DeferredRequestLogging } from '../../src/request-logger.js'
+import { deferredRequestLogging, type DeferredRequestLogging } from '../../src/logging/request-logger.js'
 
 /** A pino logger at `level` writing JSON lines into `lines`; `children` counts the children it made. */
 function capture (level: string) {

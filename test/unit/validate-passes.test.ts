@@ -2,10 +2,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { bootGateway } from '../../src/boot.js'
+import { bootGateway } from '../../src/start/boot.js'
 import { ConfigError } from '../../src/config/config-error.js'
 import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
-import { createLogger } from '../../src/logging.js'
+import { createLogger } from '../../src/logging/logger.js'
 import { repoPath } from '../helpers/paths.js'
 
 const demo = await readFile(repoPath('gateway.yaml'), 'utf8')

@@ -3,17 +3,7 @@ import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { parse } from 'yaml'
 import { substituteEnv } from '../config/env-substitution.js'
-import { readPidFile } from '../pid-file.js'
-
-export const RELOAD_USAGE = `lanegate reload [--config FILE]
-
-Sends SIGHUP to the gateway serving FILE (default ./gateway.yaml): the pid comes from server.data_dir/lanegate.pid,
-which \`lanegate start\` writes (the primary's, with server.workers > 1). The gateway logs what the reload did.`
-
-export const STOP_USAGE = `lanegate stop [--config FILE]
-
-Sends SIGTERM to the gateway serving FILE (default ./gateway.yaml), as named in server.data_dir/lanegate.pid: it
-finishes in-flight requests (up to server.shutdown_grace_ms), then exits.`
+import { readPidFile } from '../start/pid-file.js'
 
 /**
  * server.data_dir of FILE, read without validating the rest: `lanegate reload` must reach the gateway even when
@@ -26,7 +16,7 @@ function dataDirOf (file: string): string {
 }
 
 /** `lanegate reload` (SIGHUP) and `lanegate stop` (SIGTERM): signal the gateway named by its pid file. */
-export function signalCommand (command: 'reload' | 'stop', args: string[]): number {
+export function signalGateway (command: 'reload' | 'stop', args: string[]): number {
   const { values } = parseArgs({ args, options: { config: { type: 'string', default: 'gateway.yaml' } } })
   let dataDir: string
   try {

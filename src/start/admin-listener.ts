@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import type { Booted } from './boot.js'
-import { buildAdminServer, listenAdmin, processAdminDeps } from './observability/admin-server.js'
-import { adminSettings } from './observability/admin-settings.js'
-import { mountConsole } from './console/console-routes.js'
-import { processConsoleSource } from './console/process-console.js'
-import { startConsoleState } from './console/console-state.js'
+import { buildAdminServer, listenAdmin, processAdminDeps } from '../observability/admin-server.js'
+import { adminSettings } from '../observability/admin-settings.js'
+import { mountConsole } from '../console/console-routes.js'
+import { processConsoleSource } from '../console/process-console.js'
+import { startConsoleState } from '../console/console-state.js'
 
 /**
  * Starts the admin listener of a booted gateway on `admin.host:admin.port` and logs its URL; undefined with

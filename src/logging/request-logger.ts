@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Bindings, ChildLoggerOptions, Level, Logger } from 'pino'
-import { traceOf } from './observability/trace-context.js'
+import { traceOf } from '../observability/trace-context.js'
 
 type LevelMethod = (...args: unknown[]) => void
 

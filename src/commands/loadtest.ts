@@ -1,8 +1,7 @@
 import { isLanegateError } from '../client/errors.js'
 import { ConfigError } from '../config/config-error.js'
-import { LOADTEST_USAGE, UsageError, parseLoadtestArgs } from './options.js'
-import { runLoadtest } from './run-loadtest.js'
-import { progressLine, summaryTable } from './summary-table.js'
+import { LOADTEST_USAGE, UsageError, parseLoadtestArgs } from '../loadtest/options.js'
+import type { Command } from './command.js'
 
 /** Where the command writes: stdout gets the result, stderr the progress and problems. */
 export interface LoadtestIo {
@@ -28,6 +27,9 @@ export async function loadtestCommand (argv: string[], io: LoadtestIo = { stdout
     return 2
   }
   const live = io.stderr.isTTY === true
+  // autocannon loads only when a load test runs, not with every lanegate command.
+  const { runLoadtest } = await import('../loadtest/run-loadtest.js')
+  const { progressLine, summaryTable } = await import('../loadtest/summary-table.js')
   try {
     const summary = await runLoadtest(options, {
       onProgress: (p) => io.stderr.write(live ? `\r\x1b[2K${progressLine(p)}` : `${progressLine(p)}\n`),
@@ -62,4 +64,11 @@ function causes (error: Error): string {
     if (!text.includes(cause.message)) text += `: ${cause.message}`
   }
   return text
+}
+
+export const loadtest: Command = {
+  name: 'loadtest',
+  summary: 'Load-test a route of a running gateway with autocannon (gets and refreshes its own token)',
+  usage: LOADTEST_USAGE,
+  run: async (args) => loadtestCommand(args),
 }

@@ -1,0 +1,14 @@
+import type { Command } from './command.js'
+import { signalGateway } from './signal-gateway.js'
+
+const USAGE = `lanegate stop [--config FILE]
+
+Sends SIGTERM to the gateway serving FILE (default ./gateway.yaml), as named in server.data_dir/lanegate.pid: it
+finishes in-flight requests (up to server.shutdown_grace_ms), then exits.`
+
+export const stop: Command = {
+  name: 'stop',
+  summary: 'Stop the running gateway gracefully (SIGTERM to the pid in data_dir/lanegate.pid)',
+  usage: USAGE,
+  run: async (args) => signalGateway('stop', args),
+}
