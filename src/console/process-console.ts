@@ -1,4 +1,4 @@
-import type { Booted } from '../start/boot.js'
+import type { ConsoleSources } from './console-sources.js'
 import type { ConsoleSource } from './console-routes.js'
 import type { ConsoleState } from './console-state.js'
 import { processView } from './process-views.js'
@@ -6,7 +6,7 @@ import { secretsOf } from './redact.js'
 import { shapeView } from './shape-views.js'
 
 /** The console of one process serving its own gateway (`server.workers: 1`). */
-export function processConsoleSource (booted: Booted, state: ConsoleState): ConsoleSource {
+export function processConsoleSource (booted: ConsoleSources, state: ConsoleState): ConsoleSource {
   return {
     async view (view, query) {
       const raw = await processView(booted, state, view, query)
@@ -17,7 +17,7 @@ export function processConsoleSource (booted: Booted, state: ConsoleState): Cons
 }
 
 /** The current config's secrets, and the admin bearer token when there is one. */
-export function consoleSecrets (booted: Booted): string[] {
+export function consoleSecrets (booted: ConsoleSources): string[] {
   const { config } = booted.gateway.current()
   const tokenEnv = config.admin === false ? undefined : config.admin?.auth?.token_env
   return secretsOf(config, tokenEnv === undefined ? [] : [process.env[tokenEnv] ?? ''])

@@ -1,4 +1,4 @@
-import type { Booted } from '../start/boot.js'
+import type { ConsoleSources } from './console-sources.js'
 import { explainRequest, UnknownClientError, type ExplainCaller } from '../describe/explain.js'
 import { routesJson, servedRoutes } from '../describe/route-table.js'
 import type { Dispatch } from '../store/dispatch-store.js'
@@ -61,7 +61,7 @@ const LATEST_DISPATCHES = 10
 const CLOSEST_KEYS = 10
 
 /** One process's raw answer for `view`. Long by design: a table of the views, one short case each. */
-export async function processView (booted: Booted, state: ConsoleState, view: ViewName, query: ViewQuery): Promise<unknown> {
+export async function processView (booted: ConsoleSources, state: ConsoleState, view: ViewName, query: ViewQuery): Promise<unknown> {
   const snapshot = booted.gateway.current()
   const { config } = snapshot
   switch (view) {

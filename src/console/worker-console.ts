@@ -1,4 +1,4 @@
-import type { Booted } from '../start/boot.js'
+import type { ConsoleSources } from './console-sources.js'
 import { startConsoleState } from './console-state.js'
 import { consoleSecrets } from './process-console.js'
 import { processView, VIEWS, ViewQueryError, type ViewName, type ViewQuery } from './process-views.js'
@@ -12,7 +12,7 @@ export interface WorkerViewRefusal { refused: string }
  * already (the worker knows its config's secrets), for the primary to merge with the other workers'. Undefined
  * with `admin: false`. The worker samples its own counters once a second, as one process does.
  */
-export function workerConsole (booted: Booted): ((view: string, query: ViewQuery) => Promise<unknown>) | undefined {
+export function workerConsole (booted: ConsoleSources): ((view: string, query: ViewQuery) => Promise<unknown>) | undefined {
   if (booted.metrics === undefined) return undefined
   const state = startConsoleState(booted.metrics)
   return async function answerView (view, query) {
