@@ -1,10 +1,44 @@
 /**
- * The import rules of lanegate's source (docs/plugins.md, "Where the pipeline lives"). Run by `npm test`
+ * The import rules of lanegate's source: the layers of architecture-layers.cjs (docs/architecture.md), and a few
+ * stricter rules for single folders. Run by `npm test`
  * (`npm run depcruise`). Type-only imports count: `tsPreCompilationDeps` makes dependency-cruiser see them, so a
  * type-only cycle fails the same way a runtime one does.
  */
+const { layers, apart } = require('./architecture-layers.cjs')
+
+/** A folder's path pattern: `.` is the src root's own files. */
+function folderPath (folder) {
+  return folder === '.' ? '^src/[^/]+$' : `^src/${folder}/`
+}
+
+/**
+ * One rule per folder of src/ (architecture-layers.cjs): it imports its own files and the folders of the layers
+ * below its own, never another folder of its layer or one of a layer above.
+ */
+const layerRules = layers.flatMap((layer, index) => {
+  const ownAndAbove = layers.slice(0, index + 1).flatMap((l) => Object.keys(l.folders))
+  return Object.keys(layer.folders).filter((folder) => ownAndAbove.length > 1).map((folder) => ({
+    name: `layer-${layer.name.replace(/[^a-z]+/g, '-')}-${folder === '.' ? 'root' : folder}`,
+    severity: 'error',
+    comment: `src/${folder === '.' ? '' : `${folder}/`} sits in the layer "${layer.name}": it imports only the layers below (architecture-layers.cjs, docs/architecture.md).`,
+    from: { path: folderPath(folder) },
+    to: { path: ownAndAbove.filter((f) => f !== folder).map(folderPath).join('|') },
+  }))
+})
+
+/** A folder apart (the client) imports nothing of src/ but its own files. */
+const apartRules = Object.keys(apart).map((folder) => ({
+  name: `apart-${folder}`,
+  severity: 'error',
+  comment: `src/${folder}/ stands alone: ${apart[folder]}.`,
+  from: { path: folderPath(folder) },
+  to: { path: '^(src|plugins)/', pathNot: folderPath(folder) },
+}))
+
 module.exports = {
   forbidden: [
+    ...layerRules,
+    ...apartRules,
     {
       name: 'no-cycles',
       severity: 'error',
@@ -13,18 +47,11 @@ module.exports = {
       to: { circular: true },
     },
     {
-      name: 'config-imports-only-errors',
-      severity: 'error',
-      comment: 'src/config/ turns YAML into a frozen config; the checks of plugins and services are passed in. It imports only errors/ (and packages).',
-      from: { path: '^src/config/' },
-      to: { path: '^(src|plugins)/', pathNot: '^src/(config|errors)/' },
-    },
-    {
       name: 'runtime-below-pipeline',
       severity: 'error',
-      comment: 'src/runtime/ (snapshot, request context, shared resources, counters, the workers\' IPC counter) sits low: it imports config/, errors/, the plugin contract it implements (src/plugin/, which itself imports only config/ and errors/) and the interfaces of what it holds (store/store.ts, upstream/), never the pipeline, services, oauth, auth, cluster processes or the app. Start-up wiring that builds shared resources lives beside boot.ts.',
+      comment: 'src/runtime/ (snapshot, request context, shared resources) holds what it is given: besides config/, errors/ and the plugin contract it implements, it imports only the interfaces of what it holds (store/store.ts, upstream/, the limiter registry\'s interface and counters). Start-up wiring that builds shared resources lives in start/.',
       from: { path: '^src/runtime/' },
-      to: { path: '^(src|plugins)/', pathNot: '^src/(runtime|config|errors|upstream|plugin)/|^src/store/store\\.ts$' },
+      to: { path: '^(src|plugins)/', pathNot: '^src/(runtime|config|errors|upstream|plugin)/|^src/store/store\\.ts$|^src/limits/(limiter-registry-interface|request-counter)\\.ts$' },
     },
     {
       name: 'upstream-engine-is-a-leaf',
@@ -32,20 +59,6 @@ module.exports = {
       comment: 'src/upstream/ (pools, balancing, health, retry; docs/upstream-engine.md) is the engine services build on: it imports only config/ types, errors/ and the metric recorders of observability/, never runtime, the pipeline, services or the app.',
       from: { path: '^src/upstream/' },
       to: { path: '^(src|plugins)/', pathNot: '^src/(upstream|config|errors)/|^src/observability/(recorders|metrics|trace-context)\\.ts$' },
-    },
-    {
-      name: 'observability-recorders-are-low',
-      severity: 'error',
-      comment: 'The metrics, recorders and trace context of src/observability/ are recorded into from the oauth, upstream and service code: they import only config/ types and errors/. The admin listener, which serves a booted gateway, sits above them beside boot.ts (src/start/admin-listener.ts).',
-      from: { path: '^src/observability/' },
-      to: { path: '^(src|plugins)/', pathNot: '^src/(observability|config|errors)/' },
-    },
-    {
-      name: 'cluster-below-the-app',
-      severity: 'error',
-      comment: 'src/cluster/ (server.workers: primary, workers, the primary\'s counters and admin listener) is given the config lanegate start loaded, counts with runtime/ counters and speaks runtime/ipc-messages.ts; it never imports services, the app or the gateway (the worker runs the usual lanegate start).',
-      from: { path: '^src/cluster/' },
-      to: { path: '^(src/(services|app|boot|gateway|server|cli|oauth|auth|store)|plugins/)' },
     },
     {
       name: 'plugins-use-the-public-contract',

@@ -1,4 +1,4 @@
-import type { ScenarioId } from './options.js'
+import type { ScenarioId } from './scenario-ids.js'
 
 /**
  * Which scenarios `--instructions` counts: those whose every server is one process, spoken to in plain HTTP, one

@@ -4,14 +4,9 @@ import { RESULTS_DIR } from './paths.js'
 import { PEER_NAMES, type PeerName } from './peers.js'
 import { samplesForTail } from './stats.js'
 import { INSTRUCTION_SCENARIOS, instructionsUnsupported } from './instruction-scenarios.js'
+import { SCENARIO_IDS, type ScenarioId } from './scenario-ids.js'
 
-/**
- * The scenarios of issue 6 (and issue 16's `auth-get-redis` and `workers`, issue 21's `tls`), in the order a full
- * run takes them.
- * `auth-get-redis` needs a Redis (LANEGATE_BENCH_REDIS_URL, default redis://127.0.0.1:6379).
- */
-export const SCENARIO_IDS = ['auth-get', 'auth-get-redis', 'workers', 'live-proxy', 'proxy-service', 'cache', 'token', 'flood-429', 'latency-c1', 'tls', 'memory', 'websocket'] as const
-export type ScenarioId = typeof SCENARIO_IDS[number]
+export { SCENARIO_IDS, type ScenarioId }
 
 /**
  * Samples above p99.9 a latency round must leave (issue 24): with 20, one slow response more or less moves p99.9 by

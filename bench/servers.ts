@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { benchConfigText } from './bench-config.js'
-import { hashSecret } from '../src/oauth/secret-hash.js'
+import { hashSecret } from '../src/secrets/secret-hash.js'
 import { BENCH_API_KEY } from './tokens.js'
 import { logTail, freePort, spawnPinned, stopChild, waitForPort } from './processes.js'
 import type { PollReport } from './console-poller.js'
@@ -12,7 +12,7 @@ import { nginxConfig, nginxBinary } from './peers.js'
 import { benchCertificate, type BenchCertificate } from './tls-certs.js'
 import { GC_SOCKET_ENV } from './gc-protocol.js'
 import { CALLGRIND_NODE_FLAGS, callgrindArgs, keepPerfMap, valgrindBinary } from './callgrind.js'
-import { GATEWAY_NODE_FLAGS } from '../src/runtime/node-flags.js'
+import { GATEWAY_NODE_FLAGS } from '../src/node-tuning/node-flags.js'
 
 const REPO_BIN = join(REPO_ROOT, 'bin', 'lanegate.js')
 
@@ -214,7 +214,7 @@ export class ServerSet {
       }
       const profile = this.context.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', this.context.profileDir]
       const open = adminPort === undefined ? [] : ['--console']
-      // Started with the node options `npm start` gives the gateway (src/runtime/node-flags.ts).
+      // Started with the node options `npm start` gives the gateway (src/node-tuning/node-flags.ts).
       const server = await this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file, ...open], [...GATEWAY_NODE_FLAGS, ...profile])
       if (adminPort !== undefined) {
         // The admin listener starts after the public one: wait for it too before anything polls it.
@@ -352,11 +352,12 @@ export class ServerSet {
 
 /**
  * The node options the other checkout (`--compare DIR`) starts its gateway with: its own gateway flags
- * (src/runtime/node-flags.ts), or for a checkout from before them its young-generation flag alone
- * (src/runtime/young-generation.ts), or none for one from before that, as its `npm start` did.
+ * (src/node-tuning/node-flags.ts, src/runtime/ before the move), or for a checkout from before them its young-generation flag alone
+ * (src/node-tuning/young-generation.ts), or none for one from before that, as its `npm start` did.
  */
 async function compareNodeOptions (root: string): Promise<string[]> {
-  const flags = await exportOf<readonly string[]>(join(root, 'dist', 'src', 'runtime', 'node-flags.js'), 'GATEWAY_NODE_FLAGS')
+  const flags = await exportOf<readonly string[]>(join(root, 'dist', 'src', 'node-tuning', 'node-flags.js'), 'GATEWAY_NODE_FLAGS') ??
+    await exportOf<readonly string[]>(join(root, 'dist', 'src', 'runtime', 'node-flags.js'), 'GATEWAY_NODE_FLAGS')
   if (flags !== undefined) return [...flags]
   const flag = await exportOf<string>(join(root, 'dist', 'src', 'runtime', 'young-generation.js'), 'YOUNG_GENERATION_FLAG')
   return flag === undefined ? [] : [flag]

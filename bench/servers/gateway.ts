@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
-import { holdTickObjectShape } from '../../src/runtime/tick-object-shape.js'
+import { holdTickObjectShape } from '../../src/node-tuning/tick-object-shape.js'
 
-// As bin/lanegate.js does: hold a tick object before the gateway's modules load (src/runtime/tick-object-shape.ts).
+// As bin/lanegate.js does: hold a tick object before the gateway's modules load (src/node-tuning/tick-object-shape.ts).
 holdTickObjectShape()
 const { bootGateway } = await import('../../src/start/boot.js')
 const { startAdminListener } = await import('../../src/start/admin-listener.js')

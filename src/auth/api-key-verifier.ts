@@ -2,10 +2,10 @@ import { createHmac, randomBytes } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { ConfigIndexes } from '../config/indexes.js'
 import type { GatewayConfig, ServiceAccountConfig, ServiceAccountSecret } from '../config/types.js'
-import { parseSecretHash, verifySecret, type ParsedSecretHash } from '../oauth/secret-hash.js'
+import { parseSecretHash, verifySecret, type ParsedSecretHash } from '../secrets/secret-hash.js'
 import type { Principal } from '../runtime/request-context.js'
 import type { ApiKeyFailure, ApiKeySlot, ApiKeyVerifier } from '../runtime/shared-resources.js'
-import { RememberedSecret } from './same-secret.js'
+import { RememberedSecret } from '../secrets/same-secret.js'
 
 export interface ApiKeyVerifierOptions {
   /** Verified keys remembered (LRU, by digest). */

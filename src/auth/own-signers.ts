@@ -1,6 +1,6 @@
 import type { JWK } from 'jose'
 import type { KeyStore } from '../runtime/shared-resources.js'
-import { internString } from './claim-interning.js'
+import { internString } from '../node-tuning/claim-interning.js'
 
 /** The gateway's own key that verified a token's signature: its `kid` and public key (as `publicKeyId`). */
 export interface Signer {

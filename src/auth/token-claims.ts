@@ -4,7 +4,7 @@ import type { ServiceAccountConfig } from '../config/types.js'
 import type { Principal } from '../runtime/request-context.js'
 import type { TokenProfile } from './token-profiles.js'
 import { invalidToken } from './bearer-challenge.js'
-import { internScopes, internString } from './claim-interning.js'
+import { internScopes, internString } from '../node-tuning/claim-interning.js'
 
 /**
  * Turns a signature-verified payload into a Principal, checking what jose does not: the claim types the gateway

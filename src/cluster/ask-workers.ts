@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster'
-import { isMessage, type AdminAnswer, type AdminQuery } from '../runtime/ipc-messages.js'
+import { isMessage, type AdminAnswer, type AdminQuery } from '../ipc/messages.js'
 
 /** One worker's answer to an admin query: `answered` false when it exited or stayed silent past the timeout. */
 export interface WorkerAnswer {

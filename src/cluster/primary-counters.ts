@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster'
-import { MemoryWindowCounter, type KeyState } from '../runtime/request-counter.js'
-import { isMessage, type CountOutcomeItem, type CountReply, type CountRequest, type WindowAddReply, type WindowAddRequest } from '../runtime/ipc-messages.js'
+import { MemoryWindowCounter, type KeyState } from '../limits/request-counter.js'
+import { isMessage, type CountOutcomeItem, type CountReply, type CountRequest, type WindowAddReply, type WindowAddRequest } from '../ipc/messages.js'
 
 /** The counters the primary keeps for its workers (the console lists their keys closest to the limit). */
 let served: ReadonlyMap<string, MemoryWindowCounter> | undefined
@@ -15,7 +15,7 @@ export function primaryLimitKeys (limit: string, points: number, windowSeconds: 
 }
 
 /**
- * The primary's side of IpcCounter and of the workers' pre-counts (runtime/ipc-window-store.ts): one
+ * The primary's side of IpcCounter and of the workers' pre-counts (limits/ipc-window-store.ts): one
  * MemoryWindowCounter per limit name and settings, answering every worker's counts and adds, so the workers share one count per limit and key. Counts outlive a crashed worker. Returns a
  * function that stops answering.
  */

@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster'
-import { isMessage, type ProberCommand, type ProbeResultMessage } from '../runtime/ipc-messages.js'
+import { isMessage, type ProberCommand, type ProbeResultMessage } from '../ipc/messages.js'
 
 /**
  * The primary's side of "one prober per host" (upstream/probe-sharing.ts): the listening worker with the lowest

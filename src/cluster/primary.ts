@@ -5,13 +5,13 @@ import type { GatewayConfig } from '../config/types.js'
 import { watchConfigFile } from '../config/watch-config.js'
 import { createAsyncLogDestination, type AsyncLogDestination } from '../logging/log-destination.js'
 import { createLogger, warnOfDroppedLines } from '../logging/logger.js'
-import { writePidFile } from '../start/pid-file.js'
-import { isLanegateWorker, WORKER_MARKER } from '../runtime/worker-marker.js'
-import { withGatewayNodeFlags } from '../runtime/node-flags.js'
-import type { ReloadCommand, ShutdownCommand } from '../runtime/ipc-messages.js'
+import { writePidFile } from '../ipc/pid-file.js'
+import { isLanegateWorker, WORKER_MARKER } from '../ipc/worker-marker.js'
+import { withGatewayNodeFlags } from '../node-tuning/node-flags.js'
+import type { ReloadCommand, ShutdownCommand } from '../ipc/messages.js'
 import { startPrimaryAdmin, type PrimaryAdmin } from './primary-admin.js'
 import { serveWorkerCounters } from './primary-counters.js'
-import { serveWorkerSlots } from './connection-slots.js'
+import { serveWorkerSlots } from '../limits/connection-slots.js'
 import { coordinateProbes } from './primary-probes.js'
 import { resolveWorkerCount } from './worker-count.js'
 
@@ -113,7 +113,7 @@ function runPrimary (options: PrimaryOptions): void {
   })
 
   function fork (): void {
-    // The marker tells a worker of ours from any node:cluster worker (runtime/worker-marker.ts).
+    // The marker tells a worker of ours from any node:cluster worker (ipc/worker-marker.ts).
     const worker = cluster.fork({ [WORKER_MARKER]: '1' })
     startedAt.set(worker.id, Date.now())
   }

@@ -1,6 +1,6 @@
 import type { GatewayMetrics } from '../observability/metrics.js'
 import type { Readiness } from '../observability/readiness.js'
-import { isMessage, type AdminAnswer, type AdminQuery } from '../runtime/ipc-messages.js'
+import { isMessage, type AdminAnswer, type AdminQuery } from '../ipc/messages.js'
 
 /** What a worker answers the primary's admin listener from. */
 export interface WorkerAdminSources {

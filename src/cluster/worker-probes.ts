@@ -1,4 +1,4 @@
-import { isMessage, type ProberCommand, type ProbeResultMessage } from '../runtime/ipc-messages.js'
+import { isMessage, type ProberCommand, type ProbeResultMessage } from '../ipc/messages.js'
 import { applyProbeResult, probeNow, useProbeSharing } from '../upstream/probe-sharing.js'
 
 /**

@@ -1,4 +1,4 @@
-import { isMessage, type ReloadCommand, type ShutdownCommand } from '../runtime/ipc-messages.js'
+import { isMessage, type ReloadCommand, type ShutdownCommand } from '../ipc/messages.js'
 
 /**
  * The worker's side of `server.workers` > 1: the primary alone polls the config file and takes SIGHUP, and tells

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
-import { hashSecret as hashOf } from '../oauth/secret-hash.js'
+import { hashSecret as hashOf } from '../secrets/secret-hash.js'
 import type { Command } from './command.js'
 
 const USAGE = `lanegate hash-secret [--generate]

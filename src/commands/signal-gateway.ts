@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { parse } from 'yaml'
 import { substituteEnv } from '../config/env-substitution.js'
-import { readPidFile } from '../start/pid-file.js'
+import { readPidFile } from '../ipc/pid-file.js'
 
 /**
  * server.data_dir of FILE, read without validating the rest: `lanegate reload` must reach the gateway even when

@@ -23,7 +23,7 @@ async function userTokenCommand (args: string[]): Promise<number> {
     console.error(USAGE)
     return 1
   }
-  const { mintDevUserToken } = await import('../oauth/mint-dev-user-token.js')
+  const { mintDevUserToken } = await import('./mint-dev-user-token.js')
   console.log(await mintDevUserToken({
     file: values.config,
     subject: values.sub,

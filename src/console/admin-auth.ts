@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AdminAuthConfig } from '../config/types.js'
 import { renderError } from '../errors/envelopes.js'
 import { GatewayError } from '../errors/gateway-error.js'
-import { parseSecretHash, verifySecret, type ParsedSecretHash } from '../oauth/secret-hash.js'
+import { parseSecretHash, verifySecret, type ParsedSecretHash } from '../secrets/secret-hash.js'
 
 /** The shortest bearer token accepted from `admin.auth.token_env`. */
 export const MIN_ADMIN_TOKEN_LENGTH = 16

@@ -1,5 +1,5 @@
 import type { GatewayMetrics } from '../observability/metrics.js'
-import { isLanegateWorker } from '../runtime/worker-marker.js'
+import { isLanegateWorker } from '../ipc/worker-marker.js'
 import { SampleRing } from './samples.js'
 
 /** What a process keeps for the console: its metrics and the ring of their last 15 minutes. */

@@ -4,7 +4,7 @@ import type { ServiceAccountConfig, ServiceAccountSecret } from '../config/types
 import type { ConfigIndexes } from '../config/indexes.js'
 import { GatewayError } from '../errors/gateway-error.js'
 import { formValue, type FormParameters } from './form-body.js'
-import { DUMMY_SECRET_HASH, parseSecretHash, verifySecret, type ParsedSecretHash } from './secret-hash.js'
+import { DUMMY_SECRET_HASH, parseSecretHash, verifySecret, type ParsedSecretHash } from '../secrets/secret-hash.js'
 
 /** The challenge sent with a failed Basic authentication (RFC 6749 §5.2). */
 export const BASIC_CHALLENGE = 'Basic realm="lanegate"'

@@ -1,6 +1,6 @@
 import type { CryptoKey } from 'jose'
 import { encodedAccessTokenHeader, signCompact } from './compact-jws.js'
-import { randomTokenId } from './random-pool.js'
+import { randomTokenId } from '../node-tuning/random-pool.js'
 
 /** What a token is signed with: a KeyStore's `signing` or the development user issuer's key. */
 export interface SigningKey {

@@ -1,6 +1,6 @@
 import type { ConfigIndexes } from '../config/indexes.js'
 import type { GatewayConfig } from '../config/types.js'
-import { connectionSlots } from '../cluster/connection-slots.js'
+import { connectionSlots } from '../limits/connection-slots.js'
 import type { ConnectionSlots } from '../plugin/connection-slots.js'
 import type { LimiterHandle } from '../plugin/limiter.js'
 import type { TokenVerifierView } from '../plugin/tokens.js'

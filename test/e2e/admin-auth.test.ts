@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { hashSecret } from '../../src/oauth/secret-hash.js'
+import { hashSecret } from '../../src/secrets/secret-hash.js'
 import { spawnGateway, startGatewayProcess } from '../helpers/spawn-gateway.js'
 import { tempConfig, type TempConfig } from '../helpers/temp-config.js'
 import { lineOf } from '../helpers/console-gateway.js'

@@ -1,13 +1,13 @@
 import t from 'tap'
-import { MEMORY_REDUCER_FLAG } from '../../src/runtime/memory-reducer.js'
-import { GATEWAY_NODE_FLAGS } from '../../src/runtime/node-flags.js'
+import { MEMORY_REDUCER_FLAG } from '../../src/node-tuning/memory-reducer.js'
+import { GATEWAY_NODE_FLAGS } from '../../src/node-tuning/node-flags.js'
 import { healthzTraffic } from '../helpers/healthz-traffic.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
 import { tempConfig } from '../helpers/temp-config.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 /**
- * The memory reducer (src/runtime/memory-reducer.ts) on real processes: after some traffic and an idle spell, V8's
+ * The memory reducer (src/node-tuning/memory-reducer.ts) on real processes: after some traffic and an idle spell, V8's
  * memory reducer runs a "reduce memory" full GC in a gateway started with node's defaults (`Mark-Compact (reduce)`
  * under `--trace-gc`), the GC that deoptimizes the request path; in one started with the gateway's flags, over the
  * same spell, it never does.

@@ -10,7 +10,7 @@ import { waitFor } from '../helpers/wait-for.js'
 
 /**
  * A real `lanegate start` keeps node's tick objects on their fast path after a full GC on an idle turn (what V8's
- * memory reducer runs after traffic): src/runtime/tick-object-shape.ts. The process runs with a probe
+ * memory reducer runs after traffic): src/node-tuning/tick-object-shape.ts. The process runs with a probe
  * (test/fixtures/v8/tick-feedback-probe.cjs) that runs the GC on a first SIGUSR2 and prints process.nextTick's
  * feedback on a second; test/unit/tick-object-shape.test.ts reads the same feedback without the hold. A plain node
  * (plain-node.ts): this runner's exit hooks lose V8's print, which C's stdio holds until the process exits. Its

@@ -10,7 +10,7 @@ import { until } from '../helpers/wait-for.js'
 
 /**
  * `server.workers: 2` with the memory driver and `rate_limit_store.sync_interval_ms: 50`: each worker pre-counts
- * its route limits and syncs with the primary every 50 ms (runtime/ipc-window-store.ts), on a real `lanegate
+ * its route limits and syncs with the primary every 50 ms (limits/ipc-window-store.ts), on a real `lanegate
  * start`. The bound of docs/performance.md: never more than N × points in a window, and once synced every worker
  * refuses.
  */

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { MEMORY_REDUCER_FLAG } from '../../src/runtime/memory-reducer.js'
-import { GATEWAY_NODE_FLAGS } from '../../src/runtime/node-flags.js'
-import { YOUNG_GENERATION_FLAG } from '../../src/runtime/young-generation.js'
+import { MEMORY_REDUCER_FLAG } from '../../src/node-tuning/memory-reducer.js'
+import { GATEWAY_NODE_FLAGS } from '../../src/node-tuning/node-flags.js'
+import { YOUNG_GENERATION_FLAG } from '../../src/node-tuning/young-generation.js'
 import { healthzTraffic } from '../helpers/healthz-traffic.js'
 import { npmStart } from '../helpers/npm-start.js'
 import { repoPath } from '../helpers/paths.js'
@@ -13,7 +13,7 @@ import { setKey, tempConfig } from '../helpers/temp-config.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 /**
- * The young generation's floor (src/runtime/young-generation.ts) on real processes. V8 grows the young generation
+ * The young generation's floor (src/node-tuning/young-generation.ts) on real processes. V8 grows the young generation
  * to its maximum while the gateway boots, and shrinks it once the process idles (the memory reducer's GC after boot;
  * later, the first scavenge after any idle spell): to 1–2 MB without the floor, to no less than 8 MB with it. The
  * gateway's full flags also turn the memory reducer off (memory-reducer.ts), which takes away the shrink this test

@@ -1,4 +1,4 @@
-import { hashSecret } from '../../src/oauth/secret-hash.js'
+import { hashSecret } from '../../src/secrets/secret-hash.js'
 
 /** Two keys of `till-legacy` (a pricing reader) and one of `till-other` (no pricing scope); cheap scrypt (ln=10). */
 export const KEYS = { till: 'till-key-0123456789abcdefghijklmnopqrstuv', tillOld: 'till-old-key-zyxwvutsrqponmlkjihgfedcba', other: 'other-key-00000000000000000000000000000000' } as const

@@ -8,7 +8,7 @@ import { createErrorHandler } from '../../src/errors/error-handler.js'
 import { createLogger } from '../../src/logging/logger.js'
 import { createKeyStore } from '../../src/oauth/key-store.js'
 import { oauthRoutes } from '../../src/oauth/routes.js'
-import { createLimiterRegistry } from '../../src/runtime/limiter-registry.js'
+import { createLimiterRegistry } from '../../src/limits/limiter-registry.js'
 import type { KeyStore, LimiterRegistry } from '../../src/runtime/shared-resources.js'
 import { buildOauthConfig } from './oauth-config.js'
 

@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { GatewayConfig, ServiceAccountConfig } from '../../src/config/types.js'
-import { hashSecret } from '../../src/oauth/secret-hash.js'
+import { hashSecret } from '../../src/secrets/secret-hash.js'
 
 /** The plaintext secrets of the test accounts (hashed with scrypt ln=10 for speed). */
 export const SECRETS = {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
-import { GATEWAY_NODE_FLAGS } from '../../src/runtime/node-flags.js'
+import { GATEWAY_NODE_FLAGS } from '../../src/node-tuning/node-flags.js'
 import { repoPath } from './paths.js'
 import { waitFor } from './wait-for.js'
 
@@ -36,7 +36,7 @@ export interface SpawnOptions {
   admin?: false
   /** The CLI to run (default this checkout's `bin/lanegate.js`; e.g. one installed from the packed tarball). */
   bin?: string
-  /** node's options before the CLI (default: `npm start`'s, src/runtime/node-flags.ts). */
+  /** node's options before the CLI (default: `npm start`'s, src/node-tuning/node-flags.ts). */
   nodeArgs?: string[]
 }
 

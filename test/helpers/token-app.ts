@@ -16,7 +16,7 @@ import type { Store } from '../../src/store/store.js'
 import { createTokenVerifier } from '../../src/auth/token-verifier.js'
 import { createApiKeyVerifier } from '../../src/auth/api-key-verifier.js'
 import type { DevUserIssuerLoader } from '../../src/auth/token-profiles.js'
-import { createLimiterRegistry } from '../../src/runtime/limiter-registry.js'
+import { createLimiterRegistry } from '../../src/limits/limiter-registry.js'
 import { snapshotOf, testConfig } from './token-config.js'
 import { generateTestKey, keyStoreOf, type TestKey } from './token-mint.js'
 

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis'
 import { randomUUID } from 'node:crypto'
 import rateLimit from '../../plugins/rate-limit/index.js'
 import { buildPolicyApp, tokenEnv } from '../helpers/token-app.js'
-import { createLimiterRegistry } from '../../src/runtime/limiter-registry.js'
+import { createLimiterRegistry } from '../../src/limits/limiter-registry.js'
 import { redisAvailable, testRedisUrl } from '../helpers/redis-available.js'
 
 const redisUrl = testRedisUrl

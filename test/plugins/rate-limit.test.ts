@@ -1,11 +1,11 @@
 import t from 'tap'
 import type { RateLimiterAbstract } from 'rate-limiter-flexible'
-import type { CountOutcome, RequestCounter } from '../../src/runtime/request-counter.js'
+import type { CountOutcome, RequestCounter } from '../../src/limits/request-counter.js'
 import auth from '../../plugins/auth/index.js'
 import rateLimit from '../../plugins/rate-limit/index.js'
 import { buildPolicyApp, tokenEnv, type TokenEnv } from '../helpers/token-app.js'
 import { mint, serviceClaims } from '../helpers/token-mint.js'
-import { createLimiterRegistry } from '../../src/runtime/limiter-registry.js'
+import { createLimiterRegistry } from '../../src/limits/limiter-registry.js'
 import type { LimiterRegistry } from '../../src/runtime/shared-resources.js'
 import type { EnvelopeName } from '../../src/errors/envelopes.js'
 

@@ -3,7 +3,7 @@ import t from 'tap'
 import { createApiKeyVerifier } from '../../src/auth/api-key-verifier.js'
 import { buildIndexes } from '../../src/config/indexes.js'
 import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
-import { verifySecret, type ParsedSecretHash } from '../../src/oauth/secret-hash.js'
+import { verifySecret, type ParsedSecretHash } from '../../src/secrets/secret-hash.js'
 import type { ApiKeySlot } from '../../src/plugin/index.js'
 import { apiKeyConfig, apiKeyHashes, KEYS } from '../helpers/api-key-config.js'
 

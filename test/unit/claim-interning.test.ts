@@ -1,6 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
-import { internScopes, internString } from '../../src/auth/claim-interning.js'
+import { internScopes, internString } from '../../src/node-tuning/claim-interning.js'
 
 t.test('an interned value is the value, unit for unit, lone surrogates included', async (t) => {
   // Kept as a flat copy (a slice of a claim compared slowly): the copy must never change what it holds.

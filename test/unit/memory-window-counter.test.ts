@@ -1,5 +1,5 @@
 import t from 'tap'
-import { MemoryWindowCounter } from '../../src/runtime/request-counter.js'
+import { MemoryWindowCounter } from '../../src/limits/request-counter.js'
 
 /** A counter on a clock the test moves. */
 function counterAt (points: number, windowSeconds: number) {

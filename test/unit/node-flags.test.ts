@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { MEMORY_REDUCER_FLAG } from '../../src/runtime/memory-reducer.js'
-import { GATEWAY_NODE_FLAGS, withGatewayNodeFlags } from '../../src/runtime/node-flags.js'
-import { YOUNG_GENERATION_FLAG } from '../../src/runtime/young-generation.js'
+import { MEMORY_REDUCER_FLAG } from '../../src/node-tuning/memory-reducer.js'
+import { GATEWAY_NODE_FLAGS, withGatewayNodeFlags } from '../../src/node-tuning/node-flags.js'
+import { YOUNG_GENERATION_FLAG } from '../../src/node-tuning/young-generation.js'
 import { repoPath } from '../helpers/paths.js'
 
 t.test('the gateway\'s node flags: the young generation\'s floor and no memory reducer', async (t) => {

@@ -2,7 +2,7 @@ import t from 'tap'
 import { buildIndexes } from '../../src/config/indexes.js'
 import { createClientAuthenticator, readCredentials } from '../../src/oauth/client-auth.js'
 import { parseFormBody } from '../../src/oauth/form-body.js'
-import { verifySecret, type ParsedSecretHash } from '../../src/oauth/secret-hash.js'
+import { verifySecret, type ParsedSecretHash } from '../../src/secrets/secret-hash.js'
 import { basicAuth } from '../helpers/oauth-app.js'
 import { buildOauthConfig, SECRETS } from '../helpers/oauth-config.js'
 

@@ -2,7 +2,7 @@ import t from 'tap'
 import { generateKeyPair, jwtVerify, SignJWT, type CryptoKey } from 'jose'
 import { encodedAccessTokenHeader, signCompact } from '../../src/oauth/compact-jws.js'
 import { signAccessToken, type AccessTokenClaims } from '../../src/oauth/issue-token.js'
-import { randomTokenId } from '../../src/oauth/random-pool.js'
+import { randomTokenId } from '../../src/node-tuning/random-pool.js'
 
 const CLAIMS: AccessTokenClaims = {
   issuer: 'https://gateway.example',

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { pidFilePath, readPidFile, writePidFile } from '../../src/start/pid-file.js'
+import { pidFilePath, readPidFile, writePidFile } from '../../src/ipc/pid-file.js'
 
 // What docs/operations.md says of a pid file a SIGKILLed gateway left behind: stop/reload refuse it (the file stays),
 // start overwrites it.

@@ -1,8 +1,8 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { timingSafeEqual } from 'node:crypto'
-import { RememberedSecret } from '../../src/auth/same-secret.js'
-import { wordsDiffer } from '../../src/auth/words-differ.js'
+import { RememberedSecret } from '../../src/secrets/same-secret.js'
+import { wordsDiffer } from '../../src/secrets/words-differ.js'
 
 /** The comparison as a slot makes it: the remembered side encoded when remembered, the presented one per call. */
 function sameSecret (remembered: string, presented: string): boolean {

@@ -3,13 +3,13 @@ import { repoPath } from '../helpers/paths.js'
 import { spawnPlainNode } from '../helpers/plain-node.js'
 
 /**
- * holdTickObjectShape (src/runtime/tick-object-shape.ts) keeps process.nextTick's tick object literal monomorphic
+ * holdTickObjectShape (src/node-tuning/tick-object-shape.ts) keeps process.nextTick's tick object literal monomorphic
  * across a full GC that finds no tick object alive. Each case is a fresh node (V8's feedback is per process) running
  * test/fixtures/v8/tick-feedback.cjs, which prints nextTick's feedback after such a GC. A plain node (plain-node.ts):
  * with this runner's exit hooks in the child, V8's print, held in C's stdio buffer until exit, was lost.
  */
 const FIXTURE = repoPath('test/fixtures/v8/tick-feedback.cjs')
-const HOLDER = repoPath('dist/src/runtime/tick-object-shape.js')
+const HOLDER = repoPath('dist/src/node-tuning/tick-object-shape.js')
 
 /** The states V8 printed for the tick object literal's keys, in slot order. */
 async function literalKeyStates (args: string[]): Promise<string[]> {

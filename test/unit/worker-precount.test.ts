@@ -1,10 +1,10 @@
 import t from 'tap'
-import { MemoryWindowCounter, type CountOutcome } from '../../src/runtime/request-counter.js'
-import { SyncedWindowCounter, type WindowStore } from '../../src/runtime/synced-window-counter.js'
+import { MemoryWindowCounter, type CountOutcome } from '../../src/limits/request-counter.js'
+import { SyncedWindowCounter, type WindowStore } from '../../src/limits/synced-window-counter.js'
 
 /**
  * The workers' pre-count (`server.workers` > 1, memory driver, `sync_interval_ms` > 0) is the Redis pre-count with
- * the primary's MemoryWindowCounter as the store (runtime/ipc-window-store.ts sends the adds over IPC; the primary
+ * the primary's MemoryWindowCounter as the store (limits/ipc-window-store.ts sends the adds over IPC; the primary
  * answers `counter.add`). Here the "primary" is a MemoryWindowCounter in this process behind an asynchronous
  * store, as IPC is: the bounds of docs/performance.md ("Scale-out", "Workers") with numbers.
  */

@@ -1,6 +1,6 @@
 import { loadGatewayConfig } from '../pipeline/load-gateway-config.js'
-import { resolveDataPath } from './data-path.js'
-import { loadDevUserIssuer } from './dev-user-issuer.js'
+import { resolveDataPath } from '../oauth/data-path.js'
+import { loadDevUserIssuer } from '../oauth/dev-user-issuer.js'
 
 export interface DevUserTokenRequest {
   file: string

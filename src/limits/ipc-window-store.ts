@@ -1,4 +1,4 @@
-import { isMessage, type WindowAddItem, type WindowAddReply, type WindowAddRequest } from './ipc-messages.js'
+import { isMessage, type WindowAddItem, type WindowAddReply, type WindowAddRequest } from '../ipc/messages.js'
 import type { WindowStore } from './synced-window-counter.js'
 
 /** An add the primary has not answered within this time fails: the pre-count forgets, on_store_error decides. */

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster'
 import { localConnectionSlots, type ConnectionSlots } from '../plugin/connection-slots.js'
-import { isMessage, type SlotReply, type SlotRequest } from '../runtime/ipc-messages.js'
-import { isLanegateWorker } from '../runtime/worker-marker.js'
+import { isMessage, type SlotReply, type SlotRequest } from '../ipc/messages.js'
+import { isLanegateWorker } from '../ipc/worker-marker.js'
 
 /*
  * Open-connection counts by key for `connection-limit` (the contract's ConnectionSlots), bounded for the host: in

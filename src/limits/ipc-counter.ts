@@ -1,5 +1,5 @@
 import type { CountOutcome, RequestCounter } from './request-counter.js'
-import { isMessage, type CountItem, type CountReply, type CountRequest } from './ipc-messages.js'
+import { isMessage, type CountItem, type CountReply, type CountRequest } from '../ipc/messages.js'
 
 /** A count the primary has not answered within this time fails, which the route maps to `on_store_error`. */
 const COUNT_TIMEOUT_MS = 1_000

@@ -3,11 +3,11 @@ import type { Redis } from 'ioredis'
 import { MemoryWindowCounter, StoreCounter, type RequestCounter } from './request-counter.js'
 import { SyncedWindowCounter } from './synced-window-counter.js'
 import { ipcWindowStore } from './ipc-window-store.js'
-import { isLanegateWorker } from './worker-marker.js'
+import { isLanegateWorker } from '../ipc/worker-marker.js'
 import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import { IpcCounter } from './ipc-counter.js'
 import type { RateLimitConfig, RateLimitStoreConfig } from '../config/types.js'
-import type { LimiterRegistry } from './shared-resources.js'
+import type { LimiterRegistry } from './limiter-registry-interface.js'
 
 /** A LimiterRegistry the gateway builds at boot and closes at shutdown. */
 export interface OwnedLimiterRegistry extends LimiterRegistry {
