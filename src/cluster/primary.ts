@@ -168,7 +168,7 @@ function runPrimary (options: PrimaryOptions): void {
     stopWatching()
     broadcast({ channel: 'lanegate:shutdown' })
     // A replacement still booting would miss the command and boot on into serving, holding the primary until
-    // its deadline (issue 27): it has no request to finish, so it stops now.
+    // its deadline: it has no request to finish, so it stops now.
     for (const worker of Object.values(cluster.workers ?? {})) {
       if (worker !== undefined && !listening.has(worker.id)) worker.process.kill('SIGTERM')
     }

@@ -4,7 +4,7 @@ import type { BackendTlsConfig, GatewayConfig, ServerTlsConfig } from './types.j
 /**
  * Makes the config's relative paths absolute against the folder of the config file, not the working directory,
  * so `lanegate validate /abs/path/gateway.yaml` and `lanegate start --config …` mean the same from anywhere
- * (issue 15). `server.data_dir` is resolved here; the paths given relative to it (`issuer.key_dir`,
+ *. `server.data_dir` is resolved here; the paths given relative to it (`issuer.key_dir`,
  * `user_token_issuers[].development_key_dir`, `storage.sqlite_file`) follow. A service's `source_dir` setting
  * (content) is resolved the same way, and so are the TLS files: `server.tls`, each lane's `tls` and a service's
  * `upstream.tls` (proxy blocks). Runs right after the structural pass, before anything reads a path.

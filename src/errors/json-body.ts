@@ -4,7 +4,7 @@ import { GatewayError } from './gateway-error.js'
 /**
  * The deepest nesting of arrays and objects a JSON request body may have. No gateway body needs more than a few
  * levels; the bound keeps every recursive walk of a body (canonical JSON for idempotency, validation) far from
- * the stack limit (issue 15: 10,000-deep `metadata` → RangeError → 500).
+ * the stack limit (10,000-deep `metadata` → RangeError → 500).
  */
 export const MAX_JSON_DEPTH = 32
 

@@ -44,12 +44,12 @@ const RETRY_MS = 20
  * The gateway's log destination on `fd`, holding at most `maxBufferedBytes` while the reader lags and dropping
  * (and counting) lines beyond that. Why not pino's default: it writes stdout synchronously, and when stdout is a
  * pipe nobody reads (a stalled log shipper) a synchronous write blocks the event loop for good, so the gateway
- * could neither finish a drain nor act on a second signal (issue 15). And unlike pino's own asynchronous
+ * could neither finish a drain nor act on a second signal. And unlike pino's own asynchronous
  * destination, nothing flushes synchronously at exit (that flush spins forever on a full pipe).
  *
  * A pipe or socket (what child_process.spawn gives a child) is written through a non-blocking libuv stream: a
  * blocking descriptor written from the thread pool left a thread stuck in write() once the reader stalled, and
- * the process's exit waits for every thread-pool thread, so SIGTERM never ended the process (issue 27). A file or
+ * the process's exit waits for every thread-pool thread, so SIGTERM never ended the process. A file or
  * terminal is written with `fs.write` from the thread pool (a disk write does not wait on a reader).
  */
 export function createAsyncLogDestination (fd = 1, maxBufferedBytes = 8 * 1024 * 1024): AsyncLogDestination {

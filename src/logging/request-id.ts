@@ -12,11 +12,9 @@ const SUFFIXES: readonly string[] = Array.from({ length: BLOCK }, (_, n) => n.to
 /**
  * Request ids with the shape of `randomUUID()`'s (a version 4 UUID, 36 characters), for a fraction of its cost.
  * One random UUID is drawn per 1,024 requests; its first 33 characters are kept and the last three hex digits
- * count through the block. Measured under callgrind (docs/performance.md, "Issue 24, the sixth session"):
- * - `randomUUID()` per request cost bare fastify 3.5k instructions as its `genReqId`.
- * - Each id is a slice of one flat string that holds the whole block, never a concatenation: node checks every
- *   header value with a regular expression, and on a concatenated (cons) string V8 runs it through the runtime,
- *   flattening it first: 1.5k instructions per request (`randomUUID()`'s ids are built by concatenation too).
+ * count through the block, each id a slice of one flat string that holds the block: node checks every header value
+ * with a regular expression, which V8 runs through its runtime on a concatenated string (docs/performance.md,
+ * "The tricks in the code").
  *
  * - Unique: within a block the counter differs; blocks and processes (workers, several instances) differ in 110
  *   random bits, as many as two random UUIDs sharing their last three digits.

@@ -73,8 +73,8 @@ export interface DeferredRequestLogging {
 /**
  * Deferred request loggers through fastify's own default child-logger factory: fastify's logger gives each request a
  * DeferredRequestLogger. Not a `childLoggerFactory` of lanegate's own (what it was before): fastify checks every child
- * such a factory returns for seven logger methods (`validateLogger`), 2.4k instructions per request under callgrind
- * (docs/performance.md, "Issue 24, the sixth session"), and skips that only for its default factory.
+ * such a factory returns for seven logger methods (`validateLogger`), and skips that only for its default factory
+ * (docs/performance.md, "The tricks in the code").
  *
  * The default factory gives the child the request id but not the request, whose trace id the child binds. So
  * `genReqId` hands the request over: fastify makes the id, then at once (synchronously, nothing runs between) the

@@ -2,7 +2,7 @@
  * `derive(key)` computed once per key object (a WeakMap: gone with the key), with the last key asked about kept
  * beside it. For values derived from immutable objects that every request asks for, such as a config snapshot's:
  * all requests of a snapshot ask with the same key, and comparing it with the last one is cheaper than the WeakMap
- * lookup (docs/performance.md, "Issue 24, the sixth session"). Holds the last key alive until another is asked about.
+ * lookup (docs/performance.md, "The tricks in the code"). Holds the last key alive until another is asked about.
  */
 export function derivedOnce<K extends object, V> (derive: (key: K) => V): (key: K) => V {
   const values = new WeakMap<K, V>()

@@ -23,12 +23,8 @@ declare module '../plugin/request-state.js' {
  * `request.gw` as one class whose constructor writes every field, the optional ones as `undefined`: the steps that
  * fill them later (`setPrincipal`, the response phase, `organization`) then write a field the object already has.
  *
- * Why: it was an object literal of the four route fields, and V8 gave that literal a hidden class outside its
- * transition tree (no back pointer: `%DebugPrint` in a bench gateway). Adding a property to such an object never
- * makes a transition, so `principal` and `reached` built two new hidden classes and their descriptor arrays on every
- * request (`%HaveSameMap` false for 5,000 of 5,000 consecutive requests). The arrays were young and their classes
- * old, so each scavenge copied them and promoted ~200 KB, which doubled its pause (docs/performance.md, "Issue 24,
- * the tenth session"). A class instance starts from its constructor's own hidden class and keeps one shape.
+ * Why: as an object literal it sat outside V8's transition tree, so every request built two new hidden classes that
+ * each scavenge copied and promoted (docs/performance.md, "The tricks in the code"). A class instance keeps one shape.
  */
 class GatewayRequestState implements RequestContext {
   readonly snapshot: Snapshot

@@ -93,7 +93,7 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
       maxHeaderSize: server.max_header_bytes,
       headersTimeout: server.headers_timeout_ms,
       // Node checks headersTimeout/requestTimeout only every connectionsCheckingInterval (default 30 s), so a
-      // 10 s headers timeout closed slowloris sockets after 16–31 s (issue 15). Checking at least every second
+      // 10 s headers timeout closed slowloris sockets after 16–31 s. Checking at least every second
       // (more often for sub-second settings) enforces the configured values to within ±1 s, for a timer tick
       // that walks the open connections.
       connectionsCheckingInterval: connectionsCheckingInterval(server.headers_timeout_ms, server.request_timeout_ms),

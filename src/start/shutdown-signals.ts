@@ -11,7 +11,7 @@ export interface ShutdownOptions {
   /**
    * Closes the connections that carry no request now. Called every IDLE_SWEEP_MS while draining: a keep-alive
    * connection whose request finished during the drain would otherwise stay open (and hold the drain) until the
-   * client or the keep-alive timeout closed it, or the grace period ended (issue 27).
+   * client or the keep-alive timeout closed it, or the grace period ended.
    */
   closeIdleConnections?: () => void
   /** Writes out buffered log lines, waiting at most `timeoutMs`. */
@@ -33,7 +33,7 @@ const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const
  * connection is closed; `SHUTDOWN_MARGIN_MS` later the process exits whatever the stores, sockets or the log pipe
  * are doing. A second signal exits at once. SIGHUP is not a stop signal here (it reloads, see server.ts): this
  * replaces close-with-grace, which always treats SIGHUP as a shutdown and whose deadline could not fire while a
- * synchronous log write to a full stdout pipe blocked the event loop (issue 15; logs are now asynchronous, see
+ * synchronous log write to a full stdout pipe blocked the event loop (logs are now asynchronous, see
  * log-destination.ts). Returns a function that removes the handlers.
  */
 export function handleShutdownSignals (options: ShutdownOptions): () => void {

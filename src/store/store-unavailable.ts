@@ -60,7 +60,7 @@ function guardMethods<T extends object> (target: T): T {
 
 /**
  * The store with every sub-store's failures of an unavailable database rendered as that request's 503 (never
- * a 500, never the end of the process; issue 27). `ping` and `close` keep their raw errors: readiness reports
+ * a 500, never the end of the process). `ping` and `close` keep their raw errors: readiness reports
  * the cause, and closing is not a request.
  */
 export function guardStore (store: Store): Store {

@@ -42,7 +42,7 @@ const BY_CODE: Readonly<Record<string, UpstreamFailureKind>> = {
 /** The kind of a network error undici reported (its code, or its cause's). */
 export function failureKindOf (error: unknown): UpstreamFailureKind {
   const cause = (error as { cause?: unknown } | undefined)?.cause
-  // undici's llhttp parser errors (invalid status line, header, Content-Length…) carry no code (issue 27).
+  // undici's llhttp parser errors (invalid status line, header, Content-Length…) carry no code.
   if (nameOf(error) === 'HTTPParserError' || nameOf(cause) === 'HTTPParserError') return 'protocol'
   const code = codeOf(error) ?? codeOf(cause)
   if (code === undefined) return 'unreachable'

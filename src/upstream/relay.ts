@@ -118,10 +118,9 @@ function startAttempt (attempt: Attempt): void {
     idempotent: input.req.method === 'GET' || input.req.method === 'HEAD',
     // undici's timers are backstops: the attempt runs its own (response_ms to the answer's head, then body_idle_ms,
     // or stream_idle_ms for an event stream, which only the head tells apart). Without a request body those cover
-    // the whole exchange, so undici's are off (0): each was a timer object of undici's per request, kept in its
-    // list until a sweep every half second, so each outlived a scavenge or two and was promoted to the old
-    // generation (docs/performance.md, "Issue 24, the seventh session"). With a body, the pool's headers timeout
-    // stays: the attempt's own clock stops while the body uploads.
+    // the whole exchange, so undici's are off (0): each was a timer object per request that outlived a scavenge
+    // (docs/performance.md, "The tricks in the code"). With a body, the pool's headers timeout stays: the attempt's own clock stops
+    // while the body uploads.
     headersTimeout: body === null ? 0 : undefined,
     bodyTimeout: body === null ? 0 : bodyBackstopMs(attempt.upstream.settings.timeouts),
   }, attempt)

@@ -56,7 +56,7 @@ export function requestFingerprint (request: FastifyRequest): string {
  * (validation, 403/404/409, a failure) the key is released so a corrected retry runs. When the database itself
  * failed (503 `store_unavailable`), the release is retried in the background until the database answers again
  * (at most until the key would be abandoned anyway), so a retry after recovery completes instead of answering
- * 409 (issue 27). A create or cancel that succeeded but whose result could not be remembered is released too:
+ * 409. A create or cancel that succeeded but whose result could not be remembered is released too:
  * the intent row carries the key's reference (`idempotency_ref` for the create, `status_idempotency_ref` for the
  * cancel, written in the same transaction as the effect), so the retry finds that intent, or that it already
  * canceled it, rather than doing it again, and answers as the first attempt would have.

@@ -38,7 +38,7 @@ export async function createPostgresStore (options: PostgresStoreOptions): Promi
     connectionString: options.connectionString,
     max: options.max ?? 10,
     // A database that is down or restarting answers a request with 503 within this, never a hang past
-    // server.request_timeout_ms waiting for a pooled connection (issue 27).
+    // server.request_timeout_ms waiting for a pooled connection.
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     options: options.schema === undefined ? undefined : `-c search_path=${options.schema}`,
   })
@@ -46,7 +46,7 @@ export async function createPostgresStore (options: PostgresStoreOptions): Promi
   pool.on('error', () => {})
   // Nor a checked-out one: pg-pool listens with `once` while a pool.query runs, and a connection ended by the
   // server (57P01 on a fast shutdown, then the socket's own error) can emit twice; the second, unheard, was an
-  // uncaught error that ended the gateway mid-restart (issue 27). Every client keeps a listener for its life.
+  // uncaught error that ended the gateway mid-restart. Every client keeps a listener for its life.
   pool.on('connect', function listenForClientErrors (client) { client.on('error', () => {}) })
   try {
     if (options.schema !== undefined) await createSchema(pool, options.schema)

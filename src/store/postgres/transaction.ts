@@ -5,7 +5,7 @@ export async function withTransaction<T> (pool: Pool, fn: (client: PoolClient) =
   const client = await pool.connect()
   // A checked-out client whose connection ends between two queries (the database shut down or restarted) emits
   // 'error' on itself, not on the pool: without a listener that was an uncaught error, i.e. the end of the
-  // process (issue 27). The next query fails instead, and the broken client is discarded below.
+  // process. The next query fails instead, and the broken client is discarded below.
   let broken: unknown
   const onError = (error: unknown): void => { broken = error }
   client.on('error', onError)
