@@ -11,6 +11,12 @@ function folderPath (folder) {
   return folder === '.' ? '^src/[^/]+$' : `^src/${folder}/`
 }
 
+/** Subfolders named in a layer of their own are not part of their parent's rule. */
+function nestedNot (folder) {
+  const nested = layers.flatMap((l) => Object.keys(l.folders)).filter((f) => f !== folder && f.startsWith(`${folder}/`))
+  return nested.length === 0 ? {} : { pathNot: nested.map(folderPath).join('|') }
+}
+
 /**
  * One rule per folder of src/ (architecture-layers.cjs): it imports its own files and the folders of the layers
  * below its own, never another folder of its layer or one of a layer above.
@@ -18,10 +24,10 @@ function folderPath (folder) {
 const layerRules = layers.flatMap((layer, index) => {
   const ownAndAbove = layers.slice(0, index + 1).flatMap((l) => Object.keys(l.folders))
   return Object.keys(layer.folders).filter((folder) => ownAndAbove.length > 1).map((folder) => ({
-    name: `layer-${layer.name.replace(/[^a-z]+/g, '-')}-${folder === '.' ? 'root' : folder}`,
+    name: `layer-${layer.name.replace(/[^a-z]+/g, '-')}-${folder === '.' ? 'root' : folder.replace('/', '-')}`,
     severity: 'error',
     comment: `src/${folder === '.' ? '' : `${folder}/`} sits in the layer "${layer.name}": it imports only the layers below (architecture-layers.cjs, docs/architecture.md).`,
-    from: { path: folderPath(folder) },
+    from: { path: folderPath(folder), ...nestedNot(folder) },
     to: { path: ownAndAbove.filter((f) => f !== folder).map(folderPath).join('|') },
   }))
 })

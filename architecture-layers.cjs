@@ -1,7 +1,7 @@
 /**
  * lanegate's layers, top to bottom: the one source of docs/architecture.md's diagram (`npm run architecture`
  * writes it; test/unit/architecture-doc.test.ts fails when the two differ) and of the layer rules of
- * .dependency-cruiser.cjs. A folder of src/ may import its own files and the folders of the layers below its own,
+ * .dependency-cruiser.cjs. A folder of src/ (or a subfolder named on its own, such as config/second-pass) may import its own files and the folders of the layers below its own,
  * never a folder of its own layer or above. Every folder of src/ is in exactly one layer (a test checks it).
  */
 module.exports = {
@@ -18,6 +18,10 @@ module.exports = {
         reload: 'the live config: the swapped snapshot and hot reload',
         describe: 'routes, explain and /openapi.json, from the config alone',
       },
+    },
+    {
+      name: 'config checks',
+      folders: { 'config/second-pass': "the second pass of gateway.yaml's validation: what needs the catalog of policies and services (docs/configuration.md lists every check)" },
     },
     { name: 'pipeline', folders: { pipeline: 'the catalog of policies and services, plugin loading, building and running chains' } },
     { name: 'services', folders: { services: 'payments, content, reports, timeseries, fan-out, host files, live and proxy relays: one fastify plugin each' } },

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks'
 import { createApiKeyVerifier } from '../src/auth/api-key-verifier.js'
 import { buildIndexes } from '../src/config/indexes.js'
 import { hashSecret } from '../src/secrets/secret-hash.js'
-import { parseGatewayConfig } from '../src/pipeline/load-gateway-config.js'
+import { parseGatewayConfig } from '../src/config/second-pass/load-gateway-config.js'
 
 const flood = Number(process.argv[2] ?? 500)
 const declared = Number(process.argv[3] ?? 1)

@@ -1,6 +1,6 @@
 import { ConfigError, formatProblem } from '../config/config-error.js'
 import { counted } from '../errors/counted.js'
-import { loadGatewayConfig, type LoadedGatewayConfig } from '../pipeline/load-gateway-config.js'
+import { loadGatewayConfig, type LoadedGatewayConfig } from '../config/second-pass/load-gateway-config.js'
 
 /** Loads FILE through the real loader (plugins: included); prints its problems and returns undefined when invalid. */
 export async function loadOrReport (file: string): Promise<LoadedGatewayConfig | undefined> {

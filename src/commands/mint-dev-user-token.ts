@@ -1,4 +1,4 @@
-import { loadGatewayConfig } from '../pipeline/load-gateway-config.js'
+import { loadGatewayConfig } from '../config/second-pass/load-gateway-config.js'
 import { resolveDataPath } from '../oauth/data-path.js'
 import { loadDevUserIssuer } from '../oauth/dev-user-issuer.js'
 

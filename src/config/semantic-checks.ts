@@ -21,7 +21,7 @@ const DAY_MS = 86_400_000
 /**
  * config/'s own part of the second pass: references between sections (organizations, scopes, accounts,
  * limits). Policies, plugins, services and secret hashes are checked by the rules the pipeline passes in
- * (src/pipeline/config-rules.ts). Collects every problem rather than stopping at the first.
+ * (src/config/second-pass/config-rules.ts). Collects every problem rather than stopping at the first.
  *
  * Long by design: a list of independent checks, one per reference kind, filling one problem list.
  */

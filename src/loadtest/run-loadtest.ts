@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { performance } from 'node:perf_hooks'
 import autocannon from 'autocannon'
-import { loadGatewayConfig } from '../pipeline/load-gateway-config.js'
+import { loadGatewayConfig } from '../config/second-pass/load-gateway-config.js'
 import type { GatewayConfig } from '../config/types.js'
 import type { LoadtestOptions } from './options.js'
 import { RateLimitTally, type RateLimitHit } from './rate-limit-tally.js'

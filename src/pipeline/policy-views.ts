@@ -16,7 +16,7 @@ export function policyViews (shared: SharedResources, config: GatewayConfig, ind
   const verifier = shared.tokens
   const keys = shared.apiKeys
   return {
-    // Held by the host: a Map in one process, the primary's counts under server.workers (cluster/connection-slots.ts).
+    // Held by the host: a Map in one process, the primary's counts under server.workers (limits/connection-slots.ts).
     connectionSlots: connectionSlots(),
     apiKeys: {
       verify: function verifyApiKey (key, slot) { return keys.verify(key, config, indexes, slot) },

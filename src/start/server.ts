@@ -10,7 +10,7 @@ import { issuerMismatch } from './issuer-mismatch.js'
 import { isLanegateWorker } from '../ipc/worker-marker.js'
 import { writePidFile } from '../ipc/pid-file.js'
 import { handleShutdownSignals } from './shutdown-signals.js'
-import { loadGatewayConfig, type LoadedGatewayConfig } from '../pipeline/load-gateway-config.js'
+import { loadGatewayConfig, type LoadedGatewayConfig } from '../config/second-pass/load-gateway-config.js'
 import { rotateListenerTls } from '../tls/listener-rotation.js'
 import { Server as TlsServer } from 'node:tls'
 

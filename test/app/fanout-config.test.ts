@@ -1,5 +1,5 @@
 import t from 'tap'
-import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
+import { parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { ConfigError } from '../../src/config/config-error.js'
 import { fanoutService } from '../../src/services/fanout/index.js'
 import { hostfileService } from '../../src/services/hostfile/index.js'

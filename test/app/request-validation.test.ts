@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import t, { type Test } from 'tap'
 import { ConfigError } from '../../src/config/config-error.js'
-import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
+import { parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { apiKeyHashes, KEYS } from '../helpers/api-key-config.js'
 import { validationYaml } from '../helpers/validation-config.js'
 import { buildTestApp, getToken } from '../helpers/build-app.js'

@@ -1,6 +1,6 @@
 import { stringify } from 'yaml'
 import type { GatewayConfig } from '../../src/config/types.js'
-import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
+import { parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { catalog } from '../../src/pipeline/registry.js'
 import type { ServiceModule } from '../../src/services/service-module.js'
 

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
@@ -30,9 +30,11 @@ t.test('the check can fail: a layer added to the rules changes the expected page
 
 t.test('every folder of src/ sits in exactly one layer (or apart), and every named folder exists', async (t) => {
   const folders = readdirSync(repoPath('src'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
-  const named = [...layers.layers.flatMap((l) => Object.keys(l.folders)), ...Object.keys(layers.apart)].filter((f) => f !== '.')
+  const named = [...layers.layers.flatMap((l) => Object.keys(l.folders)), ...Object.keys(layers.apart)].filter((f) => f !== '.' && !f.includes('/'))
   t.same([...named].sort(), folders)
   t.equal(new Set(named).size, named.length, 'no folder is named twice')
+  const nested = layers.layers.flatMap((l) => Object.keys(l.folders)).filter((f) => f.includes('/'))
+  for (const folder of nested) t.ok(existsSync(repoPath('src', folder)), `src/${folder} exists`)
 })
 
 t.test('the src root holds only the entry', async (t) => {

@@ -3,7 +3,7 @@ import t from 'tap'
 import { parse } from 'yaml'
 import { HUGE_LIMIT, benchConfigText } from '../../bench/bench-config.js'
 import { catalog } from '../../src/pipeline/registry.js'
-import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
+import { parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { repoPath } from '../helpers/paths.js'
 
 const demo = await readFile(repoPath('gateway.yaml'), 'utf8')

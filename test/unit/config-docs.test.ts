@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { buildConfigSchema } from '../../src/config/schema.js'
-import { configRules } from '../../src/pipeline/config-rules.js'
+import { configRules } from '../../src/config/second-pass/config-rules.js'
 import { catalog } from '../../src/pipeline/registry.js'
 import { repoPath } from '../helpers/paths.js'
 

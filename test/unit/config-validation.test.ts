@@ -1,5 +1,5 @@
 import t from 'tap'
-import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
+import { parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import type { Catalog } from '../../src/pipeline/registry.js'
 import { ConfigError } from '../../src/config/config-error.js'
 import type { PolicyPlugin } from '../../src/plugin/policy.js'

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import t from 'tap'
-import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
+import { parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { ConfigError } from '../../src/config/config-error.js'
 import { adminSettings } from '../../src/observability/admin-settings.js'
 import { GatewayError } from '../../src/errors/gateway-error.js'

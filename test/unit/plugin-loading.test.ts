@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { ConfigError } from '../../src/config/config-error.js'
-import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
+import { parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { repoPath } from '../helpers/paths.js'
 
 /** A folder with gateway.yaml's plugin modules, removed after the test file. */

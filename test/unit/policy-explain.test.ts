@@ -5,7 +5,7 @@ import t from 'tap'
 import { ConfigError } from '../../src/config/config-error.js'
 import { buildIndexes } from '../../src/config/indexes.js'
 import type { ExplainRequest } from '../../src/plugin/policy.js'
-import { loadGatewayConfig, parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
+import { loadGatewayConfig, parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { policyPlugins } from '../../src/pipeline/registry.js'
 import { repoPath } from '../helpers/paths.js'
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { ConfigError } from '../../src/config/config-error.js'
-import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
+import { parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { declaredRoutes, moduleForService } from '../../src/services/service-module.js'
 import { catalog } from '../../src/pipeline/registry.js'
 import { proxyUpstreamSettings } from '../../src/services/proxy/upstream-settings.js'

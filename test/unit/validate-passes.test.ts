@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { bootGateway } from '../../src/start/boot.js'
 import { ConfigError } from '../../src/config/config-error.js'
-import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
+import { parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { createLogger } from '../../src/logging/logger.js'
 import { repoPath } from '../helpers/paths.js'
 

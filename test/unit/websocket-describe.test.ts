@@ -1,7 +1,7 @@
 import t from 'tap'
 import { openApiDocument } from '../../src/describe/openapi.js'
 import { routesJson, routesTable, servedRoutes } from '../../src/describe/route-table.js'
-import { loadGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
+import { loadGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { repoPath } from '../helpers/paths.js'
 
 /** `lanegate routes` and /openapi.json say which routes upgrade to a WebSocket (the demo's live read route). */

@@ -1,5 +1,5 @@
-import type { GatewayConfig } from '../config/types.js'
-import { parseSecretHash } from '../secrets/secret-hash.js'
+import type { GatewayConfig } from '../types.js'
+import { parseSecretHash } from '../../secrets/secret-hash.js'
 
 type Report = (segments: (string | number)[], message: string) => void
 

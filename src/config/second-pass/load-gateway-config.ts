@@ -1,6 +1,6 @@
-import { loadConfigFile, parseConfigText, type LoadedConfig, type ParseOptions } from '../config/load-config.js'
+import { loadConfigFile, parseConfigText, type LoadedConfig, type ParseOptions } from '../load-config.js'
 import { configRules } from './config-rules.js'
-import { catalog as builtIn, type Catalog } from './registry.js'
+import { catalog as builtIn, type Catalog } from '../../pipeline/registry.js'
 
 /** A validated, frozen config and the catalog (built-in and outside policies, services) it was checked against. */
 export type LoadedGatewayConfig = LoadedConfig<Catalog>
