@@ -1,5 +1,5 @@
 import { formatPath, type ConfigProblem } from './config-error.js'
-import { buildIndexes } from './indexes.js'
+import { buildIndexes, type ConfigIndexes } from './indexes.js'
 import { checkTlsSettings } from './tls-checks.js'
 import type { ListenerFiles } from './tls-files.js'
 import type { GatewayConfig, PolicyEntry } from './types.js'
@@ -18,22 +18,35 @@ export interface LocatedProblem {
 
 const DAY_MS = 86_400_000
 
+type Report = (segments: (string | number)[], message: string) => void
+
 /**
  * config/'s own part of the second pass: references between sections (organizations, scopes, accounts,
  * limits). Policies, plugins, services and secret hashes are checked by the rules the pipeline passes in
  * (src/config/second-pass/config-rules.ts). Collects every problem rather than stopping at the first.
- *
- * Long by design: a list of independent checks, one per reference kind, filling one problem list.
  */
 export function checkReferences (config: GatewayConfig, now = Date.now()): { problems: LocatedProblem[], warnings: ConfigWarning[], listenerTls?: ListenerFiles } {
   const problems: LocatedProblem[] = []
   const warnings: ConfigWarning[] = []
-  const report = (segments: (string | number)[], message: string): void => {
+  const report: Report = (segments, message) => {
     problems.push({ problem: { path: formatPath(segments), message }, segments })
   }
   const indexes = buildIndexes(config)
+  checkOrganizations(config, indexes, report)
+  checkScopeLifetimes(config, report)
+  checkServiceAccounts(config, indexes, report, warnings, now)
+  checkUserTokenIssuers(config, report)
+  checkStores(config, report)
+  checkServicePrefixes(config, report)
+  // TLS files (the listener's, the backends'): read and checked as they will be used.
+  const tls = checkTlsSettings(config, now)
+  problems.push(...tls.problems)
+  warnings.push(...tls.warnings)
+  return { problems, warnings, listenerTls: tls.listener }
+}
 
-  // Organizations and stores: unique ids, known parents, no cycles.
+/** Organizations and stores: unique ids, known parents, no cycles. */
+function checkOrganizations (config: GatewayConfig, indexes: ConfigIndexes, report: Report): void {
   const ids = new Set<string>()
   config.organizations.forEach((org, i) => {
     if (ids.has(org.id)) report(['organizations', i, 'id'], `duplicate organization or store id "${org.id}"`)
@@ -58,14 +71,21 @@ export function checkReferences (config: GatewayConfig, now = Date.now()): { pro
       seen.add(p)
     }
   })
+}
 
-  // Scopes named anywhere must be declared.
-  const knownScope = (scope: string): boolean => Object.hasOwn(config.scopes, scope)
+function knownScope (config: GatewayConfig, scope: string): boolean {
+  return Object.hasOwn(config.scopes, scope)
+}
+
+/** Scopes named under issuer.scope_lifetimes must be declared. */
+function checkScopeLifetimes (config: GatewayConfig, report: Report): void {
   for (const scope of Object.keys(config.issuer.scope_lifetimes)) {
-    if (!knownScope(scope)) report(['issuer', 'scope_lifetimes', scope], `unknown scope "${scope}" (declare it under scopes)`)
+    if (!knownScope(config, scope)) report(['issuer', 'scope_lifetimes', scope], `unknown scope "${scope}" (declare it under scopes)`)
   }
+}
 
-  // Service accounts.
+/** Service accounts: unique client ids, known organization and scopes, valid dates; old secrets warned about. */
+function checkServiceAccounts (config: GatewayConfig, indexes: ConfigIndexes, report: Report, warnings: ConfigWarning[], now: number): void {
   const clientIds = new Set<string>()
   config.service_accounts.forEach((account, i) => {
     if (clientIds.has(account.client_id)) report(['service_accounts', i, 'client_id'], `duplicate client_id "${account.client_id}"`)
@@ -74,7 +94,7 @@ export function checkReferences (config: GatewayConfig, now = Date.now()): { pro
       report(['service_accounts', i, 'organization'], `unknown organization "${account.organization}"`)
     }
     account.scopes.forEach((scope, j) => {
-      if (!knownScope(scope)) report(['service_accounts', i, 'scopes', j], `unknown scope "${scope}" (declare it under scopes)`)
+      if (!knownScope(config, scope)) report(['service_accounts', i, 'scopes', j], `unknown scope "${scope}" (declare it under scopes)`)
     })
     for (const [list, what] of [['secrets', 'secret'], ['api_keys', 'API key']] as const) {
       account[list].forEach((secret, j) => {
@@ -90,14 +110,19 @@ export function checkReferences (config: GatewayConfig, now = Date.now()): { pro
       })
     }
   })
+}
 
-  // Trusted user-token issuers: exactly one key source each, never the gateway's own issuer.
+/** Trusted user-token issuers: exactly one key source each, never the gateway's own issuer. */
+function checkUserTokenIssuers (config: GatewayConfig, report: Report): void {
   config.user_token_issuers.forEach((issuer, i) => {
     const sources = [issuer.jwks, issuer.jwks_uri, issuer.development_key_dir].filter((s) => s !== undefined).length
     if (sources !== 1) report(['user_token_issuers', i], 'give exactly one of jwks, jwks_uri or development_key_dir')
     if (issuer.issuer === config.issuer.issuer) report(['user_token_issuers', i, 'issuer'], 'must differ from issuer.issuer, so no token passes both profiles')
   })
+}
 
+/** The store and the limit store have the URL their driver needs. */
+function checkStores (config: GatewayConfig, report: Report): void {
   if (config.storage.driver === 'postgres' && config.storage.postgres_url === undefined) {
     report(['storage', 'postgres_url'], 'required when driver is postgres')
   }
@@ -109,8 +134,10 @@ export function checkReferences (config: GatewayConfig, now = Date.now()): { pro
   if (config.rate_limit_store.driver === 'memory' && config.rate_limit_store.sync_interval_ms > 0 && config.server.workers === 1) {
     report(['rate_limit_store', 'sync_interval_ms'], 'only applies to driver redis, or to the memory driver with server.workers > 1 (one process counts every request in itself already)')
   }
+}
 
-  // Services: prefixes may not overlap (each service's routes and chains are the pipeline's to check).
+/** Services: prefixes may not overlap (each service's routes and chains are the pipeline's to check). */
+function checkServicePrefixes (config: GatewayConfig, report: Report): void {
   const prefixes: [string, string][] = []
   for (const [serviceName, service] of Object.entries(config.services)) {
     for (const [other, prefix] of prefixes) {
@@ -118,12 +145,6 @@ export function checkReferences (config: GatewayConfig, now = Date.now()): { pro
     }
     prefixes.push([serviceName, service.prefix])
   }
-
-  // TLS files (the listener's, the backends'): read and checked as they will be used.
-  const tls = checkTlsSettings(config, now)
-  problems.push(...tls.problems)
-  warnings.push(...tls.warnings)
-  return { problems, warnings, listenerTls: tls.listener }
 }
 
 export function policyName (entry: PolicyEntry): string {
