@@ -52,6 +52,39 @@ function keptBySettings<T> (make: (name: string, limit: RateLimitConfig) => T, r
   }
 }
 
+/** The registry's own Redis client (`driver: redis` without one given), and the last connection error it saw. */
+function openLimiterRedis (config: RateLimitStoreConfig): { client: Redis, lastError: () => Error | undefined } {
+  if (config.redis_url === undefined) throw new Error('rate_limit_store.redis_url is required when driver is redis')
+  let lastConnectionError: Error | undefined
+  const RedisClient = redisClientClass()
+  const client = new RedisClient(config.redis_url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: redisCommandTimeoutMs,
+    // Reconnect forever, but back off up to 2 s: requests meanwhile follow on_store_error.
+    retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
+  })
+  // Connection errors surface as command failures; the 'error' event only needs a listener so it never crashes.
+  // The last one is kept for the start-up failure message.
+  client.on('error', (error: Error) => { lastConnectionError = error })
+  return { client, lastError: () => lastConnectionError }
+}
+
+/** Resolves once `client` is ready; rejects after `timeoutMs`, naming the last connection error. */
+async function redisReady (client: Redis, timeoutMs: number, lastError: () => Error | undefined): Promise<void> {
+  if (client.status === 'ready') return
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup()
+      const last = lastError()
+      reject(new Error(`the rate-limit Redis did not become ready in time${last ? ` (${last.message})` : ''}`))
+    }, timeoutMs)
+    function onReady (): void { cleanup(); resolve() }
+    function cleanup (): void { clearTimeout(timer); client.off('ready', onReady) }
+    client.on('ready', onReady)
+  })
+}
+
 /**
  * Builds the registry of named rate limiters. Limiters are keyed by limit name: every route naming the same
  * limit shares one counter (D1), and a reload that keeps a limit's points and window keeps its limiter, so
@@ -60,27 +93,11 @@ function keptBySettings<T> (make: (name: string, limit: RateLimitConfig) => T, r
  * connection is down (no offline queue), so a store outage becomes `on_store_error` at once (D4). With
  * `sync_interval_ms` > 0 route limits are pre-counted in the process (SyncedWindowCounter: same keys and script,
  * no round trip per request); the token endpoint's limiters stay exact.
- *
- * Long by design: a factory whose returned methods share the registry's maps and Redis client.
  */
 export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Redis): OwnedLimiterRegistry {
-  let client: Redis | undefined = redis
-  let lastConnectionError: Error | undefined
   const ownsClient = config.driver === 'redis' && redis === undefined
-  if (ownsClient) {
-    if (config.redis_url === undefined) throw new Error('rate_limit_store.redis_url is required when driver is redis')
-    const RedisClient = redisClientClass()
-    client = new RedisClient(config.redis_url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: redisCommandTimeoutMs,
-      // Reconnect forever, but back off up to 2 s: requests meanwhile follow on_store_error.
-      retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
-    })
-    // Connection errors surface as command failures; the 'error' event only needs a listener so it never crashes.
-    // The last one is kept for the start-up failure message.
-    client.on('error', (error: Error) => { lastConnectionError = error })
-  }
+  const owned = ownsClient ? openLimiterRedis(config) : undefined
+  const client: Redis | undefined = owned?.client ?? redis
 
   const prefix = config.key_prefix.replace(/:+$/, '')
 
@@ -139,14 +156,7 @@ export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Red
       return [...named].flatMap(([limit, counter]) => counter instanceof MemoryWindowCounter ? [{ limit, keys: counter.closest(n) }] : [])
     },
     async ready (timeoutMs = 5_000) {
-      if (client === undefined || client.status === 'ready') return
-      const redisClient = client
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => { cleanup(); reject(new Error(`the rate-limit Redis did not become ready in time${lastConnectionError ? ` (${lastConnectionError.message})` : ''}`)) }, timeoutMs)
-        function onReady (): void { cleanup(); resolve() }
-        function cleanup (): void { clearTimeout(timer); redisClient.off('ready', onReady) }
-        redisClient.on('ready', onReady)
-      })
+      if (client !== undefined) await redisReady(client, timeoutMs, () => owned?.lastError())
     },
     async ping () {
       // enableOfflineQueue is off: while the connection is down this rejects at once rather than waiting.
