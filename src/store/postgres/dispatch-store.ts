@@ -31,51 +31,12 @@ interface StoreRow {
  * conditional UPDATE (row lock: concurrent commits queue on the row and all but one match zero rows); expired
  * leases are claimed with `FOR UPDATE SKIP LOCKED` so two instances never resume the same dispatch at once.
  * Its tables come from `postgresDispatchMigrations`, applied by the store's migration runner (`createPostgresStore`).
- *
- * Long by design: one object of the DispatchStore methods, each one SQL statement over the pool.
  */
 export function createPostgresDispatchStore (pool: Pool): DispatchStore {
-  async function read (db: Pool | PoolClient, dispatchId: string): Promise<Dispatch | undefined> {
-    const found = await db.query<DispatchRow>('SELECT * FROM fanout_dispatches WHERE dispatch_id = $1', [dispatchId])
-    const row = found.rows[0]
-    if (row === undefined) return undefined
-    const stores = await db.query<StoreRow>(`SELECT store_org_id, preview, delivery_status, attempts, delivery_result,
-      delivery_error, updated_at FROM fanout_dispatch_stores WHERE dispatch_id = $1 ORDER BY position`, [dispatchId])
-    return toDispatch(row, stores.rows)
-  }
-
   return {
-    async create (d: NewDispatch) {
-      await withTransaction(pool, async (client) => {
-        await client.query(`INSERT INTO fanout_dispatches
-          (dispatch_id, owner_org_id, client_id, operation_type, payload, status, created_at)
-          VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [d.dispatchId, d.ownerOrgId, d.clientId, d.operationType, JSON.stringify(d.payload), d.status, d.createdAt])
-        await client.query(`INSERT INTO fanout_dispatch_stores (dispatch_id, position, store_org_id, preview)
-          SELECT $1, ord - 1, store_org_id, preview
-          FROM unnest($2::text[], $3::jsonb[]) WITH ORDINALITY AS s (store_org_id, preview, ord)`,
-        [d.dispatchId, d.stores.map((s) => s.storeOrgId), d.stores.map((s) => JSON.stringify(s.preview))])
-      })
-    },
-
+    create: async (d: NewDispatch) => insertDispatch(pool, d),
     get: async (dispatchId) => read(pool, dispatchId),
-
-    async beginCommit (dispatchId, ownerOrgId, now, leaseUntil): Promise<BeginCommitResult> {
-      return withTransaction(pool, async (client) => {
-        const gate = await client.query(`UPDATE fanout_dispatches SET status = 'committing', committed_at = $1, lease_until = $2
-          WHERE dispatch_id = $3 AND owner_org_id = $4 AND status = 'previewed'`, [now, leaseUntil, dispatchId, ownerOrgId])
-        if (gate.rowCount === 1) {
-          await client.query(`UPDATE fanout_dispatch_stores SET delivery_status = 'pending', updated_at = $1
-            WHERE dispatch_id = $2`, [now, dispatchId])
-          return { outcome: 'committing', dispatch: await read(client, dispatchId) as Dispatch }
-        }
-        const found = await client.query<{ owner_org_id: string, status: DispatchStatus }>(
-          'SELECT owner_org_id, status FROM fanout_dispatches WHERE dispatch_id = $1', [dispatchId])
-        const row = found.rows[0]
-        if (row === undefined || row.owner_org_id !== ownerOrgId) return { outcome: 'not_found' }
-        return { outcome: 'not_committable', status: row.status }
-      })
-    },
+    beginCommit: async (dispatchId, ownerOrgId, now, leaseUntil) => beginCommit(pool, dispatchId, ownerOrgId, now, leaseUntil),
 
     async claimExpired (now, leaseUntil, limit) {
       const claimed = await pool.query<{ dispatch_id: string }>(`UPDATE fanout_dispatches SET lease_until = $1
@@ -107,24 +68,69 @@ export function createPostgresDispatchStore (pool: Pool): DispatchStore {
       }
     },
 
-    async finish (dispatchId, now) {
-      return withTransaction(pool, async (client) => {
-        // Lock the dispatch row first so two finishers serialize and the counts they read are current.
-        const locked = await client.query('SELECT 1 FROM fanout_dispatches WHERE dispatch_id = $1 AND status = \'committing\' FOR UPDATE', [dispatchId])
-        if (locked.rowCount !== 1) return undefined
-        const counts = await client.query<{ pending: string, failed: string }>(`SELECT
-          COUNT(*) FILTER (WHERE delivery_status IS NULL OR delivery_status = 'pending') AS pending,
-          COUNT(*) FILTER (WHERE delivery_status = 'failed') AS failed
-          FROM fanout_dispatch_stores WHERE dispatch_id = $1`, [dispatchId])
-        const row = counts.rows[0]
-        if (row === undefined || Number(row.pending) > 0) return undefined
-        const status: DispatchStatus = Number(row.failed) > 0 ? 'partially_failed' : 'committed'
-        await client.query('UPDATE fanout_dispatches SET status = $1, completed_at = $2 WHERE dispatch_id = $3', [status, now, dispatchId])
-        return status
-      })
-    },
+    finish: async (dispatchId, now) => finishDispatch(pool, dispatchId, now),
   }
 }
+
+/** One dispatch with its stores, in their order. */
+async function read (db: Pool | PoolClient, dispatchId: string): Promise<Dispatch | undefined> {
+  const found = await db.query<DispatchRow>('SELECT * FROM fanout_dispatches WHERE dispatch_id = $1', [dispatchId])
+  const row = found.rows[0]
+  if (row === undefined) return undefined
+  const stores = await db.query<StoreRow>(`SELECT store_org_id, preview, delivery_status, attempts, delivery_result,
+    delivery_error, updated_at FROM fanout_dispatch_stores WHERE dispatch_id = $1 ORDER BY position`, [dispatchId])
+  return toDispatch(row, stores.rows)
+}
+
+/** A new dispatch and its stores, in one transaction. */
+async function insertDispatch (pool: Pool, d: NewDispatch): Promise<void> {
+    await withTransaction(pool, async (client) => {
+      await client.query(`INSERT INTO fanout_dispatches
+        (dispatch_id, owner_org_id, client_id, operation_type, payload, status, created_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [d.dispatchId, d.ownerOrgId, d.clientId, d.operationType, JSON.stringify(d.payload), d.status, d.createdAt])
+      await client.query(`INSERT INTO fanout_dispatch_stores (dispatch_id, position, store_org_id, preview)
+        SELECT $1, ord - 1, store_org_id, preview
+        FROM unnest($2::text[], $3::jsonb[]) WITH ORDINALITY AS s (store_org_id, preview, ord)`,
+      [d.dispatchId, d.stores.map((s) => s.storeOrgId), d.stores.map((s) => JSON.stringify(s.preview))])
+    })
+  }
+
+/** The commit gate: one conditional UPDATE; concurrent commits queue on the row lock and all but one match none. */
+async function beginCommit (pool: Pool, dispatchId: string, ownerOrgId: string, now: string, leaseUntil: number): Promise<BeginCommitResult> {
+    return withTransaction(pool, async (client) => {
+      const gate = await client.query(`UPDATE fanout_dispatches SET status = 'committing', committed_at = $1, lease_until = $2
+        WHERE dispatch_id = $3 AND owner_org_id = $4 AND status = 'previewed'`, [now, leaseUntil, dispatchId, ownerOrgId])
+      if (gate.rowCount === 1) {
+        await client.query(`UPDATE fanout_dispatch_stores SET delivery_status = 'pending', updated_at = $1
+          WHERE dispatch_id = $2`, [now, dispatchId])
+        return { outcome: 'committing', dispatch: await read(client, dispatchId) as Dispatch }
+      }
+      const found = await client.query<{ owner_org_id: string, status: DispatchStatus }>(
+        'SELECT owner_org_id, status FROM fanout_dispatches WHERE dispatch_id = $1', [dispatchId])
+      const row = found.rows[0]
+      if (row === undefined || row.owner_org_id !== ownerOrgId) return { outcome: 'not_found' }
+      return { outcome: 'not_committable', status: row.status }
+    })
+  }
+
+/** The dispatch's final status once no store is pending; undefined while one is (or another finisher won). */
+async function finishDispatch (pool: Pool, dispatchId: string, now: string): Promise<DispatchStatus | undefined> {
+    return withTransaction(pool, async (client) => {
+      // Lock the dispatch row first so two finishers serialize and the counts they read are current.
+      const locked = await client.query('SELECT 1 FROM fanout_dispatches WHERE dispatch_id = $1 AND status = \'committing\' FOR UPDATE', [dispatchId])
+      if (locked.rowCount !== 1) return undefined
+      const counts = await client.query<{ pending: string, failed: string }>(`SELECT
+        COUNT(*) FILTER (WHERE delivery_status IS NULL OR delivery_status = 'pending') AS pending,
+        COUNT(*) FILTER (WHERE delivery_status = 'failed') AS failed
+        FROM fanout_dispatch_stores WHERE dispatch_id = $1`, [dispatchId])
+      const row = counts.rows[0]
+      if (row === undefined || Number(row.pending) > 0) return undefined
+      const status: DispatchStatus = Number(row.failed) > 0 ? 'partially_failed' : 'committed'
+      await client.query('UPDATE fanout_dispatches SET status = $1, completed_at = $2 WHERE dispatch_id = $3', [status, now, dispatchId])
+      return status
+    })
+  }
 
 function json (value: unknown): string | null {
   return value === undefined ? null : JSON.stringify(value)
