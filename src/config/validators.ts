@@ -1,5 +1,5 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
-import addFormatsModule from 'ajv-formats'
+import { createRequire } from 'node:module'
 
 /**
  * The one Ajv module: every JSON Schema lanegate checks data against (the config, service settings and bodies,
@@ -44,9 +44,9 @@ const optionsOf: Record<SchemaAuthor, Options> = {
   'coerced-request': { ...requestOptions, coerceTypes: 'array' },
 }
 
-// ajv-formats is CommonJS; under NodeNext its default import is the module object on some builds.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as
-  unknown as (ajv: Ajv) => Ajv
+// ajv-formats is CommonJS whose default import is, under NodeNext, the module object on some builds: required, it is
+// the function itself.
+const addFormats = createRequire(import.meta.url)('ajv-formats') as (ajv: Ajv) => Ajv
 
 /** Authors whose schemas come and go with the config: never compiled on a long-lived instance. */
 const writtenInConfig: ReadonlySet<SchemaAuthor> = new Set(['payload', 'request', 'coerced-request'])

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { ChainableCommander, Redis } from 'ioredis'
 import type { CountOutcome, RequestCounter } from './request-counter.js'
 
 /**
@@ -21,7 +21,9 @@ return {consumed, ttl} \
 const COMMAND = 'lanegateWindowIncr'
 
 type WindowIncr = (key: string, points: number, seconds: number) => Promise<[number, number]>
-type WindowIncrPipeline = { [COMMAND]: (key: string, points: number, seconds: number) => unknown, exec: () => Promise<[Error | null, unknown][] | null> }
+type WindowIncrPipeline = ChainableCommander & { [COMMAND]: (key: string, points: number, seconds: number) => unknown }
+/** A client with the script `defineCommand` added: ioredis types such a command nowhere; it is there at run time. */
+type WindowIncrClient = Redis & { [COMMAND]: WindowIncr }
 
 /** What this instance knows of one key's window. */
 interface KeyWindow {
@@ -63,11 +65,9 @@ export function redisWindowStore (client: Redis, keyPrefix: string, windowSecond
   const redisKey = (key: string): string => `${keyPrefix}:${key}`
   return {
     get ready () { return client.status === 'ready' },
-    // Cast: the defineCommand'd script is a method ioredis does not type.
-    add: (key, points) => (client as unknown as Record<typeof COMMAND, WindowIncr>)[COMMAND](redisKey(key), points, windowSeconds),
+    add: (key, points) => (client as WindowIncrClient)[COMMAND](redisKey(key), points, windowSeconds),
     async addMany (entries) {
-      // Cast: ioredis types a command added by defineCommand nowhere; the pipeline has it at run time.
-      const pipeline = client.pipeline() as unknown as WindowIncrPipeline
+      const pipeline = client.pipeline() as WindowIncrPipeline
       for (const [key, points] of entries) pipeline[COMMAND](redisKey(key), points, windowSeconds)
       const replies = await pipeline.exec()
       if (replies === null) throw new Error('the rate-limit Redis pipeline was discarded')

@@ -92,7 +92,7 @@ export function deferredRequestLogging (genReqId: (req: IncomingMessage) => stri
       return id
     },
     install (log) {
-      const logger = log as unknown as Logger
+      const logger = log as Logger
       const original = logger.child as unknown as (this: Logger, bindings: Bindings, options?: ChildLoggerOptions) => Logger
       const eager = (bindings: Bindings, options?: ChildLoggerOptions): Logger => original.call(logger, bindings, options)
       const child = function child (this: Logger, bindings: Bindings, options?: ChildLoggerOptions): Logger | DeferredRequestLogger {

@@ -24,7 +24,7 @@ function keyObjectOf (key: CryptoKey): KeyObject {
   let keyObject = keyObjects.get(key)
   if (keyObject === undefined) {
     // Cast: jose's CryptoKey is the DOM type, node:crypto's KeyObject.from takes webcrypto's; the same object at run time.
-    keyObject = KeyObject.from(key as unknown as Parameters<typeof KeyObject.from>[0])
+    keyObject = KeyObject.from(key as Parameters<typeof KeyObject.from>[0])
     keyObjects.set(key, keyObject)
   }
   return keyObject

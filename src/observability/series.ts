@@ -67,11 +67,17 @@ abstract class Family<C> {
   }
 }
 
+/**
+ * The type prom-client's Registry reads: its .d.ts declares MetricType a numeric enum (absent at run time) while
+ * its code compares the strings 'counter', 'histogram'.
+ */
+function promType (name: 'counter' | 'histogram'): MetricType {
+  return name as unknown as MetricType
+}
+
 /** A counter family (`_total` names are given in full). */
 export class CounterFamily extends Family<CounterCell> {
-  // Cast: prom-client's .d.ts declares MetricType a numeric enum (absent at run time) while its code compares the
-  // strings 'counter', 'histogram'.
-  readonly type: MetricType = 'counter' as unknown as MetricType
+  readonly type = promType('counter')
 
   protected make (): CounterCell { return { value: 0 } }
 
@@ -93,8 +99,7 @@ export class CounterFamily extends Family<CounterCell> {
 
 /** A histogram family with fixed upper bounds in seconds. */
 export class HistogramFamily extends Family<HistogramCell> {
-  // Cast: as in CounterFamily.
-  readonly type: MetricType = 'histogram' as unknown as MetricType
+  readonly type = promType('histogram')
 
   constructor (name: string, help: string, labelNames: readonly string[], readonly upperBounds: readonly number[]) {
     super(name, help, labelNames)
