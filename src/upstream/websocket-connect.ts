@@ -46,8 +46,6 @@ export interface UpstreamWebSocket {
  * - no answer within `connect_ms` + `response_ms`, refused, reset: 502 `upstream_error` with `upstream_failure`;
  * - every target ejected: 502 `upstream_failure: 'ejected'`.
  * Each upgrade is counted once in `lanegate_upstream_*` like a relayed request.
- *
- * Long by design: one promise whose handlers (upgrade, answer, error, timeout) settle it once and share its timer.
  */
 export function connectUpstreamWebSocket (upstream: Upstream, input: WebSocketConnectInput): Promise<UpstreamWebSocket> {
   const { label, timeouts, credential } = upstream.settings
@@ -92,6 +90,15 @@ export function connectUpstreamWebSocket (upstream: Upstream, input: WebSocketCo
     released = true
     target.inFlight--
   }
+  return settleHandshake(socket, upstream, target, input, started, release)
+}
+
+/**
+ * The upstream's answer to the upgrade, settled once by whichever comes first: the upgrade (resolves), a refusal
+ * (its status and bounded body), an error or the handshake timeout (rejects, the socket dropped).
+ */
+function settleHandshake (socket: WebSocket, upstream: Upstream, target: Target, input: WebSocketConnectInput, started: number, release: () => void): Promise<UpstreamWebSocket> {
+  const { label } = upstream.settings
   return new Promise<UpstreamWebSocket>((resolve, reject) => {
     let settled = false
     const fail = (error: GatewayError): void => {
