@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path'
 import t from 'tap'
 import type { Page } from 'playwright-core'
 import { horizontalOverflow, openBrowser } from '../helpers/console-browser.js'
-import { eventually, lineOf, sendDispatches, sendTraffic, startConsoleGateway } from '../helpers/console-gateway.js'
+import { eventually, lineOf, sendDispatches, sendTraffic, startConsoleGateway, TODAY } from '../helpers/console-gateway.js'
 
 const VIEWS = ['overview', 'routes', 'upstreams', 'clients', 'config', 'dispatches'] as const
 
@@ -139,6 +139,23 @@ t.test('the console in a real headless Chromium against a real lanegate start', 
     t.match(await page.locator(`#dispatches-table tr[data-dispatch="${committed}"]`).textContent(), /org_store_002: preview ok, applied/)
     t.equal(await page.locator('#dispatch-statuses [data-status="committed"] .value').textContent(), '1')
     await page.screenshot({ path: join(shots, 'dispatches.png'), fullPage: true })
+  })
+
+  t.test('a secret created today: every time on every view reads as a time, none is redacted', async (t) => {
+    const yaml = await readFile(c.config.file, 'utf8')
+    t.ok(yaml.includes(`created: "${TODAY}"`), 'the config holds a secret created today')
+    await openView(page, admin, 'upstreams')
+    await page.waitForSelector('#upstreams-table tr[data-upstream="pricing"] td:nth-child(8):has-text("passed")', { timeout: 15_000 })
+    for (const view of ['config', 'upstreams', 'dispatches']) {
+      await openView(page, admin, view)
+      const text = await page.locator(`#view-${view}`).innerText()
+      t.same(['Invalid Date', 'NaN', '[redacted]'].filter((bad) => text.includes(bad)), [], `${view} shows no broken time`)
+    }
+    await openView(page, admin, 'config')
+    const loaded = await page.locator('#config-facts-loaded').textContent() ?? ''
+    t.match(loaded, /\d.*\(\d+ (s|min) ago\)$/, `Config "Loaded" is a time: ${loaded}`)
+    const json = await (await fetch(`${admin}/api/console/config`)).json() as { reloads: Array<{ at: string }> }
+    t.ok(json.reloads.length > 0 && json.reloads.every((r) => r.at.startsWith(`${TODAY}T`)), 'the reload times are today\'s, whole')
   })
 
   t.test('no console error, no failed request, nothing requested beyond 127.0.0.1', async (t) => {
