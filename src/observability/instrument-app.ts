@@ -1,5 +1,6 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { GatewayError } from '../errors/gateway-error.js'
+import { isLongLived } from './long-lived.js'
 import type { GatewayMetrics, RouteSeries } from './metrics.js'
 
 /** The label of requests no route took (404s, the public /healthz). */
@@ -27,7 +28,7 @@ export class MeteredLogController extends LogController {
   override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const gw = request.gw as FastifyRequest['gw'] | null | undefined
     const series: RouteSeries = gw?.service === undefined ? this.#unrouted : this.#metrics.route(gw.service, gw.routeId)
-    series.record(request.method, reply.statusCode, reply.elapsedTime)
+    series.record(request.method, reply.statusCode, reply.elapsedTime, isLongLived(reply.raw))
     // Only routes whose chain ends in `cache` (marked when the snapshot was built) are counted, from the X-Cache
     // their policy set: every other request skips the header read, and a route that answers an X-Cache of its own
     // (a `headers` step, a backend behind a CDN) is not counted as a lookup it never made.
