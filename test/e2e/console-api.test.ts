@@ -109,6 +109,15 @@ t.test('the console JSON of a real lanegate start: traffic, routes, explain, ups
       { dispatch_id: committed, status: 'committed', stores: [{ store: 'org_store_002', preview: 'ok', delivery: 'applied', attempts: 1, error: null }] },
     ])
     t.equal(JSON.stringify(view2).includes('"payload"'), false, 'payloads are not shown')
+    // Fan-out previews and commits wait on every store's lane: timed apart from request latency.
+    const metrics = await (await fetch(`${admin}/metrics`)).text()
+    const count = (family: string, route: string): number => Number(new RegExp(`^${family}_count\\{service="fanout",route="${route}"\\} (\\S+)$`, 'm').exec(metrics)?.[1] ?? 0)
+    t.same({
+      previewStreams: count('lanegate_http_stream_duration_seconds', 'preview'),
+      commitStreams: count('lanegate_http_stream_duration_seconds', 'commit'),
+      previewRequests: count('lanegate_http_request_duration_seconds', 'preview'),
+      commitRequests: count('lanegate_http_request_duration_seconds', 'commit'),
+    }, { previewStreams: 2, commitStreams: 1, previewRequests: 0, commitRequests: 0 })
   })
 
   t.test('no answer holds a secret hash, a credential or a token', async (t) => {
