@@ -41,6 +41,12 @@
     return value >= 100 ? `${Math.round(value)} ms` : `${value} ms`
   }
 
+  /** A chart time (Unix seconds) as the wall clock reads it, to the second: 14:03:07. */
+  function clock (seconds) {
+    if (seconds === null || seconds === undefined) return '–'
+    return new Date(seconds * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false })
+  }
+
   function ago (iso) {
     if (!iso) return '–'
     const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000))
@@ -64,8 +70,11 @@
       height: 160,
       legend: { show: true },
       scales: { x: { time: true } },
-      axes: [{ stroke: '#666' }, { stroke: '#666', size: 50 }],
-      series: [{}, ...series.map(([label, stroke]) => ({ label, stroke, width: 1.5, spanGaps: false }))],
+      // Ticks on whole seconds (a chart of a few seconds ticked every half second read ":14.000 :14.500").
+      axes: [{ stroke: '#666', space: 70, incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600], values: (u, splits) => splits.map(clock) },
+        { stroke: '#666', size: 50 }],
+      series: [{ label: 'time', value: (u, v) => clock(v) },
+        ...series.map(([label, stroke]) => ({ label, stroke, width: 1.5, spanGaps: false, value: (u, v) => v === null || v === undefined ? '–' : String(v) }))],
     }
   }
 
@@ -93,9 +102,15 @@
       const box = document.getElementById(id)
       if (box.clientWidth === 0) continue
       const data = chartData(id)
-      const chart = overview.charts[id]
-      if (chart === undefined) overview.charts[id] = new window.uPlot(chartOptions(id, series), data, box)
-      else chart.setData(data)
+      let chart = overview.charts[id]
+      if (chart === undefined) {
+        chart = new window.uPlot(chartOptions(id, series), data, box)
+        overview.charts[id] = chart
+      } else {
+        chart.setData(data)
+      }
+      // Not hovered, the legend shows the latest second (it read "time: --" until the pointer came).
+      if (!(chart.cursor.left >= 0) && data[0].length > 0) chart.setLegend({ idx: data[0].length - 1 })
     }
   }
 
@@ -130,6 +145,7 @@
     const latest = overview.series[overview.series.length - 1]
     const totals = body.totals
     setStat('rps', latest === undefined ? 0 : latest.rps)
+    setStat('requests', totals.requests)
     setStat('p50', ms(totals.p50_ms))
     setStat('p99', ms(totals.p99_ms))
     for (const [cls, n] of Object.entries(totals.status)) setStat(`status.${cls}`, n)
@@ -148,13 +164,38 @@
     return chain.length === 0 ? '(gateway endpoint, no policy chain)' : chain.map((l) => `${l.policy}(${l.summary})`).join(' → ')
   }
 
+  /** The chain as one unbreakable piece per policy: a line breaks between policies, never inside a scope name. */
+  function chainCell (chain) {
+    const cell = el('span', undefined, { class: 'chain' })
+    if (chain.length === 0) {
+      cell.textContent = chainText(chain)
+      return cell
+    }
+    chain.forEach((l, i) => {
+      if (i > 0) cell.append(' → ')
+      cell.append(el('span', `${l.policy}(${l.summary})`, { class: 'link' }))
+    })
+    return cell
+  }
+
+  /** `text` in a `tag` that may break a line after each `after` character (a <wbr>: its text stays the same). */
+  function breakable (tag, text, after) {
+    const node = el(tag)
+    text.split(after).forEach((part, i, all) => {
+      node.append(el('span', i < all.length - 1 ? `${part}${after}` : part, { class: 'nobr' }))
+      if (i < all.length - 1) node.append(el('wbr'))
+    })
+    return node
+  }
+
   function renderRoutes () {
     const words = $('#routes-filter').value.toLowerCase().split(/\s+/).filter(Boolean)
     const rows = routes.filter((r) => {
       const text = [r.methods.join(','), r.path, r.service, r.route, r.envelope, chainText(r.chain)].join(' ').toLowerCase()
       return words.every((w) => text.includes(w))
     }).map((r) => row([
-      r.methods.join(','), el('code', r.path), r.service, r.route, r.envelope, el('span', chainText(r.chain), { class: 'chain' }),
+      // Method lists and paths may wrap after a comma or a slash, so the chain keeps the room for whole policies.
+      breakable('span', r.methods.join(','), ','), breakable('code', r.path, '/'), r.service, r.route, r.envelope, chainCell(r.chain),
     ], { 'data-route': `${r.service}/${r.route}` }))
     fill($('#routes-table tbody'), rows)
   }
@@ -202,16 +243,23 @@
   }
 
   // ---- Upstreams ----
+  /** Badge colours: a lane's "unchecked" is neither good nor bad news. */
+  const STATE_BADGE = { unchecked: 'unused' }
+
   async function refreshUpstreams () {
     const body = await getJson('/api/console/upstreams')
     const rows = []
     for (const u of body.upstreams) {
+      // The upstream's own cells (name, kind, calls, errors, p99: of all its targets' calls) span its target rows.
+      const span = { rowspan: u.targets.length, class: 'upstream-cell' }
       u.targets.forEach((t, i) => {
         const probe = t.last_probe === null ? '–' : `${t.last_probe.ok ? 'passed' : 'failed'} ${ago(t.last_probe.at)} (${t.last_probe.detail})`
-        rows.push(row([
-          i === 0 ? u.name : '', i === 0 ? u.kind : '', el('code', t.url), badge(t.state), t.in_flight,
-          i === 0 ? ms(u.p99_ms) : '', i === 0 ? `${u.errors_per_min} of ${u.calls_per_min}` : '', probe,
-        ], { 'data-upstream': u.name, 'data-target': t.url, 'data-state': t.state }))
+        const own = i > 0
+          ? []
+          : [el('td', u.name, span), el('td', u.kind, span), el('td', u.calls_per_min, span), el('td', u.errors_per_min, span), el('td', ms(u.p99_ms), span)]
+        const tr = row([...own, el('code', t.url), badge(t.state, STATE_BADGE[t.state]), t.in_flight, probe],
+          { 'data-upstream': u.name, 'data-target': t.url, 'data-state': t.state })
+        rows.push(tr)
       })
     }
     fill($('#upstreams-table tbody'), rows)
@@ -232,7 +280,7 @@
         rows.push(row([limit.limit, limit.key, el('span', 'counted in Redis: not listed', { class: 'muted' }), '', '', ''], { 'data-limit': limit.limit }))
         continue
       }
-      if (limit.keys.length === 0) rows.push(row([limit.limit, limit.key, el('span', 'no key counted in this window', { class: 'muted' }), '', `${limit.points}`, ''], { 'data-limit': limit.limit }))
+      if (limit.keys.length === 0) rows.push(row([limit.limit, limit.key, el('span', 'no key counted in this window', { class: 'muted' }), '0', `${limit.points} of ${limit.points}`, ''], { 'data-limit': limit.limit }))
       for (const k of limit.keys) {
         rows.push(row([limit.limit, limit.key, el('code', k.key), k.used, `${k.remaining} of ${limit.points}`, `${k.reset_seconds} s`], { 'data-limit': limit.limit, 'data-key': k.key, 'data-remaining': k.remaining }))
       }
@@ -241,6 +289,15 @@
   }
 
   // ---- Config ----
+  /** What a reload did, in words: a rejected edit's problems; an applied one's changed paths and restart needs. */
+  function reloadDetails (r) {
+    if (r.problems) return r.problems.join('\n')
+    const lines = []
+    if (r.changed && r.changed.length > 0) lines.push(`changed: ${r.changed.join(', ')}${r.changed_more ? ` and ${r.changed_more} more` : ''}`)
+    if (r.restart_required) lines.push(`restart needed for: ${r.restart_required.join(', ')}`)
+    return lines.join('\n')
+  }
+
   async function refreshConfig () {
     const body = await getJson('/api/console/config')
     $('#config-facts-version').textContent = String(body.version)
@@ -254,7 +311,7 @@
     fill($('#config-problem-list'), problems.map((p) => el('li', p, { class: 'problem' })))
     fill($('#reloads-table tbody'), body.reloads.map((r) => row([
       new Date(r.at).toLocaleString(), badge(r.outcome, r.outcome === 'rejected' ? 'ejected' : 'healthy'), r.version,
-      r.problems ? r.problems.join('\n') : r.restart_required ? `restart needed for: ${r.restart_required.join(', ')}` : '',
+      reloadDetails(r),
     ], { 'data-outcome': r.outcome })))
   }
 
@@ -267,6 +324,8 @@
       card.append(el('div', status, { class: 'label' }), el('div', n, { class: 'value' }))
       return card
     }))
+    $('#dispatches-none').hidden = !body.enabled || body.latest.length > 0
+    $('#dispatches-table').closest('.table-wrap').hidden = body.latest.length === 0
     fill($('#dispatches-table tbody'), body.latest.map((d) => {
       const stores = el('ul', undefined, { class: 'stores' })
       for (const s of d.stores) stores.append(el('li', `${s.store}: preview ${s.preview}${s.delivery ? `, ${s.delivery}` : ''}${s.attempts > 1 ? ` after ${s.attempts} attempts` : ''}${s.error ? ` (${s.error})` : ''}`))

@@ -1,36 +1,44 @@
 import type { GatewayConfig } from '../config/types.js'
 
-/** Keys whose string values are secrets wherever they sit in the config (hashes, credentials, API keys). */
-const SECRET_KEY = /hash|secret|credential|password|authorization|api[-_]?key|postgres_url|redis_url/i
+/**
+ * A key whose own string value is a secret (hashes, credentials, passwords, header values such as `Authorization`,
+ * `X-Api-Key`, `X-Auth-Token` or `Cookie`, the database and Redis URLs). Only the key a string sits under decides:
+ * a `created` date beside a `hash` under `secrets` is not a secret, nor an `api-key` policy's `header: X-Api-Key`,
+ * nor `token_env` (the name of a variable).
+ */
+const SECRET_KEY = /hash|secret|credential|password|authorization|api[-_]?key|postgres_url|redis_url|(^|[-_])token$|^cookie$/i
 /** Shorter values are not worth hunting (they would also match ordinary words). */
 const MIN_SECRET_LENGTH = 6
 
 export const REDACTED = '[redacted]'
 
 /**
- * The secret strings of a config: every string under a key that names a secret (`secret_hash`, `hash`,
- * `credential`, `password_hash`, header values such as `Authorization` or `X-Api-Key`, the database and Redis
- * URLs), plus `extra` (the admin bearer token, read from the environment). The console never shows them.
+ * The secret strings of a config, by where they sit: every string whose own key names a secret (`hash` of a
+ * `secrets` or `api_keys` entry, `credential`, `password_hash`, a `headers` value set under `Authorization` or
+ * `X-Api-Key`, `postgres_url`, `redis_url`; a list's strings take the list's key), plus `extra` (the admin bearer
+ * token, read from the environment). The other fields of an object holding a secret (a secret's `created`
+ * date) are ordinary values. The console never shows these strings.
  */
 export function secretsOf (config: GatewayConfig, extra: readonly string[] = []): string[] {
   const found = new Set<string>(extra.filter((s) => s.length >= MIN_SECRET_LENGTH))
-  const walk = (value: unknown, secret: boolean): void => {
+  const walk = (value: unknown, key: string): void => {
     if (typeof value === 'string') {
-      if (secret && value.length >= MIN_SECRET_LENGTH) found.add(value)
+      if (SECRET_KEY.test(key) && value.length >= MIN_SECRET_LENGTH) found.add(value)
     } else if (Array.isArray(value)) {
-      for (const item of value) walk(item, secret)
+      for (const item of value) walk(item, key)
     } else if (typeof value === 'object' && value !== null) {
-      for (const [key, item] of Object.entries(value)) walk(item, secret || SECRET_KEY.test(key))
+      for (const [name, item] of Object.entries(value)) walk(item, name)
     }
   }
-  walk(config, false)
+  walk(config, '')
   // Longest first, so a secret that contains another is replaced whole.
   return [...found].sort((a, b) => b.length - a.length)
 }
 
 /**
- * The JSON text of `value` with every secret replaced by `[redacted]`, and the user-info of any URL removed: the
- * last guard before an answer leaves the admin listener, whatever a view put in it.
+ * The JSON text of `value` with every secret value replaced by `[redacted]` wherever a view put it (a reload
+ * problem quoting a credential included), and the user-info of any URL removed: the last guard before an answer
+ * leaves the admin listener. Only the values `secretsOf` found are replaced, so no ordinary field is touched.
  */
 export function redactedJson (value: unknown, secrets: readonly string[]): string {
   let text = JSON.stringify(value)

@@ -1,3 +1,4 @@
+import { changedPaths } from '../config/changed-paths.js'
 import { ConfigError, formatProblem } from '../config/config-error.js'
 import type { ReloadResult } from '../reload/live-config.js'
 
@@ -13,7 +14,14 @@ export interface ReloadRecord {
   problems?: string[]
   /** Settings an applied reload changed that take effect only after a restart. */
   restart_required?: string[]
+  /** What an applied reload changed: YAML paths (never values), the first `CHANGES_SHOWN`. */
+  changed?: string[]
+  /** How many more paths changed than `changed` lists. */
+  changed_more?: number
 }
+
+/** How many changed paths a reload lists. */
+const CHANGES_SHOWN = 8
 
 /** How many reloads the console keeps (the newest). */
 const KEPT = 50
@@ -24,14 +32,24 @@ const KEPT = 50
  */
 export class ReloadHistory {
   readonly #records: ReloadRecord[] = []
+  /** The config served now, to name what the next applied reload changes. */
+  #config: unknown
 
-  constructor (readonly file: string | undefined, now = new Date()) {
+  constructor (readonly file: string | undefined, config?: unknown, now = new Date()) {
+    this.#config = config
     this.#records.push({ at: now.toISOString(), outcome: 'loaded', version: 1 })
   }
 
-  record (result: ReloadResult, now = new Date()): void {
+  /** `config`: the config served after this reload (the same as before unless it was applied). */
+  record (result: ReloadResult, config?: unknown, now = new Date()): void {
     const record: ReloadRecord = { at: now.toISOString(), outcome: result.outcome, version: result.version }
     if (result.outcome === 'applied' && result.restartRequired.length > 0) record.restart_required = result.restartRequired
+    if (result.outcome === 'applied' && config !== undefined && this.#config !== undefined) {
+      const changed = changedPaths(this.#config, config)
+      record.changed = changed.slice(0, CHANGES_SHOWN)
+      if (changed.length > CHANGES_SHOWN) record.changed_more = changed.length - CHANGES_SHOWN
+    }
+    if (config !== undefined) this.#config = config
     if (result.outcome === 'rejected') {
       const error = result.error
       record.problems = error instanceof ConfigError

@@ -122,7 +122,8 @@ function shapeUpstreams (raws: readonly RawUpstreams[], context: ShapeContext): 
         targets: [...u.targets.values()].map((t) => ({
           url: t.url,
           weight: t.weight,
-          state: u.used ? t.state : 'unused',
+          // Lanes have no health checks (their errors show in the counts): "healthy" would claim what nothing checked.
+          state: !u.used ? 'unused' : u.kind === 'lane' && t.state === 'healthy' ? 'unchecked' : t.state,
           in_flight: t.inFlight,
           last_probe: t.lastProbe === undefined ? null : { at: new Date(t.lastProbe.at).toISOString(), ok: t.lastProbe.ok, detail: t.lastProbe.detail },
         })),
@@ -173,7 +174,8 @@ function shapeConfig (raws: readonly RawConfig[]): unknown {
   return {
     version: newest.version,
     file: newest.file,
-    loaded_at: reloads[reloads.length - 1]?.at ?? null,
+    // When the version served now was loaded (a reload that applied it, or the start): not the process start.
+    loaded_at: (reloads.find((r) => (r.outcome === 'applied' || r.outcome === 'loaded') && r.version === newest.version) ?? reloads[reloads.length - 1])?.at ?? null,
     last_reload: reloads.find((r) => r.outcome !== 'loaded') ?? null,
     reloads,
   }

@@ -49,7 +49,7 @@ export function envelopeOf (request: FastifyRequest, fallback: EnvelopeName): En
  * Builds fastify's error handler. `fallback` is the envelope used before a route is known (`plain`); `observe`
  * sees every error as answered (metrics count refusals there).
  */
-export function createErrorHandler (fallback: EnvelopeName = 'plain', observe?: (request: FastifyRequest, error: GatewayError) => void) {
+export function createErrorHandler (fallback: EnvelopeName = 'plain', observe?: (request: FastifyRequest, error: GatewayError, reply: FastifyReply) => void) {
   return function gatewayErrorHandler (error: unknown, request: FastifyRequest, reply: FastifyReply): void {
     // A step returns its answer (run-steps sends it); one that throws it lands here.
     if (error instanceof PolicyAnswer) {
@@ -57,7 +57,7 @@ export function createErrorHandler (fallback: EnvelopeName = 'plain', observe?: 
       return
     }
     const gwError = toGatewayError(error)
-    observe?.(request, gwError)
+    observe?.(request, gwError, reply)
     // The error's own entry: a policy-declared code is not in the catalogue.
     const entry = gwError.entry
     if (entry.upstream === true) {

@@ -1,5 +1,6 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { GatewayError } from '../errors/gateway-error.js'
+import { isLongLived } from './long-lived.js'
 import type { GatewayMetrics, RouteSeries } from './metrics.js'
 
 /** The label of requests no route took (404s, the public /healthz). */
@@ -27,7 +28,7 @@ export class MeteredLogController extends LogController {
   override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const gw = request.gw as FastifyRequest['gw'] | null | undefined
     const series: RouteSeries = gw?.service === undefined ? this.#unrouted : this.#metrics.route(gw.service, gw.routeId)
-    series.record(request.method, reply.statusCode, reply.elapsedTime)
+    series.record(request.method, reply.statusCode, reply.elapsedTime, isLongLived(reply.raw))
     // Only routes whose chain ends in `cache` (marked when the snapshot was built) are counted, from the X-Cache
     // their policy set: every other request skips the header read, and a route that answers an X-Cache of its own
     // (a `headers` step, a backend behind a CDN) is not counted as a lookup it never made.
@@ -41,12 +42,20 @@ export class MeteredLogController extends LogController {
 
 /**
  * Counts a refusal the error handler is about to answer: 429s by the limit that refused them, 401/403 by
- * service and code, and every token-endpoint refusal by its OAuth error code. Only refusals pass here, never a
+ * service and code, and every token-endpoint refusal by its OAuth error code; and the request itself when its
+ * client has already gone (`reply`'s response destroyed), which fastify never reports. Only refusals pass here, never a
  * request that succeeded, so it costs the hot path nothing.
  */
-export function countRefusal (metrics: GatewayMetrics, request: FastifyRequest, error: GatewayError): void {
+export function countRefusal (metrics: GatewayMetrics, request: FastifyRequest, error: GatewayError, reply?: FastifyReply): void {
   const gw = request.gw as FastifyRequest['gw'] | null | undefined
   const service = gw?.service ?? UNROUTED_SERVICE
+  // fastify reports an answer (requestCompleted) only once it is written: a refusal decided after the client left
+  // (an asynchronous step was still running when the connection closed) would be counted below but never in
+  // lanegate_http_requests_total. It is counted here, with the status it was answered with.
+  if (reply?.raw.destroyed === true) {
+    const series = gw?.service === undefined ? metrics.route(UNROUTED_SERVICE, UNROUTED_ROUTE) : metrics.route(gw.service, gw.routeId)
+    series.record(request.method, error.status, reply.elapsedTime)
+  }
   if (service === 'oauth' && gw?.routeId === 'token') {
     // The error's own entry (a policy-declared code has no catalogue entry).
     metrics.tokenErrors.inc(error.entry.oauth ?? error.code)

@@ -8,7 +8,10 @@ export type UpstreamOutcome = 'ok' | 'http_4xx' | 'http_5xx' | 'unreachable' | '
 /** Latency buckets in seconds: a cached-token GET is well under a millisecond, a lane call up to its timeout. */
 export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
-/** The series of one route: its latency histogram cell and its counters by method and status. */
+/** Buckets of long-lived answers in seconds: from a stream cut at once up to an hour. */
+export const STREAM_BUCKETS = [0.1, 1, 10, 60, 300, 1800, 3600]
+
+/** The series of one route: its latency histogram cells (requests, long-lived answers) and its counters by method and status. */
 export class RouteSeries {
   readonly #byMethod = new Map<string, Map<number, CounterCell>>()
   // The cell of the last method and status recorded: a route answers the same way request after request, and two
@@ -22,15 +25,20 @@ export class RouteSeries {
     private readonly durations: HistogramFamily,
     private readonly service: string,
     private readonly route: string,
+    private readonly streams?: HistogramFamily,
     private readonly duration: HistogramCell = durations.cell(service, route),
   ) {}
 
-  /** Counts one answered request; `ms` is fastify's `reply.elapsedTime`. */
-  record (method: string, status: number, ms: number): void {
+  /**
+   * Counts one answered request; `ms` is fastify's `reply.elapsedTime`. A long-lived answer (long-lived.ts) is
+   * timed in the streams histogram instead of request latency.
+   */
+  record (method: string, status: number, ms: number, longLived = false): void {
     const last = this.#lastCell
     const cell = last !== undefined && method === this.#lastMethod && status === this.#lastStatus ? last : this.#cellOf(method, status)
     cell.value++
-    this.durations.observe(this.duration, ms / 1000)
+    if (longLived && this.streams !== undefined) this.streams.observe(this.streams.cell(this.service, this.route), ms / 1000)
+    else this.durations.observe(this.duration, ms / 1000)
   }
 
   /** The counter cell of a method and status (made on first use), remembered as the last one. */
@@ -80,7 +88,8 @@ export interface UpstreamTargetCount {
 export class GatewayMetrics {
   readonly registry = new Registry()
   readonly requests = new CounterFamily('lanegate_http_requests_total', 'Requests answered, by service, route id, method and status.', ['service', 'route', 'method', 'status'])
-  readonly durations = new HistogramFamily('lanegate_http_request_duration_seconds', 'Time from request start to the end of the answer.', ['service', 'route'], LATENCY_BUCKETS)
+  readonly durations = new HistogramFamily('lanegate_http_request_duration_seconds', 'Time from request start to the end of the answer (long-lived answers are in lanegate_http_stream_duration_seconds).', ['service', 'route'], LATENCY_BUCKETS)
+  readonly streamDurations = new HistogramFamily('lanegate_http_stream_duration_seconds', 'Time from request start to the end of a long-lived answer: an event stream, a WebSocket, a fan-out preview or commit.', ['service', 'route'], STREAM_BUCKETS)
   readonly upstreamRequests = new CounterFamily('lanegate_upstream_requests_total', 'Calls to upstreams (lane store ids, proxied services) by outcome.', ['upstream', 'outcome'])
   readonly upstreamDurations = new HistogramFamily('lanegate_upstream_duration_seconds', 'Time until an upstream answered or failed.', ['upstream'], LATENCY_BUCKETS)
   readonly rateLimited = new CounterFamily('lanegate_rate_limited_total', 'Requests refused with 429, by the limit that refused them.', ['limit'])
@@ -104,7 +113,7 @@ export class GatewayMetrics {
   readonly #upstreams = new Map<string, { outcomes: Map<UpstreamOutcome, CounterCell>, duration: HistogramCell }>()
 
   constructor (sources: MetricSources) {
-    for (const family of [this.requests, this.durations, this.upstreamRequests, this.upstreamDurations, this.rateLimited,
+    for (const family of [this.requests, this.durations, this.streamDurations, this.upstreamRequests, this.upstreamDurations, this.rateLimited,
       this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches, this.cacheLookups]) {
       this.registry.registerMetric(asPromMetric(family))
     }
@@ -177,7 +186,7 @@ export class GatewayMetrics {
     }
     let series = routes.get(route)
     if (series === undefined) {
-      series = new RouteSeries(this.requests, this.durations, service, route)
+      series = new RouteSeries(this.requests, this.durations, service, route, this.streamDurations)
       routes.set(route, series)
     }
     return series

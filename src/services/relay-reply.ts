@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { OutgoingHttpHeaders } from 'node:http'
 import { GatewayError } from '../errors/gateway-error.js'
+import { markLongLived } from '../observability/long-lived.js'
 import { traceOf } from '../observability/trace-context.js'
 import { captureRelayedChunk, responseHooksOf, runRelayedHeadHooks } from '../plugin/response-phase.js'
 import { relayedResponseHeaders } from '../upstream/headers.js'
-import { relayUpstream, type UpstreamHeaders } from '../upstream/relay.js'
+import { isEventStream, relayUpstream, type UpstreamHeaders } from '../upstream/relay.js'
 import type { Upstream } from '../upstream/upstream.js'
 
 /** The body limits of a relaying service (`max_body_bytes`, `max_upstream_error_body_bytes`). */
@@ -56,5 +57,7 @@ export function takeOverReplyHeaders (request: FastifyRequest, reply: FastifyRep
   headers['x-request-id'] = String(request.id)
   if (hooks !== undefined) runRelayedHeadHooks(hooks, request, status, headers)
   reply.hijack()
+  // An event stream stays open for minutes: timed apart from request latency.
+  if (isEventStream(upstreamHeaders)) markLongLived(reply.raw)
   return reply.raw.destroyed ? undefined : headers
 }

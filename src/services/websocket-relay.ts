@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { GatewayError } from '../errors/gateway-error.js'
+import { markLongLived } from '../observability/long-lived.js'
 import { traceOf } from '../observability/trace-context.js'
 import type { UpgradeLimits } from '../runtime/snapshot.js'
 import { chainKey } from '../runtime/snapshot.js'
@@ -43,6 +44,7 @@ export async function relayWebSocket (request: FastifyRequest, reply: FastifyRep
     maxErrorBodyBytes,
   })
   reply.hijack()
+  markLongLived(reply.raw)
   const upgrade = takeUpgradeSocket(request.raw)
   if (upgrade === undefined || upgrade.socket.destroyed) {
     // The caller left while the upstream was answering.

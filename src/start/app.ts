@@ -130,7 +130,7 @@ function addRootHooks (app: FastifyInstance, metrics: GatewayMetrics | undefined
   app.decorateRequest('gw', null as never)
   app.setErrorHandler(createErrorHandler('plain', metrics === undefined
     ? undefined
-    : function countRefusals (request, error) { countRefusal(metrics, request, error) }))
+    : function countRefusals (request, error, reply) { countRefusal(metrics, request, error, reply) }))
   registerBoundedJsonParser(app)
   // Set when the request starts rather than in an onSend hook, which cost every response a promise. A handler
   // that allows caching (content) overwrites cache-control; the error handler sets no-store again.

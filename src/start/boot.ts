@@ -81,7 +81,7 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
       upstreamTargets: () => shared.upstreams.proxies.targetCounts(),
       logLinesDropped: () => destination?.dropped ?? 0,
     })
-  const reloads = new ReloadHistory(options.text === undefined ? options.file : undefined)
+  const reloads = new ReloadHistory(options.text === undefined ? options.file : undefined, config)
   let listenerTls: ListenerTls | undefined
   try {
     // The listener's files as validation read them: not read a second time for the listener (nor a third for its rotation).
@@ -92,7 +92,7 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
       file: options.text === undefined ? options.file : undefined,
       logger: logger as FastifyBaseLogger,
       adjust: options.adjust,
-      onReload: metrics === undefined ? undefined : (result) => { metrics.configReloads.inc(result.outcome); reloads.record(result) },
+      onReload: metrics === undefined ? undefined : (result) => { metrics.configReloads.inc(result.outcome); reloads.record(result, gateway?.current().config) },
     })
     app = await buildApp(gateway, logger, metrics, listenerTls)
     await app.ready()

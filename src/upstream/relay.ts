@@ -91,7 +91,7 @@ function bodyBackstopMs (timeouts: Upstream['settings']['timeouts']): number {
 }
 
 /** Whether an answer is a server-sent event stream (`text/event-stream`, any parameters). */
-function isEventStream (headers: UpstreamHeaders): boolean {
+export function isEventStream (headers: UpstreamHeaders): boolean {
   const type = headers['content-type']
   return typeof type === 'string' && type.trimStart().toLowerCase().startsWith('text/event-stream')
 }

@@ -66,7 +66,7 @@ t.test('the console JSON of a real lanegate start: traffic, routes, explain, ups
       const u = await view<Up>(admin, 'upstreams')
       return u.upstreams.find((x) => x.name === 'pricing')?.targets.every((x) => x.state === 'healthy' && x.last_probe?.ok === true) === true ? u : undefined
     }, 15_000, 'both pricing targets healthy')
-    t.match(healthy.upstreams.find((x) => x.name === 'org_store_001'), { kind: 'lane', errors_per_min: 1 })
+    t.match(healthy.upstreams.find((x) => x.name === 'org_store_001'), { kind: 'lane', errors_per_min: 1, targets: [{ state: 'unchecked' }] }, 'a lane has no health checks: unchecked, not healthy')
     await c.pricing[0].close()
     const ejected = await eventually(async () => {
       const u = await view<Up>(admin, 'upstreams')
@@ -93,6 +93,9 @@ t.test('the console JSON of a real lanegate start: traffic, routes, explain, ups
       return cfg.last_reload?.outcome === 'applied' ? cfg : undefined
     }, 15_000, 'the applied reload')
     t.equal(applied.version, 2)
+    const full = await view<{ loaded_at: string, last_reload: { at: string, changed?: string[] }, reloads: Array<{ at: string, outcome: string }> }>(admin, 'config')
+    t.same(full.last_reload.changed, ['rate_limits.payments-per-ip.points'], 'the applied reload names the path it changed')
+    t.equal(full.loaded_at, full.last_reload.at, 'loaded_at: when version 2 was loaded')
     t.equal((await view<Overview>(admin, 'overview')).config_version, 2)
   })
 
@@ -106,6 +109,15 @@ t.test('the console JSON of a real lanegate start: traffic, routes, explain, ups
       { dispatch_id: committed, status: 'committed', stores: [{ store: 'org_store_002', preview: 'ok', delivery: 'applied', attempts: 1, error: null }] },
     ])
     t.equal(JSON.stringify(view2).includes('"payload"'), false, 'payloads are not shown')
+    // Fan-out previews and commits wait on every store's lane: timed apart from request latency.
+    const metrics = await (await fetch(`${admin}/metrics`)).text()
+    const count = (family: string, route: string): number => Number(new RegExp(`^${family}_count\\{service="fanout",route="${route}"\\} (\\S+)$`, 'm').exec(metrics)?.[1] ?? 0)
+    t.same({
+      previewStreams: count('lanegate_http_stream_duration_seconds', 'preview'),
+      commitStreams: count('lanegate_http_stream_duration_seconds', 'commit'),
+      previewRequests: count('lanegate_http_request_duration_seconds', 'preview'),
+      commitRequests: count('lanegate_http_request_duration_seconds', 'commit'),
+    }, { previewStreams: 2, commitStreams: 1, previewRequests: 0, commitRequests: 0 })
   })
 
   t.test('no answer holds a secret hash, a credential or a token', async (t) => {

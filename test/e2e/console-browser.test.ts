@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path'
 import t from 'tap'
 import type { Page } from 'playwright-core'
 import { horizontalOverflow, openBrowser } from '../helpers/console-browser.js'
-import { eventually, lineOf, sendDispatches, sendTraffic, startConsoleGateway } from '../helpers/console-gateway.js'
+import { eventually, lineOf, sendDispatches, sendTraffic, startConsoleGateway, TODAY } from '../helpers/console-gateway.js'
 
 const VIEWS = ['overview', 'routes', 'upstreams', 'clients', 'config', 'dispatches'] as const
 
@@ -42,6 +42,9 @@ t.test('the console in a real headless Chromium against a real lanegate start', 
       await openView(page, admin, view)
       t.equal(await page.locator(`#view-${view}`).isVisible(), true, `${view} shown`)
     }
+    // The dispatches view, before any dispatch: a sentence, not a table of headers alone.
+    t.equal(await page.locator('#dispatches-none').isVisible(), true, 'no dispatch yet: said')
+    t.equal(await page.locator('#dispatches-table').isVisible(), false, 'no empty table')
   })
 
   t.test('traffic shows in the overview within 3 s: a 201, a 403, 429s and a lane 502', async (t) => {
@@ -60,6 +63,14 @@ t.test('the console in a real headless Chromium against a real lanegate start', 
     }, 3_000, 'the overview numbers')
     t.ok(Date.now() - sent <= 3_500, 'within 3 s')
     t.equal(await page.locator('#limited-table tr[data-limit="payments-per-ip"] td').nth(1).textContent(), String(traffic.limited))
+    const overview = await (await fetch(`${admin}/api/console/overview`)).json() as { totals: { requests: number } }
+    t.ok(await stat$(page, 'requests') >= overview.totals.requests - 1 && overview.totals.requests > 0, 'the Requests card is the 15 minutes\' total')
+    // Not hovered, each chart's legend shows its latest second (it read "time: --"), as a wall-clock time.
+    const legends = await page.locator('.chart .u-legend .u-series:first-child .u-value').allTextContents()
+    t.equal(legends.length, 4, 'four charts')
+    t.match(legends, legends.map(() => /^\d{2}:\d{2}:\d{2}$/), `legends read a time: ${legends.join(', ')}`)
+    const rps = await page.locator('#chart-rps .u-legend .u-series').nth(1).locator('.u-value').textContent()
+    t.match(rps, /^\d+$/, `the req/s legend holds the latest second's count (${rps})`)
     await page.waitForTimeout(1_200) // one more point on the charts for the screenshot
     await page.screenshot({ path: join(shots, 'overview.png'), fullPage: true })
   })
@@ -69,6 +80,10 @@ t.test('the console in a real headless Chromium against a real lanegate start', 
     const cli = JSON.parse(await c.cli('routes', '--config', c.config.file, '--json')) as { routes: Array<{ methods: string[], path: string, service: string, route: string, envelope: string, chain: Array<{ policy: string, summary: string }> }> }
     const rows = await page.locator('#routes-table tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent ?? '')))
     t.same(rows, cli.routes.map((r) => [r.methods.join(','), r.path, r.service, r.route, r.envelope, chainText(r.chain)]))
+    // A chain breaks between policies only: each policy's text sits on one line.
+    const links = await page.locator('#routes-table .chain .link').evaluateAll((nodes) => nodes.map((n) => n.getClientRects().length))
+    t.equal(links.length, cli.routes.reduce((n, r) => n + r.chain.length, 0), 'one piece per policy of every chain')
+    t.same(links.filter((lines) => lines !== 1), [], 'no policy split across lines')
     await page.fill('#routes-filter', 'pricing')
     const filtered = await page.locator('#routes-table tbody tr').count()
     t.equal(filtered, cli.routes.filter((r) => r.service === 'pricing').length, 'the filter keeps the pricing routes')
@@ -102,6 +117,14 @@ t.test('the console in a real headless Chromium against a real lanegate start', 
     await page.waitForSelector(`${row(c.pricing[0].url)}[data-state="ejected"]`, { timeout: 15_000 })
     t.equal(await page.locator(`${row(c.pricing[1].url)}`).getAttribute('data-state'), 'healthy', 'the other stays healthy')
     t.match(await page.locator(row(c.pricing[0].url)).textContent(), /failed .* \(GET \/health failed: \w+\)/)
+    // The upstream's own cells (name, kind, calls, errors, p99 of all its calls) span both target rows.
+    t.equal(await page.locator('#upstreams-table tr[data-upstream="pricing"] td[rowspan="2"]').count(), 5, 'pricing\'s cells span its two targets')
+    t.same(await page.locator('#upstreams-table thead th').allTextContents(), ['Upstream', 'Kind', 'Calls / min', 'Errors / min', 'p99 (1 min)', 'Target', 'State', 'In flight', 'Last probe'])
+    // Lanes have no health checks: store 001's lane (a 502 a moment ago) is "unchecked", not "healthy".
+    t.equal(await page.locator('#upstreams-table tr[data-upstream="org_store_001"]').getAttribute('data-state'), 'unchecked')
+    const lane = await page.locator('#upstreams-table tr[data-upstream="org_store_001"] td').allTextContents()
+    t.same(lane.slice(0, 2), ['org_store_001', 'lane'])
+    t.match(lane.slice(2, 4), [/^\d+$/, /^\d+$/], 'calls and errors a minute: plain numbers under their own headers (no bare "0 of 1")')
     await page.screenshot({ path: join(shots, 'upstreams.png'), fullPage: true })
   })
 
@@ -109,6 +132,9 @@ t.test('the console in a real headless Chromium against a real lanegate start', 
     await openView(page, admin, 'clients')
     t.equal(await page.locator('#clients-table tr[data-client="demo-status"] td').nth(5).textContent(), '1', 'demo-status: one 403')
     t.equal(await page.locator('#limits-table tr[data-limit="payments-per-ip"][data-key="127.0.0.1"]').getAttribute('data-remaining'), '0')
+    const remaining = await page.locator('#limits-table tbody tr td:nth-child(5)').allTextContents()
+    t.ok(remaining.length >= 3, 'every limit has a row')
+    t.same(remaining.filter((r) => !/^\d+ of \d+$/.test(r)), [], `Remaining reads "N of M" on every row: ${remaining.join(', ')}`)
     await page.screenshot({ path: join(shots, 'clients.png'), fullPage: true })
   })
 
@@ -127,6 +153,13 @@ t.test('the console in a real headless Chromium against a real lanegate start', 
     // The header comes from the overview, read just before the config view in each refresh: one round later at most.
     await page.waitForFunction(() => document.querySelector('#config-version')?.textContent === '2', undefined, { timeout: 15_000 })
     t.pass('the header shows the new version')
+    // The applied reload says what changed; "Loaded" is when version 2 was loaded, not the process start.
+    await page.waitForSelector('#reloads-table tr[data-outcome="applied"]', { timeout: 15_000 })
+    t.equal(await page.locator('#reloads-table tr[data-outcome="applied"] td').nth(3).textContent(), 'changed: rate_limits.payments-per-ip.points')
+    const json = await (await fetch(`${admin}/api/console/config`)).json() as { loaded_at: string, reloads: Array<{ at: string, outcome: string }> }
+    const applied = json.reloads.find((r) => r.outcome === 'applied')
+    t.equal(json.loaded_at, applied?.at, 'loaded_at is the applied reload\'s time')
+    t.not(json.loaded_at, json.reloads.at(-1)?.at, 'not the start\'s')
     await page.screenshot({ path: join(shots, 'config.png'), fullPage: true })
   })
 
@@ -139,6 +172,23 @@ t.test('the console in a real headless Chromium against a real lanegate start', 
     t.match(await page.locator(`#dispatches-table tr[data-dispatch="${committed}"]`).textContent(), /org_store_002: preview ok, applied/)
     t.equal(await page.locator('#dispatch-statuses [data-status="committed"] .value').textContent(), '1')
     await page.screenshot({ path: join(shots, 'dispatches.png'), fullPage: true })
+  })
+
+  t.test('a secret created today: every time on every view reads as a time, none is redacted', async (t) => {
+    const yaml = await readFile(c.config.file, 'utf8')
+    t.ok(yaml.includes(`created: "${TODAY}"`), 'the config holds a secret created today')
+    await openView(page, admin, 'upstreams')
+    await page.waitForSelector('#upstreams-table tr[data-upstream="pricing"]:has-text("passed")', { timeout: 15_000 })
+    for (const view of ['config', 'upstreams', 'dispatches']) {
+      await openView(page, admin, view)
+      const text = await page.locator(`#view-${view}`).innerText()
+      t.same(['Invalid Date', 'NaN', '[redacted]'].filter((bad) => text.includes(bad)), [], `${view} shows no broken time`)
+    }
+    await openView(page, admin, 'config')
+    const loaded = await page.locator('#config-facts-loaded').textContent() ?? ''
+    t.match(loaded, /\d.*\(\d+ (s|min) ago\)$/, `Config "Loaded" is a time: ${loaded}`)
+    const json = await (await fetch(`${admin}/api/console/config`)).json() as { reloads: Array<{ at: string }> }
+    t.ok(json.reloads.length > 0 && json.reloads.every((r) => r.at.startsWith(`${TODAY}T`)), 'the reload times are today\'s, whole')
   })
 
   t.test('no console error, no failed request, nothing requested beyond 127.0.0.1', async (t) => {
@@ -162,6 +212,15 @@ t.test('no table overflows the viewport sideways without scrolling, at 1280×800
     for (const view of VIEWS) {
       await openView(browser.page, c.admin, view)
       t.same(await horizontalOverflow(browser.page), { page: false, tables: [] }, `${view} at ${viewport.width}×${viewport.height}`)
+      if (view === 'overview') {
+        // Cards per row: every row full (auto-fill left the ninth card alone on a row at 1280).
+        const rows = await browser.page.locator('.overview-cards .card').evaluateAll((cards) => {
+          const byTop = new Map<number, number>()
+          for (const card of cards) byTop.set(Math.round(card.getBoundingClientRect().top), (byTop.get(Math.round(card.getBoundingClientRect().top)) ?? 0) + 1)
+          return [...byTop.values()]
+        })
+        t.same(rows, viewport.width >= 1100 ? [9] : [3, 3, 3], `the nine cards at ${viewport.width}: ${rows.join(' + ')}`)
+      }
       if (viewport.width === 390 && (view === 'overview' || view === 'routes')) await browser.page.screenshot({ path: join(shots, `phone-${view}.png`), fullPage: false })
     }
     // The check fails where it should: a table forced wider than the screen, its scrolling box taken away.

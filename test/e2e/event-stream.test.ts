@@ -106,3 +106,18 @@ t.test('a silent event stream is cut after stream_idle_ms, not at body_idle_ms a
   t.ok(cutAfter < 10 * 2500, `cut within 10 × stream_idle_ms (${cutAfter} ms)`)
   streams.get('/silent')?.end()
 })
+
+t.test('event streams are timed apart from request latency: the 429 in request latency, the stream in its own histogram', async (t) => {
+  const metric = (text: string, name: string): number => {
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{service="feed",route="events"}`))
+    return line === undefined ? 0 : Number(line.split(' ').at(-1))
+  }
+  // /prices was read to its end (fastify reports an answer once written whole; the streams cut or left are not).
+  const text = await (await fetch(`${gateway.admin as string}/metrics`)).text()
+  t.same({
+    stream: metric(text, 'lanegate_http_stream_duration_seconds_count'),
+    request: metric(text, 'lanegate_http_request_duration_seconds_count'),
+  }, { stream: 1, request: 1 }, 'the stream /prices as a stream; only the 429 (a refusal, not a stream) in request latency')
+  const answered = text.split('\n').filter((l) => l.startsWith('lanegate_http_requests_total{service="feed",route="events"')).reduce((n, l) => n + Number(l.split(' ').at(-1)), 0)
+  t.equal(answered, 2, 'every answer counted once')
+})

@@ -31,8 +31,12 @@ export interface ConsoleGateway {
   cli: (...args: string[]) => Promise<string>
 }
 
+/** Today's date (UTC, as the console's ISO timestamps write it): the first demo account's secret was created today. */
+export const TODAY = new Date().toISOString().slice(0, 10)
+
 /**
- * The demo gateway with: payments-per-ip lowered to 5 a minute (429s come quickly), the pricing block's active
+ * The demo gateway with: the first account's secret created today (as on the day a secret is rotated),
+ * payments-per-ip lowered to 5 a minute (429s come quickly), the pricing block's active
  * health checks every second (a stopped target is ejected within about a second), its two targets on local test
  * servers, store 001's lane on a port nothing listens on (a live call gets a lane 502), and the admin listener
  * on a free port.
@@ -47,6 +51,7 @@ export async function startConsoleGateway (t: Teardown): Promise<ConsoleGateway>
     return backend
   })) as [Backend, Backend]
   const edit = (text: string): string => text
+    .replace('created: "2026-11-01"', `created: "${TODAY}"`)
     .replace('payments-per-ip: { key: ip, points: 100, window_seconds: 60 }', 'payments-per-ip: { key: ip, points: 5, window_seconds: 60 }')
     .replace('active: { path: /health, interval_seconds: 10 }', 'active: { path: /health, interval_seconds: 1 }')
   const config = await tempConfig(edit)

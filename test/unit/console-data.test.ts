@@ -60,3 +60,26 @@ t.test('redactedJson removes every secret of the config, and URL user-info', asy
   t.equal(text.includes('"key":"organization"'), true, 'ordinary values stay')
   t.equal(text.includes('http://127.0.0.1:9/x'), true)
 })
+
+t.test('redaction takes a secret by its key: a secret created today leaves today\'s timestamps and header names alone', async (t) => {
+  const today = new Date().toISOString().slice(0, 10)
+  const config = {
+    service_accounts: [{
+      client_id: 'demo-checkout',
+      secrets: [{ created: today, hash: '$scrypt$ln=15,r=8,p=1$c2FsdA$aGFzaC1vZi1zZWNyZXQ' }],
+      api_keys: [{ hash: '$scrypt$ln=15,r=8,p=1$a2V5$aGFzaC1vZi1rZXk', created: today }],
+    }],
+    admin: { auth: { token_env: 'LANEGATE_ADMIN_TOKEN' } },
+    services: { pricing: { policies: [{ 'api-key': { header: 'X-Api-Key', bearer: false } }, { headers: { request: { set: { 'X-Auth-Token': 'tok-abcdef-123', 'X-Trace-Mode': 'verbose' } } } }] } },
+  } as unknown as GatewayConfig
+  const secrets = secretsOf(config)
+  t.same(secrets, ['$scrypt$ln=15,r=8,p=1$c2FsdA$aGFzaC1vZi1zZWNyZXQ', '$scrypt$ln=15,r=8,p=1$a2V5$aGFzaC1vZi1rZXk', 'tok-abcdef-123'], 'the hashes and the token header\'s value, nothing else')
+  const answer = {
+    loaded_at: `${today}T05:24:26.713Z`,
+    reloads: [{ at: `${today}T05:25:00.000Z`, outcome: 'loaded' }],
+    chain: 'api-key(header X-Api-Key) → headers(X-Trace-Mode)',
+    env: 'LANEGATE_ADMIN_TOKEN',
+    leaked: 'hash $scrypt$ln=15,r=8,p=1$c2FsdA$aGFzaC1vZi1zZWNyZXQ and tok-abcdef-123',
+  }
+  t.same(JSON.parse(redactedJson(answer, secrets)), { ...answer, leaked: 'hash [redacted] and [redacted]' })
+})

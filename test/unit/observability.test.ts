@@ -68,6 +68,18 @@ t.test('request series render as Prometheus counters and a cumulative histogram'
   t.ok(Math.abs(Number(sum) - 0.0243) < 1e-12, `sum in seconds (${sum})`)
 })
 
+t.test('a long-lived answer is counted as a request but timed in lanegate_http_stream_duration_seconds', async (t) => {
+  const metrics = new GatewayMetrics({ configVersion: () => 1, dependencies: async () => ({}) })
+  const route = metrics.route('live', 'read')
+  route.record('GET', 200, 2)
+  route.record('GET', 200, 240_000, true)
+  const text = await metrics.registry.metrics()
+  t.equal(sample(parse(text), 'lanegate_http_requests_total', { service: 'live', route: 'read', method: 'GET', status: '200' }), 2)
+  t.equal(histogramCount(text, 'lanegate_http_request_duration_seconds', { service: 'live', route: 'read' }), 1, 'request latency: the 2 ms answer only')
+  t.equal(histogramCount(text, 'lanegate_http_stream_duration_seconds', { service: 'live', route: 'read' }), 1, 'the 4-minute stream')
+  t.match(text, 'lanegate_http_stream_duration_seconds_bucket{service="live",route="read",le="300"} 1\n')
+})
+
 t.test('a route\'s requests are counted under their own method and status, whichever came just before', async (t) => {
   // RouteSeries keeps the last method-and-status cell: a change of either must reach another cell.
   const metrics = new GatewayMetrics({ configVersion: () => 1, dependencies: async () => ({}) })

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { GatewayError } from '../../errors/gateway-error.js'
+import { markLongLived } from '../../observability/long-lived.js'
 import { traceOf } from '../../observability/trace-context.js'
 import type { Principal } from '../../runtime/request-context.js'
 import { isFinalCommitStatus } from '../../store/dispatch-store.js'
@@ -94,7 +95,9 @@ export const fanoutService: ServiceModule = {
     runner.start()
 
     const preview: RouteImplementation = {
-      handler: async function previewFanout (request: FastifyRequest) {
+      handler: async function previewFanout (request: FastifyRequest, reply: FastifyReply) {
+        // Waits on every store's lane: timed apart from request latency.
+        markLongLived(reply.raw)
         const dispatch = await previewDispatch(request.body, principalOf(request), request.gw.snapshot, store, lanes, traceOf(request.raw))
         return renderPreview(dispatch)
       },
@@ -102,6 +105,7 @@ export const fanoutService: ServiceModule = {
 
     const commit: RouteImplementation = {
       handler: async function commitFanout (request: FastifyRequest, reply: FastifyReply) {
+        markLongLived(reply.raw)
         const principal = principalOf(request)
         const dispatchId = dispatchIdOf(request)
         const settings = fanoutSettingsOf(request.gw.snapshot.config)
