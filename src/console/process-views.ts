@@ -60,83 +60,16 @@ const LATEST_DISPATCHES = 10
 /** How many keys per limit. */
 const CLOSEST_KEYS = 10
 
-/** One process's raw answer for `view`. Long by design: a table of the views, one short case each. */
+/** One process's raw answer for `view`. */
 export async function processView (booted: ConsoleSources, state: ConsoleState, view: ViewName, query: ViewQuery): Promise<unknown> {
   const snapshot = booted.gateway.current()
   const { config } = snapshot
   switch (view) {
-    case 'overview': {
-      const all = state.ring.since(0)
-      const since = Number(query.since ?? 0)
-      const report = await booted.readiness.report()
-      const raw: RawOverview = {
-        totals: mergeSamples([all]).reduce(addSample, emptyLike(all[0], state)),
-        samples: Number.isFinite(since) && since > 0 ? all.filter((s) => s.t > since) : all,
-        version: snapshot.version,
-        ready: report.ready,
-        failed: report.failed,
-      }
-      return raw
-    }
-    case 'routes':
-      return routesJson(servedRoutes(config, booted.gateway.catalog))
-    case 'explain': {
-      const method = (query.method ?? '').toUpperCase()
-      const path = query.path ?? ''
-      if (!/^[A-Z]{3,7}$/.test(method) || !path.startsWith('/')) throw new ViewQueryError('explain needs method (GET, POST, …) and a path starting with /')
-      const caller: ExplainCaller = query.client === undefined || query.client === '' ? { kind: 'none' } : { kind: 'client', clientId: query.client }
-      try {
-        return explainRequest(config, booted.gateway.catalog, method, path, caller)
-      } catch (error) {
-        if (error instanceof UnknownClientError) throw new ViewQueryError(error.message)
-        throw error
-      }
-    }
-    case 'upstreams': {
-      const { upstreams } = booted.gateway.shared
-      const lanes = declaredLanes(config)
-      const built = upstreams.lanes.states()
-      const unused = [...lanes].filter(([id]) => !built.some((b) => b.upstream === id)).map(([id, lane]) => ({
-        upstream: id, kind: 'lane' as const, used: false,
-        targets: [{ url: lane.base_url, weight: 1, state: 'healthy' as const, inFlight: 0, lastProbe: undefined }],
-      }))
-      const raw: RawUpstreams = {
-        upstreams: [
-          ...upstreams.proxies.states().map((u) => ({ ...u, kind: 'proxy' as const, used: true })),
-          ...built.filter((u) => lanes.has(u.upstream)).map((u) => ({ ...u, kind: 'lane' as const, used: true })),
-          ...unused,
-          ...upstreams.services.states().map((u) => ({ ...u, kind: 'service' as const, used: true })),
-        ],
-        lastMinute: lastMinute(state.ring.since(Math.floor(Date.now() / 1000) - 60)),
-      }
-      return raw
-    }
-    case 'clients': {
-      const metrics = state.metrics
-      const tokens: Record<string, number> = {}
-      metrics.tokensIssued.each((labels, cell) => { tokens[labels.client_id ?? ''] = cell.value })
-      const refusals: Record<string, Record<string, number>> = {}
-      metrics.clientRefusals.each((labels, cell) => {
-        const byStatus = refusals[labels.client_id ?? ''] ??= {}
-        byStatus[labels.status ?? ''] = cell.value
-      })
-      const closest = new Map((booted.gateway.shared.limiters.closest?.(CLOSEST_KEYS) ?? []).map((c) => [c.limit, c.keys]))
-      const raw: RawClients = {
-        accounts: config.service_accounts.map((a) => ({ client_id: a.client_id, organization: a.organization, status: a.status })),
-        tokens,
-        refusals,
-        limits: Object.entries(config.rate_limits).map(([limit, settings]) => ({
-          limit,
-          key: settings.key,
-          points: settings.points,
-          window_seconds: settings.window_seconds,
-          keys: closest.has(limit)
-            ? (closest.get(limit) ?? []).map((k) => ({ key: k.key, used: k.used, remaining: k.remaining, ms_before_reset: k.msBeforeReset }))
-            : config.rate_limit_store.driver === 'memory' && !state.inWorker ? [] : null,
-        })),
-      }
-      return raw
-    }
+    case 'overview': return overviewView(booted, state, query)
+    case 'routes': return routesJson(servedRoutes(config, booted.gateway.catalog))
+    case 'explain': return explainView(booted, query)
+    case 'upstreams': return upstreamsView(booted, state)
+    case 'clients': return clientsView(booted, state)
     case 'config': {
       const raw: RawConfig = { version: snapshot.version, file: booted.reloads.file ?? null, reloads: booted.reloads.list() }
       return raw
@@ -147,6 +80,82 @@ export async function processView (booted: ConsoleSources, state: ConsoleState, 
       const raw: RawDispatches = { enabled, byStatus: summary.byStatus as Record<string, number>, latest: summary.latest }
       return raw
     }
+  }
+}
+
+/** Totals since the ring began, the samples after `since`, and readiness. */
+async function overviewView (booted: ConsoleSources, state: ConsoleState, query: ViewQuery): Promise<RawOverview> {
+  const all = state.ring.since(0)
+  const since = Number(query.since ?? 0)
+  const report = await booted.readiness.report()
+  return {
+    totals: mergeSamples([all]).reduce(addSample, emptyLike(all[0], state)),
+    samples: Number.isFinite(since) && since > 0 ? all.filter((s) => s.t > since) : all,
+    version: booted.gateway.current().version,
+    ready: report.ready,
+    failed: report.failed,
+  }
+}
+
+/** What a route's chain would do for a client (`explain`, as the CLI says it). */
+function explainView (booted: ConsoleSources, query: ViewQuery): unknown {
+  const method = (query.method ?? '').toUpperCase()
+  const path = query.path ?? ''
+  if (!/^[A-Z]{3,7}$/.test(method) || !path.startsWith('/')) throw new ViewQueryError('explain needs method (GET, POST, …) and a path starting with /')
+  const caller: ExplainCaller = query.client === undefined || query.client === '' ? { kind: 'none' } : { kind: 'client', clientId: query.client }
+  try {
+    return explainRequest(booted.gateway.current().config, booted.gateway.catalog, method, path, caller)
+  } catch (error) {
+    if (error instanceof UnknownClientError) throw new ViewQueryError(error.message)
+    throw error
+  }
+}
+
+/** Every upstream (proxy blocks, lanes, in-process services) with its targets, and the last minute's calls. */
+function upstreamsView (booted: ConsoleSources, state: ConsoleState): RawUpstreams {
+  const { upstreams } = booted.gateway.shared
+  const lanes = declaredLanes(booted.gateway.current().config)
+  const built = upstreams.lanes.states()
+  const unused = [...lanes].filter(([id]) => !built.some((b) => b.upstream === id)).map(([id, lane]) => ({
+    upstream: id, kind: 'lane' as const, used: false,
+    targets: [{ url: lane.base_url, weight: 1, state: 'healthy' as const, inFlight: 0, lastProbe: undefined }],
+  }))
+  return {
+    upstreams: [
+      ...upstreams.proxies.states().map((u) => ({ ...u, kind: 'proxy' as const, used: true })),
+      ...built.filter((u) => lanes.has(u.upstream)).map((u) => ({ ...u, kind: 'lane' as const, used: true })),
+      ...unused,
+      ...upstreams.services.states().map((u) => ({ ...u, kind: 'service' as const, used: true })),
+    ],
+    lastMinute: lastMinute(state.ring.since(Math.floor(Date.now() / 1000) - 60)),
+  }
+}
+
+/** The accounts, their tokens and refusals, and each limit with the keys closest to it. */
+function clientsView (booted: ConsoleSources, state: ConsoleState): RawClients {
+  const { config } = booted.gateway.current()
+  const metrics = state.metrics
+  const tokens: Record<string, number> = {}
+  metrics.tokensIssued.each((labels, cell) => { tokens[labels.client_id ?? ''] = cell.value })
+  const refusals: Record<string, Record<string, number>> = {}
+  metrics.clientRefusals.each((labels, cell) => {
+    const byStatus = refusals[labels.client_id ?? ''] ??= {}
+    byStatus[labels.status ?? ''] = cell.value
+  })
+  const closest = new Map((booted.gateway.shared.limiters.closest?.(CLOSEST_KEYS) ?? []).map((c) => [c.limit, c.keys]))
+  return {
+    accounts: config.service_accounts.map((a) => ({ client_id: a.client_id, organization: a.organization, status: a.status })),
+    tokens,
+    refusals,
+    limits: Object.entries(config.rate_limits).map(([limit, settings]) => ({
+      limit,
+      key: settings.key,
+      points: settings.points,
+      window_seconds: settings.window_seconds,
+      keys: closest.has(limit)
+        ? (closest.get(limit) ?? []).map((k) => ({ key: k.key, used: k.used, remaining: k.remaining, ms_before_reset: k.msBeforeReset }))
+        : config.rate_limit_store.driver === 'memory' && !state.inWorker ? [] : null,
+    })),
   }
 }
 
