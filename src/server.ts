@@ -73,7 +73,7 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
   if (mismatch !== undefined) logger.warn({ issuer: issuer.issuer, listening_port: listening.port }, mismatch)
   if (!lanegateWorker) {
     const pidFile = writePidFile(server.data_dir)
-    logger.info({ pid: process.pid, pid_file: pidFile }, `signal pid ${process.pid} (in ${pidFile}): SIGHUP reloads, SIGTERM stops; or lanegate reload / lanegate stop`)
+    logger.info({ pid_file: pidFile }, `signal pid ${process.pid} (in ${pidFile}): SIGHUP reloads, SIGTERM stops; or lanegate reload / lanegate stop`)
   }
 
   // server.tls: the certificate is rotated when its files change and on SIGHUP (src/tls/listener-rotation.ts).

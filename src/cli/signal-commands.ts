@@ -8,12 +8,14 @@ import { readPidFile } from '../pid-file.js'
 export const RELOAD_USAGE = `lanegate reload [--config FILE]
 
 Sends SIGHUP to the gateway serving FILE (default ./gateway.yaml): the pid comes from server.data_dir/lanegate.pid,
-which \`lanegate start\` writes (the primary's, with server.workers > 1). The gateway logs what the reload did.`
+which \`lanegate start\` writes (the primary's, with server.workers > 1), or LANEGATE_PID_FILE when set (as
+\`npm run cluster\` sets it for each instance). The gateway logs what the reload did.`
 
 export const STOP_USAGE = `lanegate stop [--config FILE]
 
 Sends SIGTERM to the gateway serving FILE (default ./gateway.yaml), as named in server.data_dir/lanegate.pid: it
-finishes in-flight requests (up to server.shutdown_grace_ms), then exits.`
+finishes in-flight requests (up to server.shutdown_grace_ms), then exits. LANEGATE_PID_FILE, when set, names the
+pid file instead (\`npm run cluster\` gives each instance its own).`
 
 /**
  * server.data_dir of FILE, read without validating the rest: `lanegate reload` must reach the gateway even when
