@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { definePolicy, type ResponseHead, type SentResponse, type StepOutcome } from '../../src/plugin/index.js'
 import { freshnessMs, parseCacheControl } from './cache-control.js'
-import { cacheStoreOf, storedHeaders, type CachedAnswer } from './store.js'
+import { invalidationHook, isUnsafe } from './invalidation.js'
+import { cacheStoreOf, putEntry, storedHeaders, type CachedAnswer } from './store.js'
 import { cacheSchema } from './schema.js'
 
 /**
@@ -12,6 +13,8 @@ import { cacheSchema } from './schema.js'
  * `max_entry_bytes`, not `no-store`, `private` or `no-cache`, no `Set-Cookie`, no `Vary: *`; fresh for
  * `s-maxage`, else `max-age`, else `ttl_seconds`, never longer than `ttl_seconds`. Entries are selected by the
  * request headers the backend's `Vary` and the policy's `vary` name. Every answer says `X-Cache: HIT` or `MISS`.
+ * A 2xx/3xx answer to an unsafe method drops what is stored for its URL and its Location / Content-Location
+ * (RFC 9111 §4.4), on this route and, through `writeInvalidationStep`, on every route of the snapshot.
  * The memory (`cache_store.max_bytes`, all routes together) belongs to the config snapshot: a reload empties it.
  */
 const cache = definePolicy({
@@ -56,12 +59,17 @@ const cache = definePolicy({
       store.varyNames.set(primary, names)
       const kept = storedHeaders(headers)
       // The answer is built once, here: a hit returns this very object (no header copy, no new answer per hit).
-      const entry: CachedAnswer = { headers: kept, body: sent.body, storedAt: Date.now(), answer: context.answer(sent.status, kept, sent.body) }
-      store.entries.set(`${primary}\0${varyValues(request, names)}`, entry, { ttl: ttlMs })
+      const url = request.raw.url ?? ''
+      const entry: CachedAnswer = { headers: kept, body: sent.body, storedAt: Date.now(), url, answer: context.answer(sent.status, kept, sent.body) }
+      putEntry(store, `${primary}\0${varyValues(request, names)}`, entry, ttlMs)
     }
 
+    const invalidate = invalidationHook(store)
     return function cacheStep (request: FastifyRequest, reply: FastifyReply): StepOutcome {
-      if (request.method !== 'GET' && request.method !== 'HEAD') return
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        if (isUnsafe(request.method)) context.onResponseHead(reply, invalidate)
+        return
+      }
       const primary = primaryKey(request)
       if (primary === undefined) return context.refuse('internal_error', { message: `route ${context.service}/${context.routeId} caches by ${by} but has no principal: auth must run first` })
       const names = store.varyNames.get(primary) ?? configured

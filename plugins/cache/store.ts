@@ -8,14 +8,20 @@ export interface CachedAnswer {
   readonly body: Buffer
   /** When it was stored (ms since epoch), for `Age`. */
   readonly storedAt: number
+  /** The request URL (path and query) it answered: what a write to that URL invalidates. */
+  readonly url: string
   /** The policy's answer (`context.answer`: status, headers, body), built once when stored and returned on every hit. */
   readonly answer: Refusal
 }
 
-/** The `cache` policy's memory for one config snapshot: answers by key, and the Vary names of each primary key. */
+/**
+ * The `cache` policy's memory for one config snapshot: answers by key, the Vary names of each primary key, and the
+ * keys of each URL (every route, partition and Vary value), so that a write to a URL drops them all.
+ */
 export interface CacheStore {
   readonly entries: LRUCache<string, CachedAnswer>
   readonly varyNames: LRUCache<string, string[]>
+  readonly keysByUrl: Map<string, Set<string>>
 }
 
 /**
@@ -28,13 +34,18 @@ const stores = new WeakMap<GatewayConfig, CacheStore>()
 export function cacheStoreOf (config: GatewayConfig): CacheStore {
   let store = stores.get(config)
   if (store === undefined) {
+    const keysByUrl = new Map<string, Set<string>>()
     store = {
+      keysByUrl,
       entries: new LRUCache<string, CachedAnswer>({
         maxSize: config.cache_store.max_bytes,
         sizeCalculation: sizeOf,
         // A stale entry is dropped when read, never served.
         ttlAutopurge: false,
         allowStale: false,
+        // Evicted, expired, replaced or invalidated: the URL index forgets the key (`putEntry` adds it back on a
+        // replacement), so it never outgrows the entries.
+        dispose: function forgetKey (answer, key) { unindex(keysByUrl, answer.url, key) },
       }),
       // Small (names of a few headers per URL); counted apart, bounded by count.
       varyNames: new LRUCache<string, string[]>({ max: 100_000 }),
@@ -42,6 +53,31 @@ export function cacheStoreOf (config: GatewayConfig): CacheStore {
     stores.set(config, store)
   }
   return store
+}
+
+/** Stores an answer under `key` and indexes it by its URL. */
+export function putEntry (store: CacheStore, key: string, entry: CachedAnswer, ttlMs: number): void {
+  store.entries.set(key, entry, { ttl: ttlMs })
+  // lru-cache refuses an entry larger than its whole size (nothing stored): index only what is there.
+  if (!store.entries.has(key)) return
+  let keys = store.keysByUrl.get(entry.url)
+  if (keys === undefined) store.keysByUrl.set(entry.url, keys = new Set())
+  keys.add(key)
+}
+
+/** Drops every entry stored for `url` (path and query), whatever its route, partition or Vary values. */
+export function dropUrl (store: CacheStore, url: string): void {
+  const keys = store.keysByUrl.get(url)
+  if (keys === undefined) return
+  for (const key of [...keys]) store.entries.delete(key)
+  store.keysByUrl.delete(url)
+}
+
+function unindex (keysByUrl: Map<string, Set<string>>, url: string, key: string): void {
+  const keys = keysByUrl.get(url)
+  if (keys === undefined) return
+  keys.delete(key)
+  if (keys.size === 0) keysByUrl.delete(url)
 }
 
 /** Bytes an entry holds: body, headers and key (UTF-16 in memory), plus a fixed overhead. */

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { bearerChallenge, defaultRealm, definePolicy, type PolicyContext, type PolicyOptionProblem, type Refusal, type StepOutcome } from '../../src/plugin/index.js'
+import { bearerChallenge, defaultRealm, definePolicy, type PolicyContext, type PolicyOptionProblem, type Principal, type Refusal, type StepOutcome } from '../../src/plugin/index.js'
 import { noPrincipal } from '../principal-of.js'
 import { scopeSchema } from './schema.js'
 
@@ -48,20 +48,29 @@ const scope = definePolicy({
       for (let i = 0; i < all.length; i++) {
         if (granted.has(all[i] as string)) continue
         const missing = all.filter((needed) => !granted.has(needed))
-        return insufficientScope(context, all, `This action requires the ${missing.join(' and ')} scope${missing.length > 1 ? 's' : ''}.`)
+        return insufficientScope(context, principal, all, `This action requires the ${missing.join(' and ')} scope${missing.length > 1 ? 's' : ''}.`)
       }
       if (any.length > 0 && !any.some((name) => granted.has(name))) {
-        return insufficientScope(context, any, any.length === 1 ? `This action requires the ${any[0]} scope.` : `This action requires one of the ${any.join(', ')} scopes.`)
+        return insufficientScope(context, principal, any, any.length === 1 ? `This action requires the ${any[0]} scope.` : `This action requires one of the ${any.join(', ')} scopes.`)
       }
     }
   },
 })
 
-function insufficientScope (context: PolicyContext, needed: string[], message: string): Refusal {
+/**
+ * The 403. A bearer token's caller gets RFC 6750's `insufficient_scope` challenge; an API key's caller (the
+ * `api-key` policy's principal, `tokenId: 'api-key'`) gets none: a Bearer challenge would tell it to fetch a token
+ * it never used, and RFC 9110 §15.5.4 does not ask a 403 for one.
+ */
+function insufficientScope (context: PolicyContext, principal: Principal, needed: string[], message: string): Refusal {
+  if (principal.tokenId === API_KEY_TOKEN_ID) return context.refuse('forbidden', { message })
   return context.refuse('forbidden', {
     message,
     headers: { 'WWW-Authenticate': bearerChallenge(defaultRealm, { error: 'insufficient_scope', scope: needed.join(' ') }) },
   })
 }
+
+/** The `tokenId` of every principal an API key gives (src/auth/api-key-verifier.ts). */
+const API_KEY_TOKEN_ID = 'api-key'
 
 export default scope

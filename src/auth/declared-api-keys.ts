@@ -92,6 +92,7 @@ export class DeclaredApiKeys {
         clientId: account.client_id,
         organizationId: account.organization,
         scopes: new Set(account.scopes),
+        // plugins/scope reads this marker: a key's caller gets no Bearer challenge.
         tokenId: 'api-key',
         // A key does not expire; removing it from gateway.yaml (and reloading) ends it.
         expiresAt: Number.MAX_SAFE_INTEGER,

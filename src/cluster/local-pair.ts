@@ -2,7 +2,7 @@
  * `npm run cluster`: the topology of docker/compose.yaml without Docker. Starts two `lanegate start` processes on
  * two ports (default 8081 and 8082; `LANEGATE_CLUSTER_PORTS=9001,9002` to change) with docker/gateway.cluster.yaml,
  * against this machine's PostgreSQL and Redis (DATABASE_URL / REDIS_URL override the file's defaults). Both use
- * the same data_dir, so they share the signing keys. Ctrl-C (or SIGTERM) stops both, each draining its in-flight
+ * the same data_dir, so they share the signing keys; each writes its own pid file there (gw-1.pid, gw-2.pid). Ctrl-C (or SIGTERM) stops both, each draining its in-flight
  * requests; when one exits on its own the other is stopped too, and the script exits non-zero. Their admin
  * listeners (/metrics, /readyz) get ports 9464, 9465… (`LANEGATE_ADMIN_PORT` of the first; the file reads it).
  * The file's admin listener asks for the bearer token in LANEGATE_ADMIN_TOKEN; when it is unset this script makes
@@ -20,6 +20,13 @@ const bin = `${root}bin/lanegate.js`
 const config = process.env.LANEGATE_CLUSTER_CONFIG ?? `${root}docker/gateway.cluster.yaml`
 const ports = (process.env.LANEGATE_CLUSTER_PORTS ?? '8081,8082').split(',').map((p) => Number(p.trim()))
 const firstAdminPort = Number(process.env.LANEGATE_ADMIN_PORT ?? 9464)
+// The file's data_dir, relative to the file's folder as the gateway resolves it.
+const dataDir = resolve(dirname(config), process.env.LANEGATE_DATA_DIR ?? '../data/cluster')
+
+/** Each instance's pid file (`LANEGATE_PID_FILE`): `<data dir>/gw-1.pid`, `gw-2.pid`… */
+function pidFileOf (name: string): string {
+  return join(dataDir, `${name}.pid`)
+}
 
 /**
  * The admin bearer token both instances read (docker/gateway.cluster.yaml `admin.auth.token_env`): the caller's
@@ -29,8 +36,6 @@ function adminToken (): { token: string, file?: string } {
   const given = process.env.LANEGATE_ADMIN_TOKEN
   if (given !== undefined && given !== '') return { token: given }
   const token = randomBytes(24).toString('hex')
-  // The file's data_dir, relative to the file's folder as the gateway resolves it.
-  const dataDir = resolve(dirname(config), process.env.LANEGATE_DATA_DIR ?? '../data/cluster')
   mkdirSync(dataDir, { recursive: true })
   const file = join(dataDir, 'admin-token')
   writeFileSync(file, `${token}\n`, { mode: 0o600 })
@@ -44,7 +49,8 @@ function startInstance (name: string, port: number, adminPort: number, token: st
   const child = spawn(process.execPath, [bin, 'start', '--config', config, '--port', String(port)], {
     cwd: root,
     // Each instance its own admin port: two on one host cannot share 9464.
-    env: { ...process.env, LANEGATE_ADMIN_PORT: String(adminPort), LANEGATE_ADMIN_TOKEN: token },
+    // ...and its own pid file: on one data_dir both would write lanegate.pid, and `lanegate stop` would reach one.
+    env: { ...process.env, LANEGATE_ADMIN_PORT: String(adminPort), LANEGATE_ADMIN_TOKEN: token, LANEGATE_PID_FILE: pidFileOf(name) },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   // Each line prefixed with the instance's name, so the two logs stay readable in one terminal.
@@ -62,6 +68,7 @@ function main (): void {
     return
   }
   console.log(`starting ${ports.length} gateways with ${config} on ports ${ports.join(', ')}; Ctrl-C stops them`)
+  console.log(`to signal one: LANEGATE_PID_FILE=${pidFileOf('gw-1')} lanegate reload --config ${config} (or stop)`)
   const admin = adminToken()
   if (admin.file !== undefined) console.log(`admin listeners ask for a bearer token: LANEGATE_ADMIN_TOKEN was unset, so this run made one up, in ${admin.file}`)
   const instances = ports.map((port, i) => startInstance(`gw-${i + 1}`, port, firstAdminPort === 0 ? 0 : firstAdminPort + i, admin.token))

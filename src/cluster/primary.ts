@@ -53,7 +53,7 @@ export async function startCluster (options: ClusterStartOptions): Promise<boole
   runPrimary({ file: options.file, workers, graceMs: config.server.shutdown_grace_ms, logger, destination, admin })
   // The primary is the process to signal: it passes reloads and stops on to the workers.
   const pidFile = writePidFile(config.server.data_dir)
-  logger.info({ pid: process.pid, pid_file: pidFile }, `signal pid ${process.pid} (in ${pidFile}): SIGHUP reloads, SIGTERM stops; or lanegate reload / lanegate stop`)
+  logger.info({ pid_file: pidFile }, `signal pid ${process.pid} (in ${pidFile}): SIGHUP reloads, SIGTERM stops; or lanegate reload / lanegate stop`)
   return true
 }
 

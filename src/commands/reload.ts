@@ -4,7 +4,8 @@ import { signalGateway } from './signal-gateway.js'
 const USAGE = `lanegate reload [--config FILE]
 
 Sends SIGHUP to the gateway serving FILE (default ./gateway.yaml): the pid comes from server.data_dir/lanegate.pid,
-which \`lanegate start\` writes (the primary's, with server.workers > 1). The gateway logs what the reload did.`
+which \`lanegate start\` writes (the primary's, with server.workers > 1), or LANEGATE_PID_FILE when set (as
+\`npm run cluster\` sets it for each instance). The gateway logs what the reload did.`
 
 export const reload: Command = {
   name: 'reload',

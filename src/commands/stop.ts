@@ -4,7 +4,8 @@ import { signalGateway } from './signal-gateway.js'
 const USAGE = `lanegate stop [--config FILE]
 
 Sends SIGTERM to the gateway serving FILE (default ./gateway.yaml), as named in server.data_dir/lanegate.pid: it
-finishes in-flight requests (up to server.shutdown_grace_ms), then exits.`
+finishes in-flight requests (up to server.shutdown_grace_ms), then exits. LANEGATE_PID_FILE, when set, names the
+pid file instead (\`npm run cluster\` gives each instance its own).`
 
 export const stop: Command = {
   name: 'stop',

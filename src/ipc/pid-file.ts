@@ -1,9 +1,14 @@
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 
-/** The file, under server.data_dir, that names the process to signal (the primary with server.workers > 1). */
-export function pidFilePath (dataDir: string): string {
-  return resolve(join(dataDir, 'lanegate.pid'))
+/**
+ * The file that names the process to signal (the primary with server.workers > 1): `LANEGATE_PID_FILE` when set
+ * (several gateways on one data_dir, as `npm run cluster` runs them, each need their own), else
+ * server.data_dir/lanegate.pid.
+ */
+export function pidFilePath (dataDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  const own = env.LANEGATE_PID_FILE
+  return resolve(own !== undefined && own !== '' ? own : join(dataDir, 'lanegate.pid'))
 }
 
 /**

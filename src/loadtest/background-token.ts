@@ -10,6 +10,8 @@ export interface BackgroundTokenOptions {
   refreshBeforeSeconds?: number
   /** Called when a background refresh fails (the old token stays in use; retried 5 s later). */
   onRefreshError?: (error: Error) => void
+  /** The fetch of the token requests (`--cacert`: one that trusts a private CA); the global one by default. */
+  fetch?: typeof globalThis.fetch
 }
 
 /**
@@ -32,6 +34,7 @@ export class BackgroundToken {
       ...(options.scope === undefined ? {} : { scope: options.scope }),
       ...(options.refreshBeforeSeconds === undefined ? {} : { refreshBeforeSeconds: options.refreshBeforeSeconds }),
       userAgent: 'lanegate-loadtest',
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     })
     this.#onRefreshError = options.onRefreshError
   }

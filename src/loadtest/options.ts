@@ -20,9 +20,11 @@ export interface LoadtestOptions {
   durationSeconds: number
   /** Print the summary as JSON instead of a table. */
   json: boolean
+  /** PEM file of CA certificates to trust for an https:// gateway (a private CA), beside the system's. */
+  cacert?: string
 }
 
-export const LOADTEST_USAGE = `lanegate loadtest --client ID --secret S [--config FILE] [--url URL] [--scope "a b"]
+export const LOADTEST_USAGE = `lanegate loadtest --client ID --secret S [--config FILE] [--url URL] [--cacert FILE] [--scope "a b"]
                   METHOD PATH [--body FILE] [--content-type TYPE] [-c 50] [-d 30] [--json]
 
 Load-tests one route of a running gateway as a real client would: obtains a client-credentials token from the
@@ -35,6 +37,8 @@ ends with a table: req/s, latency percentiles, status counts and the 429s, by th
   --secret S          its client secret (or set LANEGATE_CLIENT_SECRET)
   --scope "a b"       scopes to request (default: all the account may obtain)
   --url URL           gateway base URL (default: issuer.issuer of the config)
+  --cacert FILE       trust the CA certificates in FILE (PEM) for an https:// gateway signed by a private CA
+                      (or start node with NODE_EXTRA_CA_CERTS=FILE); the load itself does not verify certificates
   --body FILE         request body (with --content-type, default application/json)
   -c, --connections N concurrent connections (default 50)
   -d, --duration S    seconds to run (default 30)
@@ -68,6 +72,7 @@ export function parseLoadtestArgs (argv: string[], env: NodeJS.ProcessEnv = proc
         secret: { type: 'string' },
         scope: { type: 'string' },
         url: { type: 'string' },
+        cacert: { type: 'string' },
         body: { type: 'string' },
         'content-type': { type: 'string' },
         connections: { type: 'string', short: 'c' },
@@ -101,5 +106,6 @@ export function parseLoadtestArgs (argv: string[], env: NodeJS.ProcessEnv = proc
     connections,
     durationSeconds: positive('--duration', values.duration, 30),
     json: values.json === true,
+    ...(values.cacert === undefined ? {} : { cacert: values.cacert }),
   }
 }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { performance } from 'node:perf_hooks'
 import autocannon from 'autocannon'
+import { fetchTrusting } from './trusted-fetch.js'
 import { loadGatewayConfig } from '../config/second-pass/load-gateway-config.js'
 import type { GatewayConfig } from '../config/types.js'
 import type { LoadtestOptions } from './options.js'
@@ -69,6 +70,7 @@ export async function runLoadtest (options: LoadtestOptions, hooks: LoadtestHook
   const body = options.bodyFile === undefined ? undefined : await readFile(options.bodyFile)
   const tokens = new BackgroundToken({
     baseUrl,
+    ...(options.cacert === undefined ? {} : { fetch: await fetchTrusting(options.cacert) }),
     clientId: options.clientId,
     clientSecret: options.clientSecret,
     ...(options.scope === undefined ? {} : { scope: options.scope }),

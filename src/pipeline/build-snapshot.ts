@@ -6,6 +6,8 @@ import { chainKey, type Snapshot, type UpgradeLimits } from '../runtime/snapshot
 import { routeWebSocketLimits } from '../services/service-module.js'
 import type { PolicyStep } from '../plugin/step.js'
 import { policyContext } from '../plugin/context.js'
+import { addHeadHook } from '../plugin/response-phase.js'
+import { writeInvalidationStep } from '../../plugins/cache/invalidation.js'
 import { policyViews } from './policy-views.js'
 import type { Catalog } from './registry.js'
 
@@ -47,5 +49,21 @@ export function buildSnapshot (config: GatewayConfig, version: number, catalog: 
       }
     }
   }
+  if (cacheRoutes.size > 0) appendWriteInvalidation(chains, cacheRoutes, config)
   return { version, config, indexes, chains, preflights, rechecks, upgrades, ...(cacheRoutes.size > 0 ? { cacheRoutes } : {}) }
+}
+
+/**
+ * A cache must drop what it holds for a URL written through any route (RFC 9111 §4.4), not only through a route
+ * that caches: every other chain ends in the cache's invalidation step (a cached route's own `cache` step does it).
+ */
+function appendWriteInvalidation (chains: Map<string, readonly PolicyStep[]>, cacheRoutes: Map<string, Set<string>>, config: GatewayConfig): void {
+  const step = writeInvalidationStep(config, addHeadHook)
+  for (const [service, settings] of Object.entries(config.services)) {
+    for (const routeId of Object.keys(settings.routes)) {
+      if (cacheRoutes.get(service)?.has(routeId) === true) continue
+      const key = chainKey(service, routeId)
+      chains.set(key, [...(chains.get(key) ?? []), step])
+    }
+  }
 }

@@ -9,6 +9,7 @@ import { reconcileServices } from '../services/service-module.js'
 import { serviceRestartChanges } from '../services/mounted-routes.js'
 import type { GatewayConfig } from '../config/types.js'
 import { restartRequiredChanges } from '../config/restart-required.js'
+import { listenerReloadProblems } from '../config/reload-listener-checks.js'
 import type { Snapshot } from '../runtime/snapshot.js'
 import type { SharedResources } from '../runtime/shared-resources.js'
 import { declaredLanes } from '../upstream/declared-lanes.js'
@@ -84,10 +85,12 @@ export function createGateway (options: {
       logger.info({ version: snapshot.version }, `config reload: no change (version ${snapshot.version} stays)`)
       return { outcome: 'unchanged', version: snapshot.version }
     }
+    const refused = listenerReloadProblems(mounted, loaded.config)
+    if (refused.length > 0) throw new ConfigError(options.file ?? 'gateway.yaml', refused)
     const next = buildSnapshot(loaded.config, snapshot.version + 1, catalog, shared)
     // Built and valid: bring the config's resources in line (removed proxy blocks and lanes drain) just before the swap.
     reconcileConfigResources(next.config)
-    const changes = [...restartRequiredChanges(snapshot.config, next.config), ...serviceRestartChanges(catalog.services, mounted, snapshot.config, next.config)]
+    const changes = [...restartRequiredChanges(mounted, snapshot.config, next.config), ...serviceRestartChanges(catalog.services, mounted, snapshot.config, next.config)]
     const restartRequired = changes.map((change) => change.key)
     snapshot = next
     source = loaded.source

@@ -6,7 +6,7 @@ import { shareProbesWithPrimary } from '../cluster/worker-probes.js'
 import { watchConfigFile } from '../config/watch-config.js'
 import { startAdminListener } from './admin-listener.js'
 import { workerConsole } from '../console/worker-console.js'
-import { issuerMismatch } from './issuer-mismatch.js'
+import { warnIssuerMismatch } from './issuer-mismatch.js'
 import { isLanegateWorker } from '../ipc/worker-marker.js'
 import { writePidFile } from '../ipc/pid-file.js'
 import { handleShutdownSignals } from './shutdown-signals.js'
@@ -55,7 +55,7 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
   // `loaded` (from loadStartConfig) is booted as it is; the overrides still apply to every reload.
   const booted = await bootGateway({ file: options.file, loaded, adjust: startOverrides(options) })
   const { app, gateway, logger } = booted
-  const { server, issuer } = gateway.current().config
+  const { server } = gateway.current().config
   let admin: Awaited<ReturnType<typeof startAdminListener>>
   // A worker of `server.workers` > 1 opens no admin listener: the primary serves it and asks the workers over IPC
   // (answering before the worker listens, so the primary never asks a worker that cannot answer yet).
@@ -69,11 +69,10 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
     throw error
   }
   const listening = app.server.address() as AddressInfo
-  const mismatch = issuer.behind_proxy === true ? undefined : issuerMismatch(issuer.issuer, server.host, listening.port)
-  if (mismatch !== undefined) logger.warn({ issuer: issuer.issuer, listening_port: listening.port }, mismatch)
+  warnIssuerMismatch(gateway, logger, { host: server.host, port: listening.port, tls: server.tls !== undefined })
   if (!lanegateWorker) {
     const pidFile = writePidFile(server.data_dir)
-    logger.info({ pid: process.pid, pid_file: pidFile }, `signal pid ${process.pid} (in ${pidFile}): SIGHUP reloads, SIGTERM stops; or lanegate reload / lanegate stop`)
+    logger.info({ pid_file: pidFile }, `signal pid ${process.pid} (in ${pidFile}): SIGHUP reloads, SIGTERM stops; or lanegate reload / lanegate stop`)
   }
 
   // server.tls: the certificate is rotated when its files change and on SIGHUP (src/tls/listener-rotation.ts).

@@ -3,7 +3,7 @@ import t from 'tap'
 import { ConfigError } from '../../src/config/config-error.js'
 import { PolicyAnswer } from '../../src/errors/gateway-error.js'
 import { parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
-import { cacheStoreOf } from '../../plugins/cache/store.js'
+import { cacheStoreOf, putEntry } from '../../plugins/cache/store.js'
 import { buildTestApp, getToken } from '../helpers/build-app.js'
 import { repoPath } from '../helpers/paths.js'
 
@@ -66,7 +66,8 @@ t.test('the store keeps at most cache_store.max_bytes', async (t) => {
   const headers = { 'content-type': 'text/plain' }
   const body = Buffer.alloc(1000)
   const answer = new PolicyAnswer(200, headers, body)
-  for (let i = 0; i < 20; i++) store.entries.set(`k${i}`, { headers, body, storedAt: Date.now(), answer })
+  for (let i = 0; i < 20; i++) putEntry(store, `k${i}`, { headers, body, storedAt: Date.now(), url: `/p/${i}`, answer }, 60_000)
   t.ok(store.entries.calculatedSize <= 4096, `held ${store.entries.calculatedSize} bytes`)
   t.ok(store.entries.has('k19') && !store.entries.has('k0'), 'the least recently used went first')
+  t.same([...store.keysByUrl.keys()], [...store.entries.keys()].map((k) => `/p/${k.slice(1)}`).reverse(), 'the URL index holds the kept entries only')
 })

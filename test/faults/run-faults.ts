@@ -5,6 +5,7 @@ import { redisRestart } from './redis-restart.js'
 import { slowReaders } from './slow-readers.js'
 import { soak } from './soak.js'
 import { markdownTable, type FaultRow } from './report.js'
+import { faultsUsage, parseFaultArgs } from './fault-args.js'
 
 /** The cases by name, in the table's order; `--case NAME` runs those whose name contains NAME. */
 const CASES: { name: string, run: (short: boolean) => Promise<FaultRow> }[] = [
@@ -28,25 +29,23 @@ export async function runFaults (short: boolean, only?: string): Promise<FaultRo
 }
 
 async function main (argv: string[]): Promise<number> {
-  const soakAt = argv.indexOf('--soak-minutes')
-  if (soakAt !== -1) {
-    const minutes = Number(argv[soakAt + 1])
-    if (!Number.isFinite(minutes) || minutes < 1) {
-      console.error('faults: --soak-minutes needs a number of minutes (at least 1)')
-      return 2
-    }
-    const result = await soak(minutes, (line) => console.log(line))
+  const names = CASES.map((c) => c.name)
+  const request = parseFaultArgs(argv, names)
+  if (request.kind === 'help') {
+    console.log(faultsUsage(names))
+    return 0
+  }
+  if (request.kind === 'refused') {
+    console.error(`faults: ${request.message}\n\n${faultsUsage(names)}`)
+    return 2
+  }
+  if (request.kind === 'soak') {
+    const result = await soak(request.minutes, (line) => console.log(line))
     console.log(JSON.stringify({ ...result, samples: undefined }))
     console.log(`flat: heap after GC ${result.flat.heap ? 'yes' : 'no'} (last at most 10 % above the ${result.heapBaselineAtS ?? '?'} s sample), descriptors ${result.flat.fds ? 'yes' : 'no'} (last at most 10 % above first)`)
     return result.flat.heap && result.flat.fds ? 0 : 1
   }
-  const caseAt = argv.indexOf('--case')
-  const only = caseAt === -1 ? undefined : argv[caseAt + 1]
-  if (caseAt !== -1 && (only === undefined || !CASES.some((c) => c.name.includes(only)))) {
-    console.error(`faults: --case needs one of ${CASES.map((c) => c.name).join(', ')} (or a part of one)`)
-    return 2
-  }
-  const rows = await runFaults(argv.includes('--short'), only)
+  const rows = await runFaults(request.short, request.only)
   console.log(markdownTable(rows))
   for (const row of rows) if (row.notes !== '') console.log(`- ${row.case}: ${row.notes}`)
   return rows.every((r) => r.failures.length === 0) ? 0 : 1

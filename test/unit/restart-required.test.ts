@@ -25,7 +25,7 @@ const ADDED = 'a service block the gateway did not start with: routes are mounte
 t.test('removing a proxy block (or any block) needs no restart: nothing is reported', async (t) => {
   t.same(serviceRestartChanges(modules, boot, boot, config({ live })), [])
   t.same(serviceRestartChanges(modules, boot, boot, config({ pricing: proxy('/legacy/pricing') })), [], 'a fixed service removed')
-  t.same(restartRequiredChanges(boot, config({ live })), [], 'and no prefix change is reported')
+  t.same(restartRequiredChanges(boot, boot, config({ live })), [], 'and no prefix change is reported')
 })
 
 t.test('adding a block the gateway did not start with is reported as such, once, not as a prefix change', async (t) => {
@@ -65,10 +65,21 @@ t.test('a block that changes service type is reported as a type change alone', a
   t.same(serviceRestartChanges([...modules, { ...liveService, name: 'pricing' }], boot, boot, retyped).map((c) => c.key), ['services.pricing.type'])
 })
 
-t.test('settings read at start only are reported with what stays until a restart', async (t) => {
-  const after = baseTestConfig({ services: boot.services, plugins: ['./p.mjs'], server: { ...boot.server, port: 1 } })
-  t.same(restartRequiredChanges(boot, after), [
+t.test('settings read at start only are reported each by its own key, with what stays until a restart', async (t) => {
+  const after = baseTestConfig({ services: boot.services, plugins: ['./p.mjs'], server: { ...boot.server, port: 1, keep_alive_timeout_ms: 1234 } })
+  const server = 'the listener and its limits are set up at start only'
+  t.same(restartRequiredChanges(boot, boot, after), [
     { key: 'plugins', message: 'outside policies are imported at start only; the ones loaded then stay until a restart' },
-    { key: 'server', message: 'the listener and its limits are set up at start only' },
+    { key: 'server.port', message: server },
+    { key: 'server.keep_alive_timeout_ms', message: server },
   ])
+  const tls = baseTestConfig({ services: boot.services, server: { ...boot.server, tls: { cert_file: '/c.crt', key_file: '/c.key', min_version: 'TLSv1.2' } } })
+  t.same(restartRequiredChanges(boot, boot, tls), [{ key: 'server.tls', message: server }], 'a block added is named by its key')
+})
+
+t.test('a setting put back to its start value is not reported; one changed earlier is not reported again', async (t) => {
+  const changed = baseTestConfig({ services: boot.services, server: { ...boot.server, keep_alive_timeout_ms: 1234 } })
+  t.same(restartRequiredChanges(boot, changed, boot), [], 'back to the start value: what runs')
+  const other = baseTestConfig({ services: boot.services, server: { ...boot.server, keep_alive_timeout_ms: 1234, body_limit_bytes: 4096 } })
+  t.same(restartRequiredChanges(boot, changed, other).map((c) => c.key), ['server.body_limit_bytes'], 'only what this reload changed')
 })
