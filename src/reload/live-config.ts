@@ -42,8 +42,8 @@ export interface Gateway {
   onSwap (listener: (snapshot: Snapshot) => void): () => void
 }
 
-// Long by design: a factory whose returned methods (current, reload, apply) share the swapped snapshot.
-export function createGateway (options: {
+/** What the live config starts from, and whom it tells of reloads. */
+export interface LiveConfigOptions {
   loaded: LoadedGatewayConfig
   shared: SharedResources
   file?: string
@@ -55,7 +55,10 @@ export function createGateway (options: {
    * so a reload compares like with like and does not report `server` as needing a restart.
    */
   adjust?: (loaded: LoadedGatewayConfig) => void
-}): Gateway {
+}
+
+/** The running gateway: its snapshot swapped in one assignment by `apply`, and reloads of its file one at a time. */
+export function createGateway (options: LiveConfigOptions): Gateway {
   const { shared, logger } = options
   // Outside policies are imported once, at start; reloads validate against the same set (config-rules.ts).
   const catalog = options.loaded.catalog
@@ -64,19 +67,12 @@ export function createGateway (options: {
   // The app mounts every service's routes from the boot snapshot, once (app.ts): what a reload is compared with.
   const mounted = snapshot.config
   // Resources that follow the config (proxy blocks' upstreams and their health checks, lanes) start with the snapshot.
-  reconcileConfigResources(snapshot.config)
+  reconcileConfigResources(catalog, shared, snapshot.config)
   let source = options.loaded.source
-  let pending: Promise<ReloadResult> | undefined
   const swapListeners = new Set<(snapshot: Snapshot) => void>()
-  for (const w of options.loaded.warnings) logger.warn({ path: w.path, line: w.line }, `config warning: ${w.message}`)
+  logWarnings(logger, options.loaded.warnings)
   for (const [name, origin] of catalog.origins ?? []) {
     logger.info({ plugin: name, file: origin.file, version: origin.version ?? 'unversioned' }, `policy plugin "${name}" loaded from ${origin.file} (${origin.version ?? 'unversioned'})`)
-  }
-
-  /** The upstreams that follow the config: every module's (`proxy` blocks) and the stores' lanes. */
-  function reconcileConfigResources (config: GatewayConfig): void {
-    reconcileServices(catalog.services, config, shared)
-    shared.upstreams.lanes.reconcile(declaredLanes(config))
   }
 
   function apply (loaded: LoadedGatewayConfig): ReloadResult {
@@ -89,30 +85,19 @@ export function createGateway (options: {
     if (refused.length > 0) throw new ConfigError(options.file ?? 'gateway.yaml', refused)
     const next = buildSnapshot(loaded.config, snapshot.version + 1, catalog, shared)
     // Built and valid: bring the config's resources in line (removed proxy blocks and lanes drain) just before the swap.
-    reconcileConfigResources(next.config)
+    reconcileConfigResources(catalog, shared, next.config)
     const changes = [...restartRequiredChanges(mounted, snapshot.config, next.config), ...serviceRestartChanges(catalog.services, mounted, snapshot.config, next.config)]
     const restartRequired = changes.map((change) => change.key)
     snapshot = next
     source = loaded.source
-    for (const w of loaded.warnings) logger.warn({ path: w.path, line: w.line }, `config warning: ${w.message}`)
+    logWarnings(logger, loaded.warnings)
     if (restartRequired.length > 0) {
       const details = changes.map((change) => `${change.key} (${change.message})`).join('; ')
       logger.warn({ keys: restartRequired }, `config reloaded; these changes take effect only after a restart: ${details}`)
     }
     logger.info({ version: next.version }, 'config reloaded')
-    announceSwap(next)
+    announceSwap(swapListeners, next, logger)
     return { outcome: 'applied', version: next.version, restartRequired }
-  }
-
-  /** The swap is done whatever a listener does: one that throws is logged, and the others still hear it. */
-  function announceSwap (next: Snapshot): void {
-    for (const listener of swapListeners) {
-      try {
-        listener(next)
-      } catch (error) {
-        logger.error({ err: error, version: next.version }, 'a config swap listener failed')
-      }
-    }
   }
 
   async function reloadOnce (): Promise<ReloadResult> {
@@ -137,16 +122,45 @@ export function createGateway (options: {
       return () => { swapListeners.delete(listener) }
     },
     // Reloads run one at a time; a reload asked for while one runs waits for it and then runs again.
-    reload: async () => {
-      while (pending !== undefined) await pending
-      pending = reloadOnce()
-      try {
-        const result = await pending
-        options.onReload?.(result)
-        return result
-      } finally {
-        pending = undefined
-      }
-    },
+    reload: oneAtATime(async () => {
+      const result = await reloadOnce()
+      options.onReload?.(result)
+      return result
+    }),
+  }
+}
+
+/** The upstreams that follow the config: every module's (`proxy` blocks) and the stores' lanes. */
+function reconcileConfigResources (catalog: Catalog, shared: SharedResources, config: GatewayConfig): void {
+  reconcileServices(catalog.services, config, shared)
+  shared.upstreams.lanes.reconcile(declaredLanes(config))
+}
+
+function logWarnings (logger: FastifyBaseLogger, warnings: LoadedGatewayConfig['warnings']): void {
+  for (const w of warnings) logger.warn({ path: w.path, line: w.line }, `config warning: ${w.message}`)
+}
+
+/** The swap is done whatever a listener does: one that throws is logged, and the others still hear it. */
+function announceSwap (listeners: ReadonlySet<(snapshot: Snapshot) => void>, next: Snapshot, logger: FastifyBaseLogger): void {
+  for (const listener of listeners) {
+    try {
+      listener(next)
+    } catch (error) {
+      logger.error({ err: error, version: next.version }, 'a config swap listener failed')
+    }
+  }
+}
+
+/** `run` one call at a time: a call made while one runs waits for it, then runs again. */
+function oneAtATime<T> (run: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined
+  return async () => {
+    while (pending !== undefined) await pending.catch(() => undefined)
+    pending = run()
+    try {
+      return await pending
+    } finally {
+      pending = undefined
+    }
   }
 }
