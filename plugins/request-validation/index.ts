@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { definePolicy, optionSchemaProblems, type PolicyContext, type ValidateFunction, type PolicyOptionProblem, type StepOutcome } from '../../src/plugin/index.js'
+import { definePolicy, optionSchemaProblems, type ValidateFunction, type PolicyOptionProblem, type StepOutcome } from '../../src/plugin/index.js'
 import { readBodyAndKeepIt } from './read-body.js'
 import { requestValidationSchema } from './schema.js'
 import { compilePart, failureOf, type Failure, type Part } from './validators.js'
@@ -34,7 +34,7 @@ const requestValidation = definePolicy({
     const query = options.query === undefined ? undefined : compilePart(options.query, 'query')
     const headers = options.headers === undefined ? undefined : compilePart(options.headers, 'headers')
     const body = options.body === undefined ? undefined : compilePart(options.body, 'body')
-    const relayLimit = relayBodyLimit(context)
+    const relayLimit = context.serviceBodyLimit
 
     function refuse (failure: Failure): StepOutcome {
       return context.refuse('bad_request', { message: failure.message, fields: { location: failure.location, path: failure.path, keyword: failure.keyword } })
@@ -90,12 +90,6 @@ function hasBody (request: FastifyRequest): boolean {
 /** Methods whose requests normally carry a body: there, no body is checked as `undefined` (a schema may require one). */
 function bodyExpected (method: string): boolean {
   return method === 'POST' || method === 'PUT' || method === 'PATCH'
-}
-
-/** A relaying service's own body limit (`max_body_bytes` of a proxy block or of the live service), if it has one. */
-function relayBodyLimit (context: PolicyContext): number | undefined {
-  const block = context.config.services[context.service] as unknown as { max_body_bytes?: unknown } | undefined
-  return typeof block?.max_body_bytes === 'number' ? block.max_body_bytes : undefined
 }
 
 export default requestValidation

@@ -1,6 +1,6 @@
 import { buildIndexes } from '../config/indexes.js'
 import { policyName } from '../config/semantic-checks.js'
-import { routePolicies, type GatewayConfig } from '../config/types.js'
+import { routePolicies, type GatewayConfig, type ServiceConfig } from '../config/types.js'
 import type { SharedResources } from '../runtime/shared-resources.js'
 import { chainKey, type Snapshot, type UpgradeLimits } from '../runtime/snapshot.js'
 import { routeWebSocketLimits } from '../services/service-module.js'
@@ -36,7 +36,7 @@ export function buildSnapshot (config: GatewayConfig, version: number, catalog: 
         if (name === 'cache') cacheRoutes.set(service, (cacheRoutes.get(service) ?? new Set()).add(routeId))
         const plugin = catalog.plugins.get(name)
         if (plugin === undefined) throw new Error(`unknown policy "${name}"`)
-        const step = plugin.create(entry[name] ?? {}, policyContext(plugin, { config, indexes, ...views, service, routeId, envelope: settings.envelope, websocket }))
+        const step = plugin.create(entry[name] ?? {}, policyContext(plugin, { config, indexes, ...views, service, routeId, envelope: settings.envelope, websocket, serviceBodyLimit: serviceBodyLimit(settings) }))
         if (plugin.answersPreflight === true) preflight.push(step)
         if (plugin.recheck === true) recheck.push(step)
         return step
@@ -66,4 +66,10 @@ function appendWriteInvalidation (chains: Map<string, readonly PolicyStep[]>, ca
       chains.set(key, [...(chains.get(key) ?? []), step])
     }
   }
+}
+
+/** A relaying service's own body limit (`max_body_bytes` of a proxy block or of the live service), if it sets one. */
+function serviceBodyLimit (settings: ServiceConfig): number | undefined {
+  const limit = 'max_body_bytes' in settings ? settings.max_body_bytes : undefined
+  return typeof limit === 'number' ? limit : undefined
 }

@@ -60,6 +60,11 @@ export interface PolicyContext<Codes extends string = string> {
    */
   readonly websocket?: boolean
   /**
+   * The request body limit of the route's service, when it relays bodies and sets one (`max_body_bytes` of a
+   * `proxy` block or of the live service): what a policy that reads a body may buffer at most.
+   */
+  readonly serviceBodyLimit?: number
+  /**
    * Open-connection counts held for the host (a Map in one process, the primary's under `server.workers` > 1), for
    * policies that bound connections rather than requests (`connection-limit`).
    */
