@@ -93,8 +93,8 @@ export function checkReferences (config: GatewayConfig, now = Date.now()): { pro
 
   // Trusted user-token issuers: exactly one key source each, never the gateway's own issuer.
   config.user_token_issuers.forEach((issuer, i) => {
-    const sources = [issuer.jwks, issuer.jwks_uri, issuer.development_key_dir].filter((s) => s !== undefined).length
-    if (sources !== 1) report(['user_token_issuers', i], 'give exactly one of jwks, jwks_uri or development_key_dir')
+    const sources = [issuer.jwks, issuer.jwks_uri, issuer.discovery_url, issuer.development_key_dir].filter((s) => s !== undefined).length
+    if (sources !== 1) report(['user_token_issuers', i], 'give exactly one of jwks, jwks_uri, discovery_url or development_key_dir')
     if (issuer.issuer === config.issuer.issuer) report(['user_token_issuers', i, 'issuer'], 'must differ from issuer.issuer, so no token passes both profiles')
   })
 
