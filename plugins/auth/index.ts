@@ -24,7 +24,7 @@ const auth = definePolicy({
   recheck: true,
   schema: authSchema,
   summarize: (options) => options.realm === defaultRealm ? 'bearer token' : `bearer token (realm ${options.realm})`,
-  refusals: () => ['unauthenticated', 'bad_request'],
+  refusals: () => ['unauthenticated', 'bad_request', 'auth_unavailable'],
   explain (_options, request) {
     const caller = request.caller
     if (caller === undefined) return { outcome: 'refuse', status: 401, code: 'unauthenticated', note: 'no bearer token (no caller named)' }

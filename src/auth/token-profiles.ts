@@ -4,6 +4,7 @@ import type { GatewayConfig, UserTokenIssuerConfig } from '../config/types.js'
 import type { KeyStore } from '../runtime/shared-resources.js'
 import { derivedOnce } from '../runtime/derived-once.js'
 import { compileClaimMapping, type ClaimMapping } from './claim-mapping.js'
+import { introspectionRules, type IntrospectionRules } from './introspection-rules.js'
 import { createDiscovery } from './oidc-discovery.js'
 
 /**
@@ -30,6 +31,10 @@ export interface TokenProfile {
    * profile (token_type, organization_id, scope, client_id, jti).
    */
   readonly mapping: ClaimMapping | undefined
+  /** Whether the issuer has a key source: without one its tokens (opaque or not) go to introspection. */
+  readonly hasKeys: boolean
+  /** How the issuer's opaque tokens are checked (`introspection:`), if they are. */
+  readonly introspection: IntrospectionRules | undefined
   /**
    * Everything that decided a verification. A cached principal whose fingerprint differs from the current
    * config's profile (issuer removed, audience or keys changed by a reload) is verified again.
@@ -99,6 +104,7 @@ export function createProfileSource (deps: ProfileSourceDeps): (config: GatewayC
     else if (entry.discovery_url !== undefined) getKey = discoveredKeys(entry.discovery_url, entry.issuer)
     else if (entry.development_key_dir !== undefined) getKey = devKeys(resolvePath(config.server.data_dir, entry.development_key_dir))
     else getKey = async function noKeys () { throw new Error(`user token issuer ${entry.issuer} has no key source`) }
+    const hasKeys = entry.jwks !== undefined || entry.jwks_uri !== undefined || entry.discovery_url !== undefined || entry.development_key_dir !== undefined
     return {
       tokenType: 'user',
       issuer: entry.issuer,
@@ -108,7 +114,10 @@ export function createProfileSource (deps: ProfileSourceDeps): (config: GatewayC
       maxLifetimeSeconds: entry.max_token_lifetime_seconds,
       acceptTyp: (entry.accept_typ ?? ['at+jwt']).map((typ) => typ.toLowerCase()),
       mapping: entry.claims === undefined ? undefined : compileClaimMapping(entry.claims),
-      fingerprint: JSON.stringify(['user', entry.issuer, entry.audience, entry.algorithms, entry.jwks, entry.jwks_uri, entry.discovery_url, entry.development_key_dir, entry.max_token_lifetime_seconds, entry.accept_typ, entry.claims]),
+      hasKeys,
+      introspection: entry.introspection === undefined ? undefined : introspectionRules(entry.introspection),
+      // The introspection block's secret is left out: the fingerprint is compared, never shown, but need not hold it.
+      fingerprint: JSON.stringify(['user', entry.issuer, entry.audience, entry.algorithms, entry.jwks, entry.jwks_uri, entry.discovery_url, entry.development_key_dir, entry.max_token_lifetime_seconds, entry.accept_typ, entry.claims, entry.introspection === undefined ? undefined : { ...entry.introspection, client_secret: undefined }]),
     }
   }
 
@@ -127,6 +136,8 @@ export function createProfileSource (deps: ProfileSourceDeps): (config: GatewayC
       maxLifetimeSeconds,
       acceptTyp: ['at+jwt'],
       mapping: undefined,
+      hasKeys: true,
+      introspection: undefined,
       fingerprint: JSON.stringify(['service', config.issuer.issuer, config.issuer.audience, algorithms, published.map((k) => k.kid).sort(), maxLifetimeSeconds]),
     }
   }

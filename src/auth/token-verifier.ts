@@ -171,7 +171,7 @@ function withAccount (principal: Principal, own: boolean, indexes: ConfigIndexes
 /** The cache entry of a fresh verification, or undefined when the token expires too soon to be worth keeping. */
 function cacheEntryOf (verified: Verification, toleranceSeconds: number): CacheEntry | undefined {
   const now = Date.now()
-  const ttl = cacheLifetimeMs((verified.principal.expiresAt + toleranceSeconds) * 1000 - now)
+  const ttl = Math.min(cacheLifetimeMs((verified.principal.expiresAt + toleranceSeconds) * 1000 - now), verified.maxCacheMs ?? Infinity)
   if (ttl < 1) return undefined
   // Every field named, never `{ ...verified, cachedUntilMs }`: V8 gave each spread copy a hidden class of its
   // own (a map, descriptor array and property array per entry, ~24 MB over 100k cached tokens in a heap

@@ -5,6 +5,7 @@ import type { Principal } from '../runtime/request-context.js'
 import { invalidToken } from './bearer-challenge.js'
 import type { OwnSigners, Signer } from './own-signers.js'
 import { principalFromMappedClaims } from './claim-mapping.js'
+import { introspector } from './introspection.js'
 import { principalFromClaims } from './token-claims.js'
 import type { TokenProfile } from './token-profiles.js'
 
@@ -27,6 +28,8 @@ export interface Verification {
   readonly signedBy: Signer | undefined
   /** Whether the gateway's own issuer signed it: only its service tokens are checked against service_accounts. */
   readonly own: boolean
+  /** Longest time the result may be reused (an introspection answer's `cache_seconds`); else until exp (capped). */
+  readonly maxCacheMs?: number
 }
 
 export type VerifySignature = (token: string, config: GatewayConfig, profiles: ReadonlyMap<string, TokenProfile>) => Promise<Verification>
@@ -37,9 +40,17 @@ export type VerifySignature = (token: string, config: GatewayConfig, profiles: R
  */
 export function signatureVerifier (logger: FastifyBaseLogger, signers: OwnSigners): VerifySignature {
   const warnKeyFailure = keyFailureWarner(logger)
+  const introspect = introspector(logger)
 
   return async function verifySignature (token, config, profiles) {
-    const { kid, profile } = issuerProfile(token, profiles)
+    if (!b64token.test(token)) throw invalidToken('The access token is malformed')
+    // An opaque token (not three dot-separated parts) names no issuer: the one issuer that introspects checks it.
+    const introspecting = looksLikeJwt(token) ? undefined : introspectingProfile(profiles)
+    const { kid, profile } = introspecting === undefined ? issuerProfile(token, profiles) : { kid: undefined, profile: introspecting }
+    if (profile.introspection !== undefined && profile.mapping !== undefined && (introspecting !== undefined || !profile.hasKeys)) {
+      const principal = await introspect(token, profile, profile.introspection, profile.mapping, config.issuer.clock_tolerance_seconds)
+      return { principal, fingerprint: profile.fingerprint, signedBy: undefined, own: false, maxCacheMs: profile.introspection.cacheMs }
+    }
     // Which published key the signature is checked with, read before and after the (asynchronous) check: only
     // when both agree is the key recorded, so a key-directory rescan in between never records the wrong key.
     const keyBefore = profile.tokenType === 'service' ? signers.publishedKey(kid) : undefined
@@ -84,7 +95,6 @@ function checkTyp (typ: unknown, profile: TokenProfile): void {
 
 /** The token's shape, its header's `kid` and the profile of the issuer it names (untrusted issuers: 401). */
 function issuerProfile (token: string, profiles: ReadonlyMap<string, TokenProfile>): { kid: unknown, profile: TokenProfile } {
-  if (!b64token.test(token)) throw invalidToken('The access token is malformed')
   let issuer: unknown
   let kid: unknown
   try {
@@ -96,6 +106,17 @@ function issuerProfile (token: string, profiles: ReadonlyMap<string, TokenProfil
   const profile = typeof issuer === 'string' ? profiles.get(issuer) : undefined
   if (profile === undefined) throw invalidToken('The access token is invalid', new Error('untrusted issuer'))
   return { kid, profile }
+}
+
+/** A JWS compact serialization has three parts; anything else is an opaque token (only on a cache miss). */
+function looksLikeJwt (token: string): boolean {
+  return token.split('.').length === 3
+}
+
+/** The issuer whose opaque tokens are introspected (config validation allows at most one). */
+function introspectingProfile (profiles: ReadonlyMap<string, TokenProfile>): TokenProfile | undefined {
+  for (const profile of profiles.values()) if (profile.introspection !== undefined) return profile
+  return undefined
 }
 
 /**

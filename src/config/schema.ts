@@ -185,6 +185,13 @@ const userTokenIssuer = obj('An external issuer of user tokens that the gateway 
     minItems: 1,
   })),
   claims: Type.Optional(issuerClaims),
+  introspection: Type.Optional(obj('Opaque tokens of this issuer, checked by token introspection (RFC 7662); needs `claims`. At most one issuer may have it: an opaque token names no issuer.', {
+    url: str('The introspection endpoint.', { pattern: '^https?://' }),
+    client_id: str('The gateway\'s client id at the provider (HTTP Basic authentication).', { minLength: 1 }),
+    client_secret: str('Its secret; write it as ${ENV_VAR}.', { minLength: 1 }),
+    cache_seconds: int('How long an active answer is reused (never past the token\'s exp).', { minimum: 0, maximum: 3600, default: 60 }),
+    timeout_ms: int('How long the gateway waits for the endpoint before answering 503 auth_unavailable.', { minimum: 100, maximum: 30000, default: 3000 }),
+  })),
   development_key_dir: Type.Optional(str('Development issuer: a key pair generated under this directory (relative to server.data_dir); `lanegate user-token` signs with it.')),
   max_token_lifetime_seconds: int('Longest accepted user-token lifetime (exp - iat, seconds); longer-lived tokens get 401.', { minimum: 60, maximum: 2592000, default: 86400 }),
 })

@@ -223,7 +223,7 @@ t.test('an outside issuer\'s claims block and key source are checked with their 
   const twoSources = issuerBlock(`    jwks_uri: https://sso.retailer.test/certs
     discovery_url: https://sso.retailer.test/.well-known/openid-configuration
 `)
-  t.same(await problemsOf(twoSources), [{ path: 'user_token_issuers[0]', line: 25, message: 'give exactly one of jwks, jwks_uri, discovery_url or development_key_dir' }])
+  t.same(await problemsOf(twoSources), [{ path: 'user_token_issuers[0]', line: 25, message: 'give exactly one of jwks, jwks_uri, discovery_url or development_key_dir (or only introspection, for an issuer of opaque tokens only)' }])
   const badTyp = issuerBlock(`    jwks_uri: https://sso.retailer.test/certs
     accept_typ: [id+jwt]
 `)
@@ -238,4 +238,15 @@ t.test('an outside issuer\'s claims block and key source are checked with their 
 `)
   const orgProblems = await problemsOf(badOrg)
   t.ok(orgProblems.length > 0 && orgProblems.every((p) => p.path.startsWith('user_token_issuers[0].claims.organization')), JSON.stringify(orgProblems))
+})
+
+t.test('introspection needs a claims block, and only one issuer may introspect', async (t) => {
+  const introspection = '    introspection: { url: https://sso.retailer.test/introspect, client_id: gw, client_secret: s }\n'
+  t.same(await problemsOf(issuerBlock(introspection)), [{ path: 'user_token_issuers[0].introspection', line: 28, message: 'needs claims: an introspection answer is read through the issuer\'s claims block' }])
+  const claims = '    claims: { scopes: { claim: scope }, organization: { const: org_hq }, token_type: service }\n'
+  const one = issuerBlock(introspection + claims)
+  const { config } = await parseGatewayConfig(one, 'g.yaml', { env: {} }, catalog)
+  t.same(config.user_token_issuers[0]?.introspection, { url: 'https://sso.retailer.test/introspect', client_id: 'gw', client_secret: 's', cache_seconds: 60, timeout_ms: 3000 })
+  const two = `${one}  - issuer: https://other.test\n    audience: x\n${introspection}${claims}`
+  t.same(await problemsOf(two), [{ path: 'user_token_issuers[1].introspection', line: 32, message: 'only one issuer may introspect: an opaque token does not say whose it is' }])
 })
