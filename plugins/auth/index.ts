@@ -29,7 +29,8 @@ const auth = definePolicy({
     const caller = request.caller
     if (caller === undefined) return { outcome: 'refuse', status: 401, code: 'unauthenticated', note: 'no bearer token (no caller named)' }
     const account = request.indexes.accounts.get(caller.clientId)
-    if (caller.tokenType === 'service' && account?.status !== 'active') {
+    // Only the gateway's own service tokens have an account; an outside issuer's are its clients.
+    if (caller.tokenType === 'service' && caller.issuer === request.config.issuer.issuer && account?.status !== 'active') {
       return { outcome: 'refuse', status: 401, code: 'unauthenticated', note: `service account ${caller.clientId} is not active: its tokens are refused` }
     }
     return { outcome: 'pass', note: `a valid ${caller.tokenType} token of ${caller.clientId} (organization ${caller.organizationId})` }
