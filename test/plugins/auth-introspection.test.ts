@@ -8,6 +8,7 @@ import auth from '../../plugins/auth/index.js'
 import { createTokenVerifier } from '../../src/auth/token-verifier.js'
 import type { UserTokenIssuerConfig } from '../../src/config/types.js'
 import { buildPolicyApp, tokenEnv } from '../helpers/token-app.js'
+import { waitFor } from '../helpers/wait-for.js'
 import { introspector as gatewayClient, jwtResource, opaqueResource, startTestProvider, type TestProvider } from '../helpers/oidc-provider.js'
 
 /**
@@ -136,4 +137,33 @@ t.test('an endpoint that is down, errs or never answers gives 503 auth_unavailab
   tt.teardown(() => payments.app.close())
   const paid = await payments.app.inject({ url: '/p', headers: { authorization: `Bearer ${token}` } })
   tt.same(paid.json(), { success: false, message: unavailable.message })
+})
+
+t.test('a cached answer is never used past the token\'s exp', async (tt) => {
+  let exp = 0
+  let hits = 0
+  const endpoint = createServer((_req, res) => {
+    hits += 1
+    res.setHeader('content-type', 'application/json')
+    res.end(JSON.stringify({ active: true, client_id: 'shop-app', scope: 'orders.read', tenant: 'org_parent', exp }))
+  })
+  await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve))
+  tt.teardown(() => { endpoint.closeAllConnections(); endpoint.close() })
+  const url = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/introspect`
+  const issuer: UserTokenIssuerConfig = {
+    issuer: 'https://idp.test', audience: opaqueResource, algorithms: ['RS256'], max_token_lifetime_seconds: 3600,
+    claims: { scopes: { claim: 'scope' }, organization: { claim: 'tenant' }, token_type: 'service' },
+    introspection: { url, client_id: 'gw', client_secret: 's', cache_seconds: 600, timeout_ms: 3000 },
+  }
+  const env = await tokenEnv({ extraIssuers: [issuer], edit: (config) => { config.issuer.clock_tolerance_seconds = 0 } })
+  const { app } = buildPolicyApp({ env, routes: [{ url: '/t', chain: [[auth, {}]] }] })
+  tt.teardown(() => app.close())
+  exp = Math.floor(Date.now() / 1000) + 2
+  const call = async () => await app.inject({ url: '/t', headers: { authorization: 'Bearer ShortLivedOpaqueToken-0123456789' } })
+  tt.equal((await call()).statusCode, 200)
+  await waitFor(() => Date.now() >= exp * 1000, { what: 'the token\'s exp' })
+  const late = await call()
+  tt.equal(late.statusCode, 401)
+  tt.equal(late.headers['www-authenticate'], invalid('The access token expired'))
+  tt.equal(hits, 1, 'refused from the cache entry\'s own exp, although cache_seconds had not run out')
 })
