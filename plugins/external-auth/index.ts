@@ -42,8 +42,9 @@ const externalAuth = definePolicy({
         const value = request.headers[name]
         if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value
       }
-      const path = request.url.split('?', 1)[0] as string
-      const key = cache === undefined ? undefined : JSON.stringify([principalKey(principal), request.method, path, headers])
+      const query = request.url.indexOf('?')
+      const path = query === -1 ? request.url : request.url.slice(0, query)
+      const key = cache === undefined ? undefined : cacheKey(principal, request.method, path, headers)
       const known = key === undefined ? undefined : cache?.get(key)
       if (known !== undefined) return apply(known, request, context)
       return ask(request.method, path, headers, principal, add).then(
@@ -60,10 +61,28 @@ const externalAuth = definePolicy({
   },
 })
 
-/** Who the caller is, for the cache key: everything that may tell two callers apart. */
-function principalKey (principal: Principal | undefined): unknown {
-  if (principal === undefined) return null
-  return [principal.issuer, principal.tokenType, principal.clientId, principal.subject, principal.organizationId]
+/**
+ * The decision cache's key: who the caller is (everything that may tell two callers apart), the method, the path and
+ * the sent header values, joined by a line feed, which none of them can contain (HTTP forbids it in a request line
+ * and in header values; an outside issuer's claims could hold one, so the caller's parts are JSON-quoted). Built by
+ * concatenation: one string per request on the cache-hit path.
+ */
+function cacheKey (principal: Principal | undefined, method: string, path: string, headers: Record<string, string>): string {
+  let key = `${principal === undefined ? '-' : callerKey(principal)}\n${method}\n${path}`
+  for (const name in headers) key += `\n${name}:${headers[name] as string}`
+  return key
+}
+
+/** The caller's part of the key, once per principal object (the token verifier hands out the same one per token). */
+const callerKeys = new WeakMap<Principal, string>()
+
+function callerKey (principal: Principal): string {
+  let key = callerKeys.get(principal)
+  if (key === undefined) {
+    key = JSON.stringify([principal.issuer, principal.tokenType, principal.clientId, principal.subject, principal.organizationId])
+    callerKeys.set(principal, key)
+  }
+  return key
 }
 
 function apply (decision: Decision, request: FastifyRequest, context: PolicyContext): Refusal | undefined {

@@ -109,3 +109,14 @@ t.test('a 503 is never cached', async (tt) => {
   tt.equal((await call()).statusCode, 200)
   tt.equal(decisions.seen.length, 2)
 })
+
+t.test('without an auth step before it, the service is asked with principal null', async (tt) => {
+  const decisions = await startBackend(tt, 'decisions')
+  const env = await tokenEnv()
+  const { app } = buildPolicyApp({ env, routes: [{ url: '/open', chain: [[externalAuth, { url: `${decisions.url}/decide`, timeout_ms: 5000 }]] }] })
+  tt.teardown(() => app.close())
+  answer(decisions, 200)
+  const res = await app.inject({ url: '/open?page=2', headers: { authorization: 'Bearer not-sent' } })
+  tt.equal(res.statusCode, 200)
+  tt.same(JSON.parse(decisions.seen[0]?.body ?? ''), { method: 'GET', path: '/open', service: 'test', route: '/open', headers: {}, principal: null })
+})
