@@ -24,12 +24,13 @@ const auth = definePolicy({
   recheck: true,
   schema: authSchema,
   summarize: (options) => options.realm === defaultRealm ? 'bearer token' : `bearer token (realm ${options.realm})`,
-  refusals: () => ['unauthenticated', 'bad_request'],
+  refusals: () => ['unauthenticated', 'bad_request', 'auth_unavailable'],
   explain (_options, request) {
     const caller = request.caller
     if (caller === undefined) return { outcome: 'refuse', status: 401, code: 'unauthenticated', note: 'no bearer token (no caller named)' }
     const account = request.indexes.accounts.get(caller.clientId)
-    if (caller.tokenType === 'service' && account?.status !== 'active') {
+    // Only the gateway's own service tokens have an account; an outside issuer's are its clients.
+    if (caller.tokenType === 'service' && caller.issuer === request.config.issuer.issuer && account?.status !== 'active') {
       return { outcome: 'refuse', status: 401, code: 'unauthenticated', note: `service account ${caller.clientId} is not active: its tokens are refused` }
     }
     return { outcome: 'pass', note: `a valid ${caller.tokenType} token of ${caller.clientId} (organization ${caller.organizationId})` }

@@ -3,6 +3,9 @@ import { createLocalJWKSet, createRemoteJWKSet, type JWK, type JWTVerifyGetKey }
 import type { GatewayConfig, UserTokenIssuerConfig } from '../config/types.js'
 import type { KeyStore } from '../runtime/shared-resources.js'
 import { derivedOnce } from '../runtime/derived-once.js'
+import { compileClaimMapping, type ClaimMapping } from './claim-mapping.js'
+import { introspectionRules, type IntrospectionRules } from './introspection-rules.js'
+import { createDiscovery } from './oidc-discovery.js'
 
 /**
  * How one issuer's tokens are verified. A token is checked against exactly one profile, the one its (unverified)
@@ -21,6 +24,17 @@ export interface TokenProfile {
    * signing key, a misconfigured issuer: `exp` 1e301) is refused.
    */
   readonly maxLifetimeSeconds: number
+  /** Accepted `typ` headers, lower case without `application/` (RFC 8725 §3.11). */
+  readonly acceptTyp: readonly string[]
+  /**
+   * How an outside issuer's claims become the caller (`claims:`); undefined: the token must be in lanegate's own
+   * profile (token_type, organization_id, scope, client_id, jti).
+   */
+  readonly mapping: ClaimMapping | undefined
+  /** Whether the issuer has a key source: without one its tokens (opaque or not) go to introspection. */
+  readonly hasKeys: boolean
+  /** How the issuer's opaque tokens are checked (`introspection:`), if they are. */
+  readonly introspection: IntrospectionRules | undefined
   /**
    * Everything that decided a verification. A cached principal whose fingerprint differs from the current
    * config's profile (issuer removed, audience or keys changed by a reload) is verified again.
@@ -50,6 +64,7 @@ const remoteJwksOptions = { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000, 
 export function createProfileSource (deps: ProfileSourceDeps): (config: GatewayConfig) => ReadonlyMap<string, TokenProfile> {
   const remoteSets = new Map<string, JWTVerifyGetKey>()
   const devSets = new Map<string, Promise<JWTVerifyGetKey>>()
+  const discover = createDiscovery()
 
   function remoteKeys (uri: string): JWTVerifyGetKey {
     let set = remoteSets.get(uri)
@@ -74,12 +89,22 @@ export function createProfileSource (deps: ProfileSourceDeps): (config: GatewayC
     }
   }
 
+  /** The keys at the jwks_uri of the issuer's discovery document (both cached across snapshots). */
+  function discoveredKeys (url: string, issuer: string): JWTVerifyGetKey {
+    return async function discoveredKey (header, token) {
+      const document = await discover(url, issuer)
+      return remoteKeys(document.jwks_uri)(header, token)
+    }
+  }
+
   function userProfile (entry: UserTokenIssuerConfig, config: GatewayConfig): TokenProfile {
     let getKey: JWTVerifyGetKey
     if (entry.jwks !== undefined) getKey = createLocalJWKSet(entry.jwks as { keys: JWK[] })
     else if (entry.jwks_uri !== undefined) getKey = remoteKeys(entry.jwks_uri)
+    else if (entry.discovery_url !== undefined) getKey = discoveredKeys(entry.discovery_url, entry.issuer)
     else if (entry.development_key_dir !== undefined) getKey = devKeys(resolvePath(config.server.data_dir, entry.development_key_dir))
     else getKey = async function noKeys () { throw new Error(`user token issuer ${entry.issuer} has no key source`) }
+    const hasKeys = entry.jwks !== undefined || entry.jwks_uri !== undefined || entry.discovery_url !== undefined || entry.development_key_dir !== undefined
     return {
       tokenType: 'user',
       issuer: entry.issuer,
@@ -87,7 +112,12 @@ export function createProfileSource (deps: ProfileSourceDeps): (config: GatewayC
       algorithms: asymmetricOnly(entry.algorithms),
       getKey,
       maxLifetimeSeconds: entry.max_token_lifetime_seconds,
-      fingerprint: JSON.stringify(['user', entry.issuer, entry.audience, entry.algorithms, entry.jwks, entry.jwks_uri, entry.development_key_dir, entry.max_token_lifetime_seconds]),
+      acceptTyp: (entry.accept_typ ?? ['at+jwt']).map((typ) => typ.toLowerCase()),
+      mapping: entry.claims === undefined ? undefined : compileClaimMapping(entry.claims),
+      hasKeys,
+      introspection: entry.introspection === undefined ? undefined : introspectionRules(entry.introspection),
+      // The introspection block's secret is left out: the fingerprint is compared, never shown, but need not hold it.
+      fingerprint: JSON.stringify(['user', entry.issuer, entry.audience, entry.algorithms, entry.jwks, entry.jwks_uri, entry.discovery_url, entry.development_key_dir, entry.max_token_lifetime_seconds, entry.accept_typ, entry.claims, entry.introspection === undefined ? undefined : { ...entry.introspection, client_secret: undefined }]),
     }
   }
 
@@ -104,6 +134,10 @@ export function createProfileSource (deps: ProfileSourceDeps): (config: GatewayC
       algorithms,
       getKey: deps.keys.resolve,
       maxLifetimeSeconds,
+      acceptTyp: ['at+jwt'],
+      mapping: undefined,
+      hasKeys: true,
+      introspection: undefined,
       fingerprint: JSON.stringify(['service', config.issuer.issuer, config.issuer.audience, algorithms, published.map((k) => k.kid).sort(), maxLifetimeSeconds]),
     }
   }

@@ -89,7 +89,7 @@ export function createTokenVerifier (deps: TokenVerifierDeps): TokenVerifier {
       cache.set(key, entry)
       remember(slot, token, entry)
     }
-    return withAccount(verified.principal, indexes)
+    return withAccount(verified.principal, verified.own, indexes)
   }
 
   /**
@@ -155,20 +155,23 @@ function remember (slot: TokenSlot | undefined, token: string, entry: CacheEntry
 function checkedPrincipal (entry: CacheEntry, indexes: ConfigIndexes): Principal {
   const checked = entry.checked
   if (checked !== undefined && checked.indexes === indexes) return checked.principal
-  const principal = withAccount(entry.principal, indexes)
+  const principal = withAccount(entry.principal, entry.own, indexes)
   entry.checked = { indexes, principal }
   return principal
 }
 
-/** The principal with the request snapshot's service account applied (a revoked or deleted account fails). */
-function withAccount (principal: Principal, indexes: ConfigIndexes): Principal {
-  return principal.tokenType === 'service' ? applyServiceAccount(principal, indexes) : principal
+/**
+ * The principal with the request snapshot's service account applied (a revoked or deleted account fails). Only the
+ * gateway's own service tokens have an account: an outside issuer's service tokens are its clients, not ours.
+ */
+function withAccount (principal: Principal, own: boolean, indexes: ConfigIndexes): Principal {
+  return own && principal.tokenType === 'service' ? applyServiceAccount(principal, indexes) : principal
 }
 
 /** The cache entry of a fresh verification, or undefined when the token expires too soon to be worth keeping. */
 function cacheEntryOf (verified: Verification, toleranceSeconds: number): CacheEntry | undefined {
   const now = Date.now()
-  const ttl = cacheLifetimeMs((verified.principal.expiresAt + toleranceSeconds) * 1000 - now)
+  const ttl = Math.min(cacheLifetimeMs((verified.principal.expiresAt + toleranceSeconds) * 1000 - now), verified.maxCacheMs ?? Infinity)
   if (ttl < 1) return undefined
   // Every field named, never `{ ...verified, cachedUntilMs }`: V8 gave each spread copy a hidden class of its
   // own (a map, descriptor array and property array per entry, ~24 MB over 100k cached tokens in a heap
@@ -177,6 +180,7 @@ function cacheEntryOf (verified: Verification, toleranceSeconds: number): CacheE
     principal: verified.principal,
     fingerprint: verified.fingerprint,
     signedBy: verified.signedBy,
+    own: verified.own,
     cachedUntilMs: now + ttl,
     checked: undefined,
   }

@@ -4,13 +4,17 @@ import type { GatewayConfig } from '../config/types.js'
 import type { Principal } from '../runtime/request-context.js'
 import { invalidToken } from './bearer-challenge.js'
 import type { OwnSigners, Signer } from './own-signers.js'
+import { principalFromMappedClaims } from './claim-mapping.js'
+import { introspector } from './introspection.js'
 import { principalFromClaims } from './token-claims.js'
 import type { TokenProfile } from './token-profiles.js'
 
 /** RFC 6750 §2.1 `b64token`: checked before a token is first verified (a cached token passed it already). */
 const b64token = /^[A-Za-z0-9\-._~+/]+=*$/
-/** The claims every bearer token must carry (RFC 9068 §2.2). */
+/** The claims every bearer token in lanegate's own profile must carry (RFC 9068 §2.2). */
 const requiredClaims = ['exp', 'iat', 'jti', 'sub', 'client_id', 'aud', 'iss']
+/** The claims an outside issuer's token must carry whatever its mapping (which checks the claims it names). */
+const mappedRequiredClaims = ['exp', 'iat', 'aud', 'iss']
 
 /** What a full verification establishes: the caller, the issuer's rules it was checked under, and its signer. */
 export interface Verification {
@@ -22,6 +26,10 @@ export interface Verification {
    * the published key set before and after the check. Undefined for user tokens.
    */
   readonly signedBy: Signer | undefined
+  /** Whether the gateway's own issuer signed it: only its service tokens are checked against service_accounts. */
+  readonly own: boolean
+  /** Longest time the result may be reused (an introspection answer's `cache_seconds`); else until exp (capped). */
+  readonly maxCacheMs?: number
 }
 
 export type VerifySignature = (token: string, config: GatewayConfig, profiles: ReadonlyMap<string, TokenProfile>) => Promise<Verification>
@@ -32,22 +40,31 @@ export type VerifySignature = (token: string, config: GatewayConfig, profiles: R
  */
 export function signatureVerifier (logger: FastifyBaseLogger, signers: OwnSigners): VerifySignature {
   const warnKeyFailure = keyFailureWarner(logger)
+  const introspect = introspector(logger)
 
   return async function verifySignature (token, config, profiles) {
-    const { kid, profile } = issuerProfile(token, profiles)
+    if (!b64token.test(token)) throw invalidToken('The access token is malformed')
+    // An opaque token (not three dot-separated parts) names no issuer: the one issuer that introspects checks it.
+    const introspecting = looksLikeJwt(token) ? undefined : introspectingProfile(profiles)
+    const { kid, profile } = introspecting === undefined ? issuerProfile(token, profiles) : { kid: undefined, profile: introspecting }
+    if (profile.introspection !== undefined && profile.mapping !== undefined && (introspecting !== undefined || !profile.hasKeys)) {
+      const principal = await introspect(token, profile, profile.introspection, profile.mapping, config.issuer.clock_tolerance_seconds)
+      return { principal, fingerprint: profile.fingerprint, signedBy: undefined, own: false, maxCacheMs: profile.introspection.cacheMs }
+    }
     // Which published key the signature is checked with, read before and after the (asynchronous) check: only
     // when both agree is the key recorded, so a key-directory rescan in between never records the wrong key.
     const keyBefore = profile.tokenType === 'service' ? signers.publishedKey(kid) : undefined
     let payload
     try {
-      ({ payload } = await jwtVerify(token, profile.getKey, {
+      let protectedHeader
+      ({ payload, protectedHeader } = await jwtVerify(token, profile.getKey, {
         algorithms: profile.algorithms,
-        typ: 'at+jwt',
         issuer: profile.issuer,
         audience: profile.audience,
-        requiredClaims,
+        requiredClaims: profile.mapping === undefined ? requiredClaims : mappedRequiredClaims,
         clockTolerance: config.issuer.clock_tolerance_seconds,
       }))
+      checkTyp(protectedHeader.typ, profile)
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw invalidToken('The access token expired', error)
       if (!(error instanceof joseErrors.JOSEError)) warnKeyFailure(profile.issuer, error)
@@ -58,15 +75,26 @@ export function signatureVerifier (logger: FastifyBaseLogger, signers: OwnSigner
       throw invalidToken('The access token is invalid', error)
     }
     checkLifetime(payload.iat, payload.exp, profile, config.issuer.clock_tolerance_seconds, logger)
-    const principal = principalFromClaims(payload, profile)
+    const principal = profile.mapping === undefined ? principalFromClaims(payload, profile) : principalFromMappedClaims(payload, profile.mapping, profile.issuer)
     const signedBy = keyBefore !== undefined && signers.publishedKey(kid) === keyBefore ? signers.signerOf(kid as string, keyBefore) : undefined
-    return { principal, fingerprint: profile.fingerprint, signedBy }
+    return { principal, fingerprint: profile.fingerprint, signedBy, own: profile.tokenType === 'service' }
+  }
+}
+
+/**
+ * The `typ` header is one the issuer's profile accepts, compared as jose would (case-insensitive, `application/`
+ * prefix allowed): a token of another kind (an ID token, `typ: JWT` where at+jwt is required) is not an access
+ * token of this API (RFC 8725 §3.11). A JOSE error, so it is the caller's 401 like any other claim check.
+ */
+function checkTyp (typ: unknown, profile: TokenProfile): void {
+  const normalized = typeof typ === 'string' ? typ.toLowerCase().replace(/^application\//, '') : undefined
+  if (normalized === undefined || !profile.acceptTyp.includes(normalized)) {
+    throw new joseErrors.JWTClaimValidationFailed('unexpected "typ" JWT header value', {}, 'typ', 'check_failed')
   }
 }
 
 /** The token's shape, its header's `kid` and the profile of the issuer it names (untrusted issuers: 401). */
 function issuerProfile (token: string, profiles: ReadonlyMap<string, TokenProfile>): { kid: unknown, profile: TokenProfile } {
-  if (!b64token.test(token)) throw invalidToken('The access token is malformed')
   let issuer: unknown
   let kid: unknown
   try {
@@ -78,6 +106,17 @@ function issuerProfile (token: string, profiles: ReadonlyMap<string, TokenProfil
   const profile = typeof issuer === 'string' ? profiles.get(issuer) : undefined
   if (profile === undefined) throw invalidToken('The access token is invalid', new Error('untrusted issuer'))
   return { kid, profile }
+}
+
+/** A JWS compact serialization has three parts; anything else is an opaque token (only on a cache miss). */
+function looksLikeJwt (token: string): boolean {
+  return token.split('.').length === 3
+}
+
+/** The issuer whose opaque tokens are introspected (config validation allows at most one). */
+function introspectingProfile (profiles: ReadonlyMap<string, TokenProfile>): TokenProfile | undefined {
+  for (const profile of profiles.values()) if (profile.introspection !== undefined) return profile
+  return undefined
 }
 
 /**

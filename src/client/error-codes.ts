@@ -16,6 +16,7 @@ export const lanegateErrorCodes = {
   server_error: { status: 500 },
   unauthenticated: { status: 401, text: 'Unauthenticated.' },
   invalid_token_type: { status: 401 },
+  auth_unavailable: { status: 503 },
   forbidden: { status: 403, text: 'Forbidden.' },
   too_many_requests: { status: 429, text: 'Too many requests' },
   bad_request: { status: 400 },

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import type { ExplainCaller } from '../describe/explain.js'
 import type { Command } from './command.js'
@@ -5,11 +6,14 @@ import { loadOrReport } from './load-or-report.js'
 
 const USAGE = `lanegate explain --client ID [--config FILE] [--json] METHOD PATH
 lanegate explain --user SUBJECT --org ORG_ID [--scopes "a b"] [--config FILE] [--json] METHOD PATH
+lanegate explain --token-file FILE|- [--config FILE] [--json] METHOD PATH
 
 Says what the policy chain of the route METHOD PATH matches would do for a token of service account ID (all of
 its scopes), or for a user token of SUBJECT in ORG_ID with those scopes: which step refuses, with which status
-and code, or that it passes. Nothing is sent and no store is touched, so what only a real request knows (rate
-limit counters, the client address) is shown as "depends".
+and code, or that it passes. --token-file reads a bearer token from FILE (- for stdin, so it stays out of the
+shell's history) and verifies it as the auth policy would, showing the caller it maps to (an identity provider's
+token through its issuer's claims block); the token is never printed or logged. Nothing else is sent and no store
+is touched, so what only a real request knows (rate limit counters, the client address) is shown as "depends".
   lanegate explain --client demo-status POST /api/v1/ecommerce/payment-intents`
 
 /** `lanegate explain`. */
@@ -24,6 +28,7 @@ async function explainCommand (args: string[]): Promise<number> {
       org: { type: 'string' },
       scopes: { type: 'string', default: '' },
       json: { type: 'boolean', default: false },
+      'token-file': { type: 'string' },
     },
   })
   const [method, path] = positionals
@@ -37,6 +42,21 @@ async function explainCommand (args: string[]): Promise<number> {
   }
   const loaded = await loadOrReport(values.config)
   if (loaded === undefined) return 1
+  const tokenFile = values['token-file']
+  if (tokenFile !== undefined) {
+    if (caller.kind !== 'none') {
+      console.error(USAGE)
+      return 1
+    }
+    const token = readFileSync(tokenFile === '-' ? 0 : tokenFile, 'utf8')
+    const { principalOfToken, refusalOf } = await import('../describe/explain-token.js')
+    try {
+      caller = { kind: 'token', principal: await principalOfToken(token, loaded.config) }
+    } catch (error) {
+      console.error(`explain: the token is refused: ${refusalOf(error)}`)
+      return 1
+    }
+  }
   const { explainRequest, formatExplanation, UnknownClientError } = await import('../describe/explain.js')
   try {
     const result = explainRequest(loaded.config, loaded.catalog, method.toUpperCase(), path, caller)

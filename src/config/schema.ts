@@ -138,6 +138,35 @@ const serviceAccount = obj('A service account that obtains tokens with the clien
   status: oneOf(['active', 'revoked'], 'A revoked account gets 401 invalid_client and its tokens stop working at the next reload.', { default: 'active' }),
 })
 
+/** A claim named by its path: `scope`, or `realm_access.roles` for a claim inside an object claim. */
+const claimPath = (description: string, extra: Options = {}) => str(description, { ...extra, pattern: '^[^.\\s]+(\\.[^.\\s]+)*$' })
+
+const scopeSource = obj('Where scopes are read: a string claim split on `separator`, or an array of strings.', {
+  claim: claimPath('Claim path holding the scopes (`scope`, `scp`, `realm_access.roles`).'),
+  separator: Type.Optional(str('Separator of a string claim; default a space.', { minLength: 1 })),
+})
+
+const issuerClaims = obj('How this issuer\'s claims become the caller: for identity providers whose tokens do not carry lanegate\'s own claims (organization_id, token_type). Without it, tokens must be in lanegate\'s own profile.', {
+  subject: Type.Optional(claimPath('Claim path of the subject; default `sub` (a token without one, such as a client-credentials token, takes its client id).')),
+  client_id: Type.Optional(claimPath('Claim path of the client id (`client_id`, `azp`, `appid`, `cid`); default `client_id`.')),
+  token_id: Type.Optional(claimPath('Claim path of the token id (`jti`, `uti`); default `jti`; a token without one has an empty id.')),
+  scopes: Type.Union([scopeSource, Type.Array(scopeSource, { minItems: 1 })], { description: 'One scope source or a list of them (their scopes are joined).' }),
+  organization: Type.Union([
+    obj('The organization read from a claim.', {
+      claim: claimPath('Claim path of the organization id (`tid`, `tenant`).'),
+      map: Type.Optional(map('Claim value -> organization id, for providers whose tenant ids are not lanegate\'s (Entra ID\'s tid); a value not listed is refused.', str('An organization id.', { pattern: ORG_ID }), { minProperties: 1 })),
+    }),
+    obj('Every token of this issuer belongs to one organization.', { const: str('The organization id.', { pattern: ORG_ID }) }),
+  ], { description: 'The organization whose tree the caller may reach.' }),
+  token_type: Type.Union([
+    oneOf(['user', 'service'], 'Every token of this issuer is of this type.'),
+    obj('The type read from a claim whose values are mapped.', {
+      claim: claimPath('Claim path deciding the type.'),
+      map: map('Claim value -> token type; a value not listed is refused.', oneOf(['user', 'service'], 'A token type.'), { minProperties: 1 }),
+    }),
+  ], { description: 'user or service, fixed or read from a claim.' }),
+})
+
 const userTokenIssuer = obj('An external issuer of user tokens that the gateway trusts.', {
   issuer: str('Expected iss claim.', { minLength: 1 }),
   audience: str('Expected aud claim.', { minLength: 1 }),
@@ -150,6 +179,19 @@ const userTokenIssuer = obj('An external issuer of user tokens that the gateway 
     keys: Type.Array(Type.Unsafe<Record<string, unknown>>({ type: 'object', description: 'A public JWK.' }), { description: 'JWKs.' }),
   })),
   jwks_uri: Type.Optional(str('URL of the issuer\'s JWKS (cached, refetched at most every 30 s on unknown kid).', { pattern: '^https?://' })),
+  discovery_url: Type.Optional(str('OpenID Connect discovery document (`.../.well-known/openid-configuration`): its jwks_uri is used, fetched on first use and again every hour; its issuer must equal `issuer`.', { pattern: '^https?://' })),
+  accept_typ: Type.Optional(Type.Array(oneOf(['at+jwt', 'JWT'], 'A JWT `typ` header value (`application/` prefix allowed).'), {
+    description: 'Accepted `typ` headers; default [at+jwt] (RFC 9068); add JWT for providers that mark access tokens so (Keycloak, Entra ID, Okta).',
+    minItems: 1,
+  })),
+  claims: Type.Optional(issuerClaims),
+  introspection: Type.Optional(obj('Opaque tokens of this issuer, checked by token introspection (RFC 7662); needs `claims`. At most one issuer may have it: an opaque token names no issuer.', {
+    url: str('The introspection endpoint.', { pattern: '^https?://' }),
+    client_id: str('The gateway\'s client id at the provider (HTTP Basic authentication).', { minLength: 1 }),
+    client_secret: str('Its secret; write it as ${ENV_VAR}.', { minLength: 1 }),
+    cache_seconds: int('How long an active answer is reused (never past the token\'s exp).', { minimum: 0, maximum: 3600, default: 60 }),
+    timeout_ms: int('How long the gateway waits for the endpoint before answering 503 auth_unavailable.', { minimum: 100, maximum: 30000, default: 3000 }),
+  })),
   development_key_dir: Type.Optional(str('Development issuer: a key pair generated under this directory (relative to server.data_dir); `lanegate user-token` signs with it.')),
   max_token_lifetime_seconds: int('Longest accepted user-token lifetime (exp - iat, seconds); longer-lived tokens get 401.', { minimum: 60, maximum: 2592000, default: 86400 }),
 })

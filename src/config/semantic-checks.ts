@@ -115,8 +115,14 @@ function checkServiceAccounts (config: GatewayConfig, indexes: ConfigIndexes, re
 /** Trusted user-token issuers: exactly one key source each, never the gateway's own issuer. */
 function checkUserTokenIssuers (config: GatewayConfig, report: Report): void {
   config.user_token_issuers.forEach((issuer, i) => {
-    const sources = [issuer.jwks, issuer.jwks_uri, issuer.development_key_dir].filter((s) => s !== undefined).length
-    if (sources !== 1) report(['user_token_issuers', i], 'give exactly one of jwks, jwks_uri or development_key_dir')
+    const sources = [issuer.jwks, issuer.jwks_uri, issuer.discovery_url, issuer.development_key_dir].filter((s) => s !== undefined).length
+    if (sources > 1 || (sources === 0 && issuer.introspection === undefined)) {
+      report(['user_token_issuers', i], 'give exactly one of jwks, jwks_uri, discovery_url or development_key_dir (or only introspection, for an issuer of opaque tokens only)')
+    }
+    if (issuer.introspection !== undefined && issuer.claims === undefined) report(['user_token_issuers', i, 'introspection'], 'needs claims: an introspection answer is read through the issuer\'s claims block')
+    if (issuer.introspection !== undefined && config.user_token_issuers.findIndex((other) => other.introspection !== undefined) !== i) {
+      report(['user_token_issuers', i, 'introspection'], 'only one issuer may introspect: an opaque token does not say whose it is')
+    }
     if (issuer.issuer === config.issuer.issuer) report(['user_token_issuers', i, 'issuer'], 'must differ from issuer.issuer, so no token passes both profiles')
   })
 }

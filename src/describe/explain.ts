@@ -22,7 +22,7 @@ export interface ExplainResult {
   readonly path: string
   /** The matched route, or undefined when the router answers 404/405 itself. */
   readonly route?: { service: string, route: string, envelope: string, params: Record<string, string> }
-  readonly caller?: { tokenType: string, clientId: string, organizationId: string, scopes: string[] }
+  readonly caller?: { tokenType: string, clientId: string, organizationId: string, scopes: string[], subject?: string, issuer?: string }
   readonly steps: readonly StepVerdict[]
   /** `refuse`: a step (or the router) refuses for sure; `depends`: nothing refuses for sure but something may; `pass`. */
   readonly result: { outcome: 'pass' | 'refuse' | 'depends', at?: string, status?: number, code?: string }
@@ -33,6 +33,8 @@ export type ExplainCaller =
   | { kind: 'client', clientId: string }
   | { kind: 'user', subject: string, organizationId: string, scopes: readonly string[] }
   | { kind: 'none' }
+  /** The caller a pasted token gave (`principalOfToken`): shown with its subject and issuer. */
+  | { kind: 'token', principal: Principal }
 
 /** A router entry: a served route, or one a service declares but gateway.yaml does not list (mounted; answers 404). */
 type Matched = { row: ServedRoute, unlisted?: undefined } | { row?: undefined, unlisted: { service: string, routeId: string, envelope: string } }
@@ -69,7 +71,8 @@ export function explainRequest (config: GatewayConfig, catalog: Catalog, method:
       }
     }
   }
-  const base = { method, path, caller: principal && { tokenType: principal.tokenType, clientId: principal.clientId, organizationId: principal.organizationId, scopes: [...principal.scopes] } }
+  const shown = principal && { tokenType: principal.tokenType, clientId: principal.clientId, organizationId: principal.organizationId, scopes: [...principal.scopes] }
+  const base = { method, path, caller: shown && (caller.kind === 'token' ? { ...shown, subject: principal.subject, issuer: principal.issuer } : shown) }
   const found = router.find(method as FindMyWay.HTTPMethod, path)
   if (found === null) {
     const others = (['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const).filter((m) => m !== method && router.find(m, path) !== null)
@@ -119,6 +122,7 @@ export function explainRequest (config: GatewayConfig, catalog: Catalog, method:
 /** The principal a valid token of this caller would give `auth` (a service token asks for all the account's scopes). */
 function principalOf (config: GatewayConfig, indexes: ConfigIndexes, caller: ExplainCaller): Principal | undefined {
   if (caller.kind === 'none') return undefined
+  if (caller.kind === 'token') return caller.principal
   if (caller.kind === 'user') {
     return { tokenType: 'user', subject: caller.subject, clientId: caller.subject, organizationId: caller.organizationId, scopes: new Set(caller.scopes), tokenId: '', expiresAt: 0, issuer: '' }
   }
@@ -154,7 +158,7 @@ export function formatExplanation (result: ExplainResult): string {
   }
   lines.push(result.caller === undefined
     ? 'caller: none (no bearer token)'
-    : `caller: ${result.caller.clientId} (${result.caller.tokenType} token, organization ${result.caller.organizationId}, scopes ${result.caller.scopes.join(' ') || '(none)'})`)
+    : `caller: ${result.caller.clientId} (${result.caller.tokenType} token, organization ${result.caller.organizationId}, scopes ${result.caller.scopes.join(' ') || '(none)'}${result.caller.subject === undefined ? '' : `, subject ${result.caller.subject}, issuer ${result.caller.issuer ?? ''}`})`)
   const width = Math.max(0, ...result.steps.map((s) => s.policy.length))
   result.steps.forEach((s, i) => {
     const answer = s.status === undefined ? '' : ` ${s.status} ${s.code ?? ''}`

@@ -41,6 +41,7 @@ export const catalogue = {
   // ---- API authentication and authorization ----
   unauthenticated: { status: 401, message: 'Unauthenticated.', shape: 'text', oauth: 'invalid_token', authentication: true },
   invalid_token_type: { status: 401, message: 'This endpoint does not accept this type of token.', shape: 'code', oauth: 'invalid_token' },
+  auth_unavailable: { status: 503, message: 'The token could not be checked: its identity provider did not answer; retry shortly.', shape: 'code', oauth: 'temporarily_unavailable' },
   forbidden: { status: 403, message: 'Forbidden.', shape: 'text', oauth: 'insufficient_scope', authentication: true },
   too_many_requests: { status: 429, message: 'Too many requests', shape: 'text', oauth: 'rate_limit_exceeded', authentication: true },
 

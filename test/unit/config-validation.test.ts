@@ -193,3 +193,60 @@ t.test('rate_limit_store.sync_interval_ms: 0 by default, 1–10000 ms with drive
     message: 'only applies to driver redis, or to the memory driver with server.workers > 1 (one process counts every request in itself already)',
   }])
 })
+
+const issuerBlock = (extra: string) => `${base}user_token_issuers:
+  - issuer: https://sso.retailer.test/realms/stores
+    audience: lanegate
+    algorithms: [RS256]
+${extra}`
+
+t.test('an outside issuer with a claims block loads, as written', async (t) => {
+  const text = issuerBlock(`    discovery_url: https://sso.retailer.test/realms/stores/.well-known/openid-configuration
+    accept_typ: [JWT]
+    claims:
+      client_id: azp
+      scopes: [{ claim: realm_access.roles }, { claim: scope }]
+      organization: { claim: tid, map: { 72f988bf: org_hq } }
+      token_type: { claim: kind, map: { person: user, machine: service } }
+`)
+  const { config } = await parseGatewayConfig(text, 'g.yaml', { env: {} }, catalog)
+  t.same(config.user_token_issuers[0]?.claims, {
+    client_id: 'azp',
+    scopes: [{ claim: 'realm_access.roles' }, { claim: 'scope' }],
+    organization: { claim: 'tid', map: { '72f988bf': 'org_hq' } },
+    token_type: { claim: 'kind', map: { person: 'user', machine: 'service' } },
+  })
+  t.same(config.user_token_issuers[0]?.accept_typ, ['JWT'])
+})
+
+t.test('an outside issuer\'s claims block and key source are checked with their paths', async (t) => {
+  const twoSources = issuerBlock(`    jwks_uri: https://sso.retailer.test/certs
+    discovery_url: https://sso.retailer.test/.well-known/openid-configuration
+`)
+  t.same(await problemsOf(twoSources), [{ path: 'user_token_issuers[0]', line: 25, message: 'give exactly one of jwks, jwks_uri, discovery_url or development_key_dir (or only introspection, for an issuer of opaque tokens only)' }])
+  const badTyp = issuerBlock(`    jwks_uri: https://sso.retailer.test/certs
+    accept_typ: [id+jwt]
+`)
+  t.match(await problemsOf(badTyp), [{ path: 'user_token_issuers[0].accept_typ[0]', message: /at\+jwt, JWT/ }])
+  const badType = issuerBlock(`    jwks_uri: https://sso.retailer.test/certs
+    claims: { scopes: { claim: scope }, organization: { const: org_hq }, token_type: robot }
+`)
+  const typeProblems = await problemsOf(badType)
+  t.ok(typeProblems.length > 0 && typeProblems.every((p) => p.path.startsWith('user_token_issuers[0].claims.token_type')), JSON.stringify(typeProblems))
+  const badOrg = issuerBlock(`    jwks_uri: https://sso.retailer.test/certs
+    claims: { scopes: { claim: scope }, organization: { const: hq }, token_type: user }
+`)
+  const orgProblems = await problemsOf(badOrg)
+  t.ok(orgProblems.length > 0 && orgProblems.every((p) => p.path.startsWith('user_token_issuers[0].claims.organization')), JSON.stringify(orgProblems))
+})
+
+t.test('introspection needs a claims block, and only one issuer may introspect', async (t) => {
+  const introspection = '    introspection: { url: https://sso.retailer.test/introspect, client_id: gw, client_secret: s }\n'
+  t.same(await problemsOf(issuerBlock(introspection)), [{ path: 'user_token_issuers[0].introspection', line: 28, message: 'needs claims: an introspection answer is read through the issuer\'s claims block' }])
+  const claims = '    claims: { scopes: { claim: scope }, organization: { const: org_hq }, token_type: service }\n'
+  const one = issuerBlock(introspection + claims)
+  const { config } = await parseGatewayConfig(one, 'g.yaml', { env: {} }, catalog)
+  t.same(config.user_token_issuers[0]?.introspection, { url: 'https://sso.retailer.test/introspect', client_id: 'gw', client_secret: 's', cache_seconds: 60, timeout_ms: 3000 })
+  const two = `${one}  - issuer: https://other.test\n    audience: x\n${introspection}${claims}`
+  t.same(await problemsOf(two), [{ path: 'user_token_issuers[1].introspection', line: 32, message: 'only one issuer may introspect: an opaque token does not say whose it is' }])
+})
