@@ -1,10 +1,10 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Ajv } from 'ajv'
 import t from 'tap'
 import { buildTestApp } from '../helpers/build-app.js'
-import { repoPath } from '../helpers/paths.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 
 const RELOADS = 100
 
@@ -25,7 +25,7 @@ t.test('reloads do not keep adding their schemas to a long-lived Ajv', async (t)
 
   const dir = await mkdtemp(join(tmpdir(), 'lanegate-reload-schemas-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const demo = (await readFile(repoPath('gateway.yaml'), 'utf8')).replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
+  const demo = gatewayFixture().text()
   const file = join(dir, 'gateway.yaml')
   await writeFile(file, demo)
   const gw = await buildTestApp({ file, logLevel: 'silent' })

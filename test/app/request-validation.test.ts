@@ -1,11 +1,10 @@
-import { readFile } from 'node:fs/promises'
 import t, { type Test } from 'tap'
 import { ConfigError } from '../../src/config/config-error.js'
 import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
 import { apiKeyHashes, KEYS } from '../helpers/api-key-config.js'
 import { validationYaml } from '../helpers/validation-config.js'
 import { buildTestApp, getToken } from '../helpers/build-app.js'
-import { repoPath } from '../helpers/paths.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { startBackend } from '../helpers/upstream-servers.js'
 
 const hashes = await apiKeyHashes()
@@ -67,10 +66,9 @@ t.test('a body over the route\'s max_body_bytes is 413 and a non-JSON body 415, 
 })
 
 t.test('on a parsed-body route (payments create_intent) the handler still reads the body; 400s in the payments envelope', async (t) => {
-  const demo = await readFile(repoPath('gateway.yaml'), 'utf8')
-  const yaml = demo.replace('create_intent: [ { scope: { all: [commerce:payment-intents.create] } } ]',
-    'create_intent: [ { scope: { all: [commerce:payment-intents.create] } }, { request-validation: { body: { type: object, required: [amount], properties: { amount: { type: integer, minimum: 100 } } } } } ]')
-  t.not(yaml, demo)
+  const yaml = gatewayFixture()
+    .append('services.payments.routes.create_intent', { 'request-validation': { body: { type: 'object', required: ['amount'], properties: { amount: { type: 'integer', minimum: 100 } } } } })
+    .text()
   const gw = await buildTestApp({ yaml })
   t.teardown(() => gw.close())
   const token = await getToken(gw.app, 'demo-checkout')
