@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import { ConfigError } from '../../src/config/config-error.js'
 import { parseGatewayConfig } from '../../src/pipeline/load-gateway-config.js'
 import { apiKeyHashes, KEYS } from '../helpers/api-key-config.js'
-import { validationYaml } from '../helpers/validation-config.js'
+import { VALIDATION_AMOUNT, validationFixture, validationYaml } from '../helpers/validation-config.js'
 import { buildTestApp, getToken } from '../helpers/build-app.js'
 import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { startBackend } from '../helpers/upstream-servers.js'
@@ -81,11 +81,11 @@ t.test('on a parsed-body route (payments create_intent) the handler still reads 
 })
 
 t.test('a schema that is not a valid JSON Schema is a config error at its YAML path', async (t) => {
-  const bad = validationYaml(hashes, 'http://127.0.0.1:9').replace('minimum: 1 }, note', 'minimum: one }, note')
+  const bad = validationFixture(hashes, 'http://127.0.0.1:9').set(`${VALIDATION_AMOUNT}.minimum`, 'one').text()
   const error = await parseGatewayConfig(bad, 'gateway.yaml', { env: {} }).catch((e: unknown) => e)
   t.ok(error instanceof ConfigError)
   t.match((error as ConfigError).message, /services\.pricing\.routes\.read_price\.policies\[0\]\.request-validation\.body\.properties\.amount\.minimum: not a valid JSON Schema: must be number/)
-  const typo = validationYaml(hashes, 'http://127.0.0.1:9').replace('minimum: 1 }, note', 'minimun: 1 }, note')
+  const typo = validationFixture(hashes, 'http://127.0.0.1:9').rename(`${VALIDATION_AMOUNT}.minimum`, 'minimun').text()
   const strict = await parseGatewayConfig(typo, 'gateway.yaml', { env: {} }).catch((e: unknown) => e)
   t.match((strict as ConfigError).message, /request-validation\.body: not a usable JSON Schema: strict mode: unknown keyword: "minimun"/)
 })

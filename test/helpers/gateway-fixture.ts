@@ -50,6 +50,11 @@ function fixtureText (name: FixtureName): string {
 export class GatewayFixture {
   private constructor (private readonly doc: Document) {}
 
+  /** A test's own configuration text (a helper's generated config) as a fixture to edit. */
+  static parse (text: string): GatewayFixture {
+    return new GatewayFixture(parseDocument(text))
+  }
+
   /** Loads a scenario from test/fixtures/gateway/ (or the shipped gateway.yaml). */
   static load (name: FixtureName = 'shipped'): GatewayFixture {
     const fixture = new GatewayFixture(parseDocument(fixtureText(name)))
