@@ -1,22 +1,19 @@
-import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { ConfigError } from '../../src/config/config-error.js'
 import { PolicyAnswer } from '../../src/errors/gateway-error.js'
 import { parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { cacheStoreOf, putEntry } from '../../plugins/cache/store.js'
-import { buildTestApp, getToken } from '../helpers/build-app.js'
-import { repoPath } from '../helpers/paths.js'
+import { getToken } from '../helpers/build-app.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 
 /** The cache policy on in-process routes of the demo gateway (inject), its metrics, its load-time rule and its bound. */
-const demo = await readFile(repoPath('gateway.yaml'), 'utf8')
-const yaml = demo
-  .replace('processor_config: [ { scope: { all: [commerce:payment-intents.read] } } ]', 'processor_config: [ { scope: { all: [commerce:payment-intents.read] } }, { cache: { ttl_seconds: 60 } } ]')
-  .replace('content_list: [ { scope: { all: [engage:content.view] } } ]', 'content_list: [ { scope: { all: [engage:content.view] } }, { cache: { ttl_seconds: 60, by: organization } } ]')
+const demo = gatewayFixture()
+const cached = demo
+  .append('services.payments.routes.processor_config', { cache: { ttl_seconds: 60 } })
+  .append('services.content.routes.content_list', { cache: { ttl_seconds: 60, by: 'organization' } })
 
 t.test('an in-process answer is cached with its headers; a private, no-cache one is not; hits and misses are counted', async (t) => {
-  t.not(yaml, demo)
-  const gw = await buildTestApp({ yaml })
-  t.teardown(() => gw.close())
+  const gw = await cached.boot(t)
   const token = await getToken(gw.app, 'demo-checkout')
   const call = async () => gw.app.inject({ url: '/api/v1/ecommerce/config/processor', headers: { authorization: `Bearer ${token}` } })
   const miss = await call()
@@ -40,10 +37,7 @@ t.test('an in-process answer is cached with its headers; a private, no-cache one
 
 t.test('a route without the cache policy is never counted as a cache lookup, even when it answers its own X-Cache', async (t) => {
   // A `headers` step may pass on what a CDN in front of a backend says; only routes ending in `cache` are counted.
-  const own = demo.replace('processor_config: [ { scope: { all: [commerce:payment-intents.read] } } ]', 'processor_config: [ { scope: { all: [commerce:payment-intents.read] } }, { headers: { response: { set: { X-Cache: HIT } } } } ]')
-  t.not(own, demo)
-  const gw = await buildTestApp({ yaml: own })
-  t.teardown(() => gw.close())
+  const gw = await demo.append('services.payments.routes.processor_config', { headers: { response: { set: { 'X-Cache': 'HIT' } } } }).boot(t)
   const token = await getToken(gw.app, 'demo-checkout')
   const res = await gw.app.inject({ url: '/api/v1/ecommerce/config/processor', headers: { authorization: `Bearer ${token}` } })
   t.same({ status: res.statusCode, cache: res.headers['x-cache'] }, { status: 200, cache: 'HIT' })
@@ -53,14 +47,14 @@ t.test('a route without the cache policy is never counted as a cache lookup, eve
 })
 
 t.test('cache anywhere but last in its chain is a config error at its path', async (t) => {
-  const wrong = demo.replace('processor_config: [ { scope: { all: [commerce:payment-intents.read] } } ]', 'processor_config: [ { cache: { ttl_seconds: 60 } }, { scope: { all: [commerce:payment-intents.read] } } ]')
+  const wrong = demo.set('services.payments.routes.processor_config', [{ cache: { ttl_seconds: 60 } }, { scope: { all: ['commerce:payment-intents.read'] } }]).text()
   const error = await parseGatewayConfig(wrong, 'gateway.yaml', { env: {} }).catch((e: unknown) => e)
   t.ok(error instanceof ConfigError)
   t.match((error as ConfigError).message, /services\.payments\.routes\.processor_config\[0\]\.cache: policy "cache" must be the last of the chain/)
 })
 
 t.test('the store keeps at most cache_store.max_bytes', async (t) => {
-  const { config } = await parseGatewayConfig(demo.replace('issuer:\n', 'cache_store: { max_bytes: 4096 }\nissuer:\n'), 'gateway.yaml', { env: {} })
+  const { config } = await parseGatewayConfig(demo.set('cache_store', { max_bytes: 4096 }).text(), 'gateway.yaml', { env: {} })
   t.equal(config.cache_store.max_bytes, 4096)
   const store = cacheStoreOf(config)
   const headers = { 'content-type': 'text/plain' }

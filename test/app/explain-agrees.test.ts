@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { explainRequest } from '../../src/describe/explain.js'
-import { buildTestApp, getToken } from '../helpers/build-app.js'
-import { repoPath } from '../helpers/paths.js'
+import { getToken } from '../helpers/build-app.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 
 /**
  * `lanegate explain` reasons about a route without sending anything; here its verdicts are checked against what the
@@ -10,9 +9,7 @@ import { repoPath } from '../helpers/paths.js'
  * unlisted (mounted, so its path's other methods answer 405, but not served: 404).
  */
 t.test('explain\'s verdict is the status the gateway answers', async (t) => {
-  const yaml = (await readFile(repoPath('gateway.yaml'), 'utf8')).replace('      cancel_intent: [ { scope: { all: [commerce:payment-intents.create] } } ]\n', '')
-  const gw = await buildTestApp({ yaml })
-  t.teardown(() => gw.close())
+  const gw = await gatewayFixture().delete('services.payments.routes.cancel_intent').boot(t)
   const { config } = gw.gateway.current()
   const cases: [client: string, method: string, url: string, expected: number][] = [
     ['demo-status', 'POST', '/api/v1/ecommerce/payment-intents', 403],

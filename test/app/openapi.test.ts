@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Validator } from '@seriousme/openapi-schema-validator'
@@ -6,7 +6,7 @@ import t, { type Test } from 'tap'
 import { createSchema } from '../../src/services/payments/intent-body.js'
 import { salesDailyTotals } from '../../src/services/reports/definitions/sales-daily-totals.js'
 import { buildTestApp } from '../helpers/build-app.js'
-import { repoPath } from '../helpers/paths.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 
 type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -146,18 +146,16 @@ t.test('the document follows a hot reload (generated once per config version)', 
   const dir = await mkdtemp(join(tmpdir(), 'lanegate-openapi-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   // Relative paths follow the config's folder: the data and content folders are named absolutely.
-  const demo = (await readFile(repoPath('gateway.yaml'), 'utf8')).replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
-    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
+  const demo = gatewayFixture().set('server.data_dir', join(dir, 'data'))
   const file = join(dir, 'gateway.yaml')
-  await writeFile(file, demo)
+  await writeFile(file, demo.text())
   const gw = await buildTestApp({ file })
   t.teardown(() => gw.close())
   const first = await gw.app.inject({ method: 'GET', url: '/openapi.json' })
   const again = await gw.app.inject({ method: 'GET', url: '/openapi.json' })
   t.equal(again.body, first.body)
   t.equal((first.json() as Json).info.version, '1')
-  await writeFile(file, demo.replace('create_intent: [ { scope: { all: [commerce:payment-intents.create] } } ]',
-    'create_intent: [ { scope: { all: [commerce:payment-intents.create, commerce:payment-intents.read] } } ]'))
+  await writeFile(file, demo.set('services.payments.routes.create_intent', [{ scope: { all: ['commerce:payment-intents.create', 'commerce:payment-intents.read'] } }]).text())
   t.match(await gw.gateway.reload(), { outcome: 'applied', version: 2 })
   const reloaded = (await gw.app.inject({ method: 'GET', url: '/openapi.json' })).json() as Json
   t.equal(reloaded.info.version, '2')

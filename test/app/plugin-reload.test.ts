@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { buildTestApp, getToken } from '../helpers/build-app.js'
-import { repoPath } from '../helpers/paths.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 
 /** An outside policy whose options change on a hot reload: the new options apply without a restart. */
 t.test('a reload that changes an outside policy\'s options applies them at once', async (t) => {
@@ -17,13 +17,13 @@ t.test('a reload that changes an outside policy\'s options applies them at once'
   create: (options, context) => () => options.open ? undefined : context.refuse('gate_closed'),
 }
 `)
-  const demo = await readFile(repoPath('gateway.yaml'), 'utf8')
-  // Relative paths resolve against the config's folder: the content folder stays the repository's.
-  const config = (gate: string): string => `plugins: [./gate.mjs]\n${demo.replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
-    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
-    .replace('content_list: [ { scope: { all: [engage:content.view] } } ]', `content_list: [ { scope: { all: [engage:content.view] } }, { gate: ${gate} } ]`)}`
+  const config = (gate: Record<string, unknown>): string => gatewayFixture()
+    .set('plugins', ['./gate.mjs'])
+    .set('server.data_dir', join(dir, 'data'))
+    .append('services.content.routes.content_list', { gate })
+    .text()
   const file = join(dir, 'gateway.yaml')
-  await writeFile(file, config('{}'))
+  await writeFile(file, config({}))
   const gw = await buildTestApp({ file })
   t.teardown(() => gw.close())
   const token = await getToken(gw.app, 'demo-content')
@@ -31,7 +31,7 @@ t.test('a reload that changes an outside policy\'s options applies them at once'
 
   const closed = await read()
   t.same({ status: closed.statusCode, body: closed.json() }, { status: 423, body: { error: 'gate_closed', message: 'The gate is closed.' } })
-  await writeFile(file, config('{ open: true }'))
+  await writeFile(file, config({ open: true }))
   t.match(await gw.gateway.reload(), { outcome: 'applied', version: 2 })
   t.equal((await read()).statusCode, 200)
 })
@@ -48,13 +48,12 @@ t.test('a reload that adds a plugin and uses its policy is rejected with "restar
   create: () => () => undefined,
 }
 `)
-  const demo = (await readFile(repoPath('gateway.yaml'), 'utf8')).replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
-    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
+  const demo = gatewayFixture().set('server.data_dir', join(dir, 'data'))
   const file = join(dir, 'gateway.yaml')
-  await writeFile(file, demo)
+  await writeFile(file, demo.text())
   const gw = await buildTestApp({ file })
   t.teardown(() => gw.close())
-  await writeFile(file, `plugins: [./store-hours.mjs]\n${demo.replace('content_list: [ { scope: { all: [engage:content.view] } } ]', 'content_list: [ { scope: { all: [engage:content.view] } }, { store-hours: {} } ]')}`)
+  await writeFile(file, demo.set('plugins', ['./store-hours.mjs']).append('services.content.routes.content_list', { 'store-hours': {} }).text())
   const result = await gw.gateway.reload()
   t.equal(result.outcome, 'rejected')
   const problems = (result as { error?: { problems?: { path: string, message: string }[] } }).error?.problems ?? []

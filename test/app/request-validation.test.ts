@@ -1,11 +1,10 @@
-import { readFile } from 'node:fs/promises'
 import t, { type Test } from 'tap'
 import { ConfigError } from '../../src/config/config-error.js'
 import { parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { apiKeyHashes, KEYS } from '../helpers/api-key-config.js'
-import { validationYaml } from '../helpers/validation-config.js'
+import { VALIDATION_AMOUNT, validationFixture, validationYaml } from '../helpers/validation-config.js'
 import { buildTestApp, getToken } from '../helpers/build-app.js'
-import { repoPath } from '../helpers/paths.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { startBackend } from '../helpers/upstream-servers.js'
 
 const hashes = await apiKeyHashes()
@@ -67,10 +66,9 @@ t.test('a body over the route\'s max_body_bytes is 413 and a non-JSON body 415, 
 })
 
 t.test('on a parsed-body route (payments create_intent) the handler still reads the body; 400s in the payments envelope', async (t) => {
-  const demo = await readFile(repoPath('gateway.yaml'), 'utf8')
-  const yaml = demo.replace('create_intent: [ { scope: { all: [commerce:payment-intents.create] } } ]',
-    'create_intent: [ { scope: { all: [commerce:payment-intents.create] } }, { request-validation: { body: { type: object, required: [amount], properties: { amount: { type: integer, minimum: 100 } } } } } ]')
-  t.not(yaml, demo)
+  const yaml = gatewayFixture()
+    .append('services.payments.routes.create_intent', { 'request-validation': { body: { type: 'object', required: ['amount'], properties: { amount: { type: 'integer', minimum: 100 } } } } })
+    .text()
   const gw = await buildTestApp({ yaml })
   t.teardown(() => gw.close())
   const token = await getToken(gw.app, 'demo-checkout')
@@ -83,11 +81,11 @@ t.test('on a parsed-body route (payments create_intent) the handler still reads 
 })
 
 t.test('a schema that is not a valid JSON Schema is a config error at its YAML path', async (t) => {
-  const bad = validationYaml(hashes, 'http://127.0.0.1:9').replace('minimum: 1 }, note', 'minimum: one }, note')
+  const bad = validationFixture(hashes, 'http://127.0.0.1:9').set(`${VALIDATION_AMOUNT}.minimum`, 'one').text()
   const error = await parseGatewayConfig(bad, 'gateway.yaml', { env: {} }).catch((e: unknown) => e)
   t.ok(error instanceof ConfigError)
   t.match((error as ConfigError).message, /services\.pricing\.routes\.read_price\.policies\[0\]\.request-validation\.body\.properties\.amount\.minimum: not a valid JSON Schema: must be number/)
-  const typo = validationYaml(hashes, 'http://127.0.0.1:9').replace('minimum: 1 }, note', 'minimun: 1 }, note')
+  const typo = validationFixture(hashes, 'http://127.0.0.1:9').rename(`${VALIDATION_AMOUNT}.minimum`, 'minimun').text()
   const strict = await parseGatewayConfig(typo, 'gateway.yaml', { env: {} }).catch((e: unknown) => e)
   t.match((strict as ConfigError).message, /request-validation\.body: not a usable JSON Schema: strict mode: unknown keyword: "minimun"/)
 })

@@ -1,12 +1,12 @@
 import t, { type Test } from 'tap'
 import { hashSecret } from '../../src/secrets/secret-hash.js'
 import { spawnGateway, startGatewayProcess } from '../helpers/spawn-gateway.js'
-import { tempConfig, type TempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture, type FixtureFile, type GatewayFixture } from '../helpers/gateway-fixture.js'
 import { lineOf } from '../helpers/console-gateway.js'
 
 /** The shipped admin block with `auth` added under it. */
-function withAdminAuth (auth: string): (text: string) => string {
-  return (text) => text.replace(/^(admin:.*\n(?: {2}.*\n)*)/m, (block) => `${block}  auth: ${auth}\n`)
+function withAdminAuth (auth: Record<string, unknown>): GatewayFixture {
+  return gatewayFixture().set('admin.auth', auth)
 }
 
 const TOKEN = 'console-test-token-0123456789'
@@ -17,7 +17,7 @@ function loopback (admin: string | undefined): string {
 }
 
 t.test('lanegate start refuses an admin listener off loopback without admin.auth, naming the key and line', async (t) => {
-  const config = await tempConfig()
+  const config = await gatewayFixture().write()
   t.teardown(() => config.remove())
   const started = startGatewayProcess({ config: config.file, env: { LANEGATE_ADMIN_HOST: '0.0.0.0' } })
   t.equal(await started.exited, 1)
@@ -27,15 +27,15 @@ t.test('lanegate start refuses an admin listener off loopback without admin.auth
 })
 
 t.test('a bearer token env var that is not set stops the start with its name', async (t) => {
-  const config = await tempConfig(withAdminAuth('{ token_env: LANEGATE_CONSOLE_TEST_TOKEN }'))
+  const config = await withAdminAuth({ token_env: 'LANEGATE_CONSOLE_TEST_TOKEN' }).write()
   t.teardown(() => config.remove())
   const started = startGatewayProcess({ config: config.file, env: { LANEGATE_ADMIN_HOST: '0.0.0.0', LANEGATE_CONSOLE_TEST_TOKEN: '' } })
   t.equal(await started.exited, 1)
   t.match(started.errors(), /^cannot start: admin\.auth\.token_env: the environment variable LANEGATE_CONSOLE_TEST_TOKEN is not set/m)
 })
 
-async function bearerGateway (t: Test): Promise<{ admin: string, config: TempConfig }> {
-  const config = await tempConfig(withAdminAuth('{ token_env: LANEGATE_CONSOLE_TEST_TOKEN }'))
+async function bearerGateway (t: Test): Promise<{ admin: string, config: FixtureFile }> {
+  const config = await withAdminAuth({ token_env: 'LANEGATE_CONSOLE_TEST_TOKEN' }).write()
   const gw = await spawnGateway({ config: config.file, env: { LANEGATE_ADMIN_HOST: '0.0.0.0', LANEGATE_CONSOLE_TEST_TOKEN: TOKEN } })
   t.teardown(async () => { gw.child.kill('SIGTERM'); await gw.exited; await config.remove() })
   return { admin: loopback(gw.admin), config }
@@ -64,7 +64,7 @@ t.test('with admin.auth token_env the console, its JSON and /metrics need the be
 
 t.test('with admin.auth basic the console takes the user and the password whose scrypt hash is configured', async (t) => {
   const hash = await hashSecret('open-sesame-console', 10)
-  const config = await tempConfig(withAdminAuth(`{ basic: { user: ops, password_hash: "${hash}" } }`))
+  const config = await withAdminAuth({ basic: { user: 'ops', password_hash: hash } }).write()
   const gw = await spawnGateway({ config: config.file, env: { LANEGATE_ADMIN_HOST: '0.0.0.0' } })
   t.teardown(async () => { gw.child.kill('SIGTERM'); await gw.exited; await config.remove() })
   const admin = loopback(gw.admin)
@@ -87,7 +87,7 @@ t.test('with admin.auth basic the console takes the user and the password whose 
 })
 
 t.test('a password_hash that is not a scrypt hash is a config error at its path and line', async (t) => {
-  const config = await tempConfig(withAdminAuth('{ basic: { user: ops, password_hash: plain-text-password } }'))
+  const config = await withAdminAuth({ basic: { user: 'ops', password_hash: 'plain-text-password' } }).write()
   t.teardown(() => config.remove())
   const started = startGatewayProcess({ config: config.file })
   t.equal(await started.exited, 1)

@@ -7,6 +7,7 @@ import t from 'tap'
 import { askGcPauses } from '../../bench/gc-client.js'
 import { GC_SOCKET_ENV } from '../../bench/gc-protocol.js'
 import { monotonicMs } from '../../bench/mono-clock.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 // The preload compiled beside the harness (dist/bench/gc-preload.js for dist/test/e2e/…).
 const PRELOAD = new URL('../../bench/gc-preload.js', import.meta.url).href
@@ -29,11 +30,8 @@ t.test('a preloaded process answers with the GC pauses of a window, on the clock
   t.teardown(() => { child.kill() })
   child.stdout.setEncoding('utf8')
   // The socket listens once the preload ran; ask until it answers.
-  let ready = false
-  for (let i = 0; i < 100 && !ready; i++) {
-    ready = await askGcPauses(socket, { fromMs: 0, toMs: 1 }, 1000).then(() => true, async () => { await new Promise((resolve) => setTimeout(resolve, 50)); return false })
-  }
-  t.ok(ready, 'the preload answers on its socket')
+  await waitFor(() => askGcPauses(socket, { fromMs: 0, toMs: 1 }, 1000).then(() => true, () => false), { what: 'the preload to answer on its socket', intervalMs: 50 })
+  t.pass('the preload answers on its socket')
 
   const before = monotonicMs()
   child.stdin.write('gc\n')

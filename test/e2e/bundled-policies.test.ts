@@ -8,6 +8,7 @@ import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 /** cors, headers and ip-restriction through a real `lanegate start`: the mount code's preflight path included. */
 const config = (dataDir: string): string => `
 server: { data_dir: ${dataDir} }
+admin: { port: 0 }
 issuer: { issuer: http://localhost:8080 }
 scopes:
   engage:content.view: { description: Read published content }

@@ -36,8 +36,8 @@ backend.handle((req, res, body) => {
 })
 const dir = await mkdtemp(join(tmpdir(), 'lanegate-cache-write-'))
 const file = join(dir, 'gateway.yaml')
-// No admin listener: its default port (9464) may be another gateway's on a shared machine.
-await writeFile(file, cacheYaml(hashes, backend.url, { dataDir: join(dir, 'data'), writes: true }).replace('issuer: { issuer:', 'admin: false\nissuer: { issuer:'))
+// The api-key config's admin listener takes a free port (admin: { port: 0 }): 9464 may be another gateway's.
+await writeFile(file, cacheYaml(hashes, backend.url, { dataDir: join(dir, 'data'), writes: true }))
 const gateway = await spawnGateway({ config: file, admin: false })
 t.teardown(async () => {
   gateway.child.kill('SIGTERM')

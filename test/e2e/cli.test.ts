@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { parseSecretHash, verifySecret } from '../../src/secrets/secret-hash.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { repoPath } from '../helpers/paths.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
 import { runNode, type NodeRun } from '../helpers/run-node.js'
@@ -39,12 +40,10 @@ t.test('validate accepts the shipped demo config', async (t) => {
 t.test('validate lists every error with its YAML path and line, and exits 1', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'lanegate-cli-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const demo = await readFile(repoPath('gateway.yaml'), 'utf8')
-  // Relative paths resolve against the config's folder: the content folder stays the repository's.
-  const broken = demo
-    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
-    .replace('  port: ${LANEGATE_PORT:-8080}', '  port: ${LANEGATE_PORT:-8080}\n  prot: 1')
-    .replace('      - token-type: { allow: [service] }\n    routes:\n      processor_config', '      - token-typo: { allow: [service] }\n    routes:\n      processor_config')
+  const broken = gatewayFixture()
+    .set('server.prot', 1)
+    .rename('services.payments.policies.2.token-type', 'token-typo')
+    .text()
   const file = join(dir, 'broken.yaml')
   await writeFile(file, broken)
   const res = await run(['validate', file])

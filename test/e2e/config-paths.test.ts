@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { repoPath } from '../helpers/paths.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { runNode, type NodeRun } from '../helpers/run-node.js'
 import { waitForText } from '../helpers/wait-for.js'
 
@@ -28,7 +28,7 @@ t.test('lanegate validate /abs/path/gateway.yaml works from another working dire
 
 t.test('data_dir (and the key dir under it) resolve against the config file\'s folder, not the working directory', async (t) => {
   const cwd = await elsewhere(t)
-  const cfg = await tempConfig((text) => setKey(text, 'data_dir', './state'))
+  const cfg = await gatewayFixture().set('server.data_dir', './state').write()
   t.teardown(() => cfg.remove())
   const gw = await spawnGateway({ config: cfg.file, cwd })
   t.teardown(() => { gw.child.kill('SIGKILL') })
@@ -41,8 +41,8 @@ t.test('data_dir (and the key dir under it) resolve against the config file\'s f
 
 t.test('a user token from another development key directory: 401, and an info line that says why (no token text)', async (t) => {
   const cwd = await elsewhere(t)
-  const other = await tempConfig((text) => setKey(text, 'data_dir', './data'))
-  const served = await tempConfig((text) => setKey(text, 'data_dir', './data'))
+  const other = await gatewayFixture().set('server.data_dir', './data').write()
+  const served = await gatewayFixture().set('server.data_dir', './data').write()
   t.teardown(() => Promise.all([other.remove(), served.remove()]))
   const mint = async (file: string): Promise<string> => {
     const res = await run(['user-token', '--config', file, '--sub', 'user_1', '--org', 'org_hq_demo', '--scope', 'exchange:live.read'], cwd)

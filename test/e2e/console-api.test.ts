@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { eventually, lineOf, PRICING_CREDENTIAL, sendDispatches, sendTraffic, startConsoleGateway } from '../helpers/console-gateway.js'
 
@@ -77,8 +77,8 @@ t.test('the console JSON of a real lanegate start: traffic, routes, explain, ups
   })
 
   t.test('config: a broken edit shows every problem with path and line, a good edit the new version', async (t) => {
-    const text = await readFile(c.config.file, 'utf8')
-    await writeFile(c.config.file, text.replace('points: 5, window_seconds: 60', 'points: -5, window_seconds: 60'))
+    const points = 'rate_limits.payments-per-ip.points'
+    await c.config.write(c.fixture.set(points, -5))
     interface Config { version: number, last_reload: { outcome: string, version: number, problems?: string[] } | null }
     const rejected = await eventually(async () => {
       const cfg = await view<Config>(admin, 'config')
@@ -87,7 +87,7 @@ t.test('the console JSON of a real lanegate start: traffic, routes, explain, ups
     t.equal(rejected.version, 1)
     const line = await lineOf(c.config.file, 'payments-per-ip: { key: ip')
     t.match(rejected.last_reload?.problems, [new RegExp(`gateway\\.yaml:${line} rate_limits\\.payments-per-ip\\.points: `)])
-    await writeFile(c.config.file, text.replace('points: 5, window_seconds: 60', 'points: 6, window_seconds: 60'))
+    await c.config.write(c.fixture.set(points, 6))
     const applied = await eventually(async () => {
       const cfg = await view<Config>(admin, 'config')
       return cfg.last_reload?.outcome === 'applied' ? cfg : undefined

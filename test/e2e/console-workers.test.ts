@@ -4,21 +4,14 @@ import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { freshRequest } from '../helpers/fresh-request.js'
 import { repoPath } from '../helpers/paths.js'
 import { runNode } from '../helpers/run-node.js'
-import { spawnGateway } from '../helpers/spawn-gateway.js'
-import { tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 
 /**
  * `server.workers: 2` on a real `lanegate start`: the primary serves the console and sums the workers' views,
  * as its /metrics does.
  */
 t.test('with server.workers: 2 the primary\'s console sums both workers', async (t) => {
-  const config = await tempConfig((text) => text.replace(/ {2}workers: 1 /, '  workers: 2 '))
-  const gateway = await spawnGateway({ config: config.file })
-  t.teardown(async () => {
-    if (gateway.child.exitCode === null && gateway.child.signalCode === null) gateway.child.kill('SIGTERM')
-    await gateway.exited
-    await config.remove()
-  })
+  const { gateway, file } = await gatewayFixture().set('server.workers', 2).start(t)
   const admin = gateway.admin as string
   await eventually(async () => {
     const health = await (await fetch(`${admin}/healthz`)).json() as { workers: number }
@@ -40,7 +33,7 @@ t.test('with server.workers: 2 the primary\'s console sums both workers', async 
   t.match(overview, { config_version: 1, ready: true, workers: 2, totals: { status: { '2xx': 21 }, tokens: 1 } })
 
   const routes = await (await fetch(`${admin}/api/console/routes`)).json() as unknown
-  const cli = await runNode(repoPath('bin/lanegate.js'), ['routes', '--config', config.file, '--json'])
+  const cli = await runNode(repoPath('bin/lanegate.js'), ['routes', '--config', file, '--json'])
   t.same(routes, JSON.parse(cli.stdout), 'routes as `lanegate routes --json`')
   const upstreams = await (await fetch(`${admin}/api/console/upstreams`)).json() as { upstreams: Array<{ name: string, targets: unknown[] }> }
   t.same(upstreams.upstreams.filter((u) => u.name === 'pricing').map((u) => u.targets.length), [2], 'pricing listed once, its two targets merged over the workers')

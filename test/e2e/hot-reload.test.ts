@@ -1,18 +1,18 @@
-import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { watchConfigFile } from '../../src/config/watch-config.js'
 import { buildTestApp, getToken, type TestApp } from '../helpers/build-app.js'
-import { repoPath } from '../helpers/paths.js'
+import { gatewayFixture, type GatewayFixture } from '../helpers/gateway-fixture.js'
 import { until } from '../helpers/wait-for.js'
 
 /** Boots the demo config from a file of its own (so it can be edited) and watches it like `lanegate start`. */
-async function bootFromFile (t: Test, transform: (text: string) => string = (x) => x): Promise<{ gw: TestApp, file: string, demo: string, write: (text: string) => Promise<void> }> {
+async function bootFromFile (t: Test, base: GatewayFixture = gatewayFixture()): Promise<{ gw: TestApp, file: string, demo: GatewayFixture, write: (fixture: GatewayFixture) => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'lanegate-reload-'))
   const file = join(dir, 'gateway.yaml')
-  const demo = transform((await readFile(repoPath('gateway.yaml'), 'utf8')).replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data')).replace('source_dir: ./content', `source_dir: ${repoPath('content')}`))
-  await writeFile(file, demo)
+  const demo = base.set('server.data_dir', join(dir, 'data'))
+  await writeFile(file, demo.text())
   const gw = await buildTestApp({ file })
   const stop = watchConfigFile(file, () => { void gw.gateway.reload() })
   t.teardown(async () => {
@@ -21,8 +21,8 @@ async function bootFromFile (t: Test, transform: (text: string) => string = (x) 
     await rm(dir, { recursive: true, force: true })
   })
   // Editors save by writing a new file and renaming it over the old one; do the same.
-  const write = async (text: string): Promise<void> => {
-    await writeFile(`${file}.tmp`, text)
+  const write = async (fixture: GatewayFixture): Promise<void> => {
+    await writeFile(`${file}.tmp`, fixture.text())
     await rename(`${file}.tmp`, file)
   }
   return { gw, file, demo, write }
@@ -34,7 +34,7 @@ t.test('a valid edit takes effect within 2 s without a restart', async (t) => {
   const read = () => gw.app.inject({ method: 'GET', url: '/api/v1/ecommerce/config/processor', headers: { authorization: `Bearer ${token}` } })
   t.equal((await read()).statusCode, 200)
   // Policy change: the processor config now needs the create scope, which demo-status lacks.
-  await write(demo.replace('processor_config: [ { scope: { all: [commerce:payment-intents.read] } } ]', 'processor_config: [ { scope: { all: [commerce:payment-intents.create] } } ]'))
+  await write(demo.set('services.payments.routes.processor_config', [{ scope: { all: ['commerce:payment-intents.create'] } }]))
   // The spec's "within 2 s" holds on an idle machine because the watcher polls every 500 ms; on a loaded one the
   // wait allows more, so the test tells "applied" from "never applied" without timing the machine.
   const editedAt = Date.now()
@@ -45,7 +45,7 @@ t.test('a valid edit takes effect within 2 s without a restart', async (t) => {
 
 t.test('an invalid edit is rejected and logged; the running config stays', async (t) => {
   const { gw, demo, write } = await bootFromFile(t)
-  await write(demo.replace('  algorithm: EdDSA', '  algorithm: EdDSA\n  unknown_key: 1'))
+  await write(demo.set('issuer.unknown_key', 1))
   t.ok(await until(() => gw.logs.some((l) => l.includes('config reload rejected'))), 'the rejection is logged')
   const line = gw.logs.find((l) => l.includes('config reload rejected')) as string
   t.match(JSON.parse(line).problems, [{ path: 'issuer.unknown_key', message: 'unknown key "unknown_key"' }])
@@ -60,7 +60,7 @@ t.test('revoking an account stops its existing tokens at the next reload', async
   const token = await getToken(gw.app, 'demo-status')
   const read = () => gw.app.inject({ method: 'GET', url: '/api/v1/ecommerce/config/processor', headers: { authorization: `Bearer ${token}` } })
   t.equal((await read()).statusCode, 200)
-  await writeFile(gw.gateway.file as string, demo.replace('    name: Demo status check (read-only)\n', '    name: Demo status check (read-only)\n    status: revoked\n'))
+  await writeFile(gw.gateway.file as string, demo.set('service_accounts.1.status', 'revoked').text())
   const result = await gw.gateway.reload() // what SIGHUP does
   t.equal(result.outcome, 'applied')
   const after = await read()
@@ -69,8 +69,8 @@ t.test('revoking an account stops its existing tokens at the next reload', async
 })
 
 t.test('reloads under load fail no request', async (t) => {
-  const limit = 'content-per-client: { key: client, points: 600, window_seconds: 60 }'
-  const { gw, demo, write } = await bootFromFile(t, (text) => text.replace(limit, limit.replace('600', '100000')))
+  const points = 'rate_limits.content-per-client.points'
+  const { gw, demo, write } = await bootFromFile(t, gatewayFixture().set(points, 100000))
   await gw.app.listen({ port: 0, host: '127.0.0.1' })
   const address = gw.app.server.address() as { port: number }
   const token = await getToken(gw.app, 'demo-content')
@@ -87,7 +87,7 @@ t.test('reloads under load fail no request', async (t) => {
   const workers = Array.from({ length: 8 }, worker)
   // Five valid edits while requests flow: the content limit changes each time (still far above the load).
   for (let i = 1; i <= 5; i++) {
-    await write(demo.replace(limit.replace('600', '100000'), limit.replace('600', String(100000 + i))))
+    await write(demo.set(points, 100000 + i))
     const version = i + 1
     t.ok(await until(() => gw.gateway.current().version === version), `reload ${i} applied`)
   }

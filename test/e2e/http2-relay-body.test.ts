@@ -1,7 +1,7 @@
 import t from 'tap'
 import { gatewayPki } from '../helpers/own-config-gateway.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
-import { tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { curl, h2Request, httpsGet, type H2Answer } from '../helpers/tls-clients.js'
 import { startBackend, type Backend } from '../helpers/upstream-servers.js'
 import { startLaneSimulator, type LaneSimulator } from '../simulators/lane-simulator.js'
@@ -12,7 +12,7 @@ import { startLaneSimulator, type LaneSimulator } from '../simulators/lane-simul
  * Content-Length, without one (DATA frames until END_STREAM), and larger than h2's 64 KB flow-control window —
  * the live proxy relays a write's body to the lane, and a parsed route (payments, JSON) reads it.
  */
-const { pki, ca, pair } = gatewayPki(t, 'H2 body CA')
+const { pki, ca, tls } = gatewayPki(t, 'H2 body CA')
 
 let gateway: SpawnedGateway
 let backend: Backend
@@ -26,18 +26,18 @@ t.before(async () => {
   })
   lane = await startLaneSimulator({ name: 'lane-001' })
   t.teardown(() => lane.close())
-  const config = await tempConfig((text) => text
-    .replace(/^ {2}# tls: .*$/m, `  tls: { ${pair} }`)
-    .replace(/^ {2}# http2: true.*$/m, '  http2: true') + `
-  echo:
-    type: proxy
-    prefix: /echo
-    envelope: exchange
-    upstream: { targets: [ "${backend.url}" ] }
-    max_body_bytes: 1048576
-    routes:
-      post: { methods: [POST], path: "/*" }
-`)
+  const config = await gatewayFixture()
+    .set('server.tls', tls)
+    .set('server.http2', true)
+    .set('services.echo', {
+      type: 'proxy',
+      prefix: '/echo',
+      envelope: 'exchange',
+      upstream: { targets: [backend.url] },
+      max_body_bytes: 1048576,
+      routes: { post: { methods: ['POST'], path: '/*' } },
+    })
+    .write()
   t.teardown(() => config.remove())
   gateway = await spawnGateway({ config: config.file, env: { LANE_001_URL: lane.url } })
   t.teardown(() => { gateway.child.kill('SIGTERM'); return gateway.exited })

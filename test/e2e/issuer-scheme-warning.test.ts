@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { rewriteAndReload } from '../helpers/reload-helpers.js'
 import { freePort, spawnGateway } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { createTestPki } from '../helpers/test-pki.js'
 import { waitForText } from '../helpers/wait-for.js'
 
@@ -15,9 +15,10 @@ t.test('an http issuer on the TLS port is warned about at start and on a reload 
   t.teardown(() => pki.remove())
   const gw = pki.issue('gw', 'localhost', { sans: 'DNS:localhost,IP:127.0.0.1' })
   const port = await freePort()
-  const withIssuer = (issuer: string) => (text: string) => setKey(text, 'data_dir', `./data\n  tls: { cert_file: ${gw.cert}, key_file: ${gw.key} }`)
-    .replace('${LANEGATE_ISSUER:-http://localhost:8080}', issuer)
-  const cfg = await tempConfig(withIssuer(`http://localhost:${port}`))
+  const cfg = await gatewayFixture()
+    .set('server.tls', { cert_file: gw.cert, key_file: gw.key })
+    .set('issuer.issuer', `http://localhost:${port}`)
+    .write()
   t.teardown(() => cfg.remove())
   const gateway = await spawnGateway({ config: cfg.file, args: ['--port', String(port), '--host', '127.0.0.1'] })
   t.teardown(() => { gateway.child.kill('SIGKILL') })

@@ -5,7 +5,7 @@ import { repoPath } from '../helpers/paths.js'
 import { spawnPlainNode } from '../helpers/plain-node.js'
 import { sample, scrape } from '../helpers/prometheus.js'
 import { freePort } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { waitFor, waitForText } from '../helpers/wait-for.js'
 
 function get (url: string): Promise<number> {
@@ -19,7 +19,7 @@ function get (url: string): Promise<number> {
 // A log shipper that stalls: `lanegate start` with stdout a pipe nobody reads for a while. The lines beyond the
 // destination's 8 MiB are dropped; the drop must show on /metrics at once and in the log once the reader is back.
 t.test('stdout backed up: lanegate_log_lines_dropped_total counts the dropped lines, and once read again one warn line carries dropped_lines', async (t) => {
-  const cfg = await tempConfig((text) => setKey(text, 'data_dir', './data'))
+  const cfg = await gatewayFixture().set('server.data_dir', './data').write()
   t.teardown(() => cfg.remove())
   const port = await freePort()
   const adminPort = await freePort()

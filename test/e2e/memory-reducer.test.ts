@@ -3,7 +3,7 @@ import { MEMORY_REDUCER_FLAG } from '../../src/node-tuning/memory-reducer.js'
 import { GATEWAY_NODE_FLAGS } from '../../src/node-tuning/node-flags.js'
 import { healthzTraffic } from '../helpers/healthz-traffic.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
-import { tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 /**
@@ -16,7 +16,7 @@ const REDUCE = /Mark-Compact \(reduce\)/
 
 t.test('a gateway started with the gateway\'s node flags runs no reduce-memory GC where one with node\'s defaults does', async (t) => {
   t.ok(GATEWAY_NODE_FLAGS.includes(MEMORY_REDUCER_FLAG), 'the flags of record turn the reducer off')
-  const [oursCfg, bareCfg] = await Promise.all([tempConfig(), tempConfig()])
+  const [oursCfg, bareCfg] = await Promise.all([gatewayFixture().write(), gatewayFixture().write()])
   t.teardown(() => Promise.all([oursCfg.remove(), bareCfg.remove()]))
   const [ours, bare] = await Promise.all([
     spawnGateway({ config: oursCfg.file, nodeArgs: [...GATEWAY_NODE_FLAGS, '--trace-gc'] }),

@@ -1,11 +1,11 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
-import { repoPath } from '../helpers/paths.js'
+import { gatewayFixture, type GatewayFixture } from '../helpers/gateway-fixture.js'
 import { histogramCount, sample, scrape, scrapeText, type ParsedFamily } from '../helpers/prometheus.js'
 import { waitFor } from '../helpers/wait-for.js'
 
@@ -39,15 +39,14 @@ let gw: SpawnedGateway
 let lane: Awaited<ReturnType<typeof startLane>>
 let admin: string
 let configFile: string
+let demo: GatewayFixture
 
 t.before(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'lanegate-metrics-'))
   lane = await startLane()
   // The demo config with a payments limit small enough to reach in a test.
-  const yaml = (await readFile(repoPath('gateway.yaml'), 'utf8'))
-    .replace('payments-per-ip: { key: ip, points: 100,', 'payments-per-ip: { key: ip, points: 4,')
-    // The copy lives in a temporary folder, and relative paths resolve against the config's folder.
-    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
+  demo = gatewayFixture().set('rate_limits.payments-per-ip.points', 4)
+  const yaml = demo.text()
   const config = join(dir, 'gateway.yaml')
   configFile = config
   await writeFile(config, yaml)
@@ -145,8 +144,7 @@ t.test('/healthz on the admin listener is the liveness answer', async (t) => {
 
 t.test('a config reload counts in lanegate_config_reloads_total and moves lanegate_config_version', async (t) => {
   const before = await scrape(admin)
-  const text = await readFile(configFile, 'utf8')
-  await writeFile(configFile, text.replace('Demo store 002', 'Demo store 002 (renamed)'))
+  await writeFile(configFile, demo.set('organizations.0.stores.1.name', 'Demo store 002 (renamed)').text())
   const applied = (families: typeof before): number => sample(families, 'lanegate_config_reloads_total', { result: 'applied' })
   const after = await waitFor(async () => {
     const now = await scrape(admin)

@@ -5,7 +5,7 @@ import t from 'tap'
 import { repoPath } from '../helpers/paths.js'
 import { npmStart } from '../helpers/npm-start.js'
 import { freePort } from '../helpers/spawn-gateway.js'
-import { tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { waitFor as waitUntil } from '../helpers/wait-for.js'
 
 /** Waits for `check`, failing with what was awaited when `ms` pass first. */
@@ -29,7 +29,7 @@ function cli (args: string[]): Promise<{ code: number | null, out: string }> {
 }
 
 t.test('npm start: the gateway writes its pid; lanegate reload reaches it (logged even with no change); SIGTERM to npm stops it', async (t) => {
-  const cfg = await tempConfig()
+  const cfg = await gatewayFixture().write()
   t.teardown(() => cfg.remove())
   const pidFile = join(cfg.dir, 'data', 'lanegate.pid')
   const npm = npmStart(cfg.file, await freePort())
@@ -57,7 +57,7 @@ t.test('npm start: the gateway writes its pid; lanegate reload reaches it (logge
 })
 
 t.test('lanegate reload / stop without a running gateway say why and exit 1', async (t) => {
-  const cfg = await tempConfig()
+  const cfg = await gatewayFixture().write()
   t.teardown(() => cfg.remove())
   const reload = await cli(['reload', '--config', cfg.file])
   t.same(reload, { code: 1, out: `reload: no ${join(cfg.dir, 'data', 'lanegate.pid')}: is a gateway running with this config?\n` })

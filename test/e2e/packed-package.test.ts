@@ -52,6 +52,7 @@ const gatewayYaml = (dataDir: string): string => `
 plugins:
   - ./dist/store-channel.js
 server: { data_dir: ${dataDir} }
+admin: { port: 0 }
 issuer: { issuer: http://localhost:8080 }
 scopes:
   engage:content.view: { description: Read published content }

@@ -2,7 +2,7 @@ import t from 'tap'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { ownPostgres, postgresBinariesPresent } from '../helpers/own-postgres.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 /**
@@ -20,9 +20,10 @@ if (!postgresBinariesPresent()) {
   t.test('PostgreSQL stopped and started under payment-intent creates: 503 + Retry-After while down, the process stays up, keys complete after', async (t) => {
     const pg = await ownPostgres()
     t.teardown(() => pg.remove())
-    const cfg = await tempConfig((text) => setKey(text, 'data_dir', './data')
-      .replace(/storage:\n {2}driver: sqlite[^\n]*\n/, `storage:\n  driver: postgres\n  postgres_url: "${pg.url}"\n`)
-      .replace(/payments-per-ip: \{ key: ip, points: 100,/, 'payments-per-ip: { key: ip, points: 100000,'))
+    const cfg = await gatewayFixture().set('server.data_dir', './data')
+      .set('storage', { driver: 'postgres', postgres_url: pg.url })
+      .set('rate_limits.payments-per-ip.points', 100000)
+      .write()
     t.teardown(() => cfg.remove())
     const gw = await spawnGateway({ config: cfg.file })
     t.teardown(() => { gw.child.kill('SIGKILL') })

@@ -1,13 +1,13 @@
 import { appendFile } from 'node:fs/promises'
 import t from 'tap'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { letTimePass, until } from '../helpers/wait-for.js'
 
 const MISMATCH = /issuer\.issuer \(http:\/\/localhost:8080\) names port 8080 but the gateway listens on \d+/g
 
 t.test('--port/--host: a reload that leaves server alone reports no restart; the issuer mismatch is warned once', async (t) => {
-  const cfg = await tempConfig((text) => setKey(text, 'data_dir', './data'))
+  const cfg = await gatewayFixture().set('server.data_dir', './data').write()
   t.teardown(() => cfg.remove())
   const gw = await spawnGateway({ config: cfg.file, args: ['--port', '0', '--host', '127.0.0.1'] })
   t.teardown(() => { gw.child.kill('SIGKILL') })
@@ -25,7 +25,7 @@ t.test('--port/--host: a reload that leaves server alone reports no restart; the
 })
 
 t.test('an issuer on another host (a proxy in front) is not warned about', async (t) => {
-  const cfg = await tempConfig((text) => setKey(text, 'data_dir', './data'))
+  const cfg = await gatewayFixture().set('server.data_dir', './data').write()
   t.teardown(() => cfg.remove())
   const gw = await spawnGateway({ config: cfg.file, env: { LANEGATE_ISSUER: 'https://api.example.com' } })
   t.teardown(() => { gw.child.kill('SIGKILL') })
@@ -34,7 +34,7 @@ t.test('an issuer on another host (a proxy in front) is not warned about', async
 })
 
 t.test('issuer.behind_proxy: true (the issuer is a load balancer in front) is not warned about, even on localhost', async (t) => {
-  const cfg = await tempConfig((text) => setKey(setKey(text, 'data_dir', './data'), 'audience', 'lanegate\n  behind_proxy: true'))
+  const cfg = await gatewayFixture().set('server.data_dir', './data').set('issuer.behind_proxy', true).write()
   t.teardown(() => cfg.remove())
   const gw = await spawnGateway({ config: cfg.file })
   t.teardown(() => { gw.child.kill('SIGKILL') })

@@ -3,7 +3,7 @@ import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { rawHttpTarget } from '../helpers/raw-http-target.js'
 import { send } from '../helpers/exchange-http.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 
 // The relay's timers on a real `lanegate start`: they are unrefed (the sockets hold the process open) and the body
 // idle timer is armed a microtask after the answer's head (an answer that came whole in its first read needs none).
@@ -28,10 +28,11 @@ async function timed<T> (call: () => Promise<T>): Promise<{ res: T, ms: number }
 
 t.test('a real gateway cuts off a silent answer body after body_idle_ms and times out a silent target after response_ms', async (t) => {
   const target = await silentTarget()
-  const cfg = await tempConfig((text) => setKey(text, 'data_dir', './data')
-    .replace(/targets: \[ "\$\{PRICING_URL_A[^\n]*/, `targets: [ "http://127.0.0.1:${target.port}" ]`)
-    .replace(/timeouts: \{ connect_ms: 2000, response_ms: 15000, body_idle_ms: 15000 \}/, 'timeouts: { connect_ms: 1000, response_ms: 700, body_idle_ms: 700 }')
-    .replace(/retry: \{ attempts: 2,/, 'retry: { attempts: 1,'))
+  const cfg = await gatewayFixture().set('server.data_dir', './data')
+    .set('services.pricing.upstream.targets', [`http://127.0.0.1:${target.port}`])
+    .set('services.pricing.upstream.timeouts', { connect_ms: 1000, response_ms: 700, body_idle_ms: 700 })
+    .set('services.pricing.upstream.retry.attempts', 1)
+    .write()
   const gateway = await spawnGateway({ config: cfg.file })
   t.teardown(async () => {
     gateway.child.kill('SIGTERM')

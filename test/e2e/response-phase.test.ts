@@ -40,6 +40,7 @@ plugins:
   - ${repoPath('examples/plugins/audit-log.js')}
   - ./body-copy.mjs
 server: { data_dir: ${join(dir, 'data')} }
+admin: { port: 0 }
 issuer: { issuer: http://localhost:8080 }
 scopes:
   engage:content.view: { description: Read published content }

@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net'
 import t from 'tap'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 
 const HEADERS_TIMEOUT_MS = 1000
 const REQUEST_TIMEOUT_MS = 1500
@@ -36,7 +36,7 @@ function trickle (port: number, head: string, drip: string): Promise<{ ms: numbe
 }
 
 t.test('headers_timeout_ms and request_timeout_ms are enforced, not left to node\'s 30 s check, on a real lanegate start', async (t) => {
-  const cfg = await tempConfig((text) => setKey(setKey(setKey(text, 'data_dir', './data'), 'headers_timeout_ms', String(HEADERS_TIMEOUT_MS)), 'request_timeout_ms', String(REQUEST_TIMEOUT_MS)))
+  const cfg = await gatewayFixture().set('server.data_dir', './data').set('server.headers_timeout_ms', HEADERS_TIMEOUT_MS).set('server.request_timeout_ms', REQUEST_TIMEOUT_MS).write()
   t.teardown(() => cfg.remove())
   const gw = await spawnGateway({ config: cfg.file })
   t.teardown(() => { gw.child.kill('SIGKILL') })

@@ -4,7 +4,7 @@ import t from 'tap'
 import { repoPath } from '../helpers/paths.js'
 import { spawnPlainNode } from '../helpers/plain-node.js'
 import { freePort } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 function get (url: string): Promise<number> {
@@ -21,7 +21,7 @@ function get (url: string): Promise<number> {
 // that thread for good: SIGTERM left it running until SIGKILL.
 t.test('SIGTERM with stdout and stderr spawn pipes nobody reads, full of request logs: exit 0 within grace + 2 s', async (t) => {
   const grace = 2000
-  const cfg = await tempConfig((text) => setKey(setKey(text, 'data_dir', './data'), 'shutdown_grace_ms', String(grace)))
+  const cfg = await gatewayFixture().set('server.data_dir', './data').set('server.shutdown_grace_ms', grace).write()
   t.teardown(() => cfg.remove())
   const port = await freePort()
   // A plain node supervisor (see plain-node.ts: not under this runner's hooks, which hide the fault).

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http'
 import t from 'tap'
 import { freePort, spawnGateway } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { exitWithin, letTimePass, waitFor, waitForText } from '../helpers/wait-for.js'
 
 /**
@@ -31,14 +31,14 @@ function get (url: string): Promise<number> {
 }
 
 t.test('SIGHUP reloads the config and the gateway keeps serving (it is not a stop signal)', async (t) => {
-  const cfg = await tempConfig((text) => setKey(text, 'data_dir', './data'))
+  const cfg = await gatewayFixture().set('server.data_dir', './data').write()
   t.teardown(() => cfg.remove())
   const gw = await spawnGateway({ config: cfg.file })
   t.teardown(() => { gw.child.kill('SIGKILL') })
   t.same(await (await fetch(`${gw.base}/healthz`)).json(), { status: 'ok', config_version: 1 })
   // An edit plus SIGHUP at once: the file watcher polls too, so either may apply it; what matters is that the
   // process stays up and serves the new version.
-  await cfg.write((text) => setKey(setKey(text, 'data_dir', './data'), 'keep_alive_timeout_ms', '6000'))
+  await cfg.write(gatewayFixture().set('server.data_dir', './data').set('server.keep_alive_timeout_ms', 6000))
   gw.child.kill('SIGHUP')
   await waitFor(async () => (await (await fetch(`${gw.base}/healthz`)).json() as { config_version: number }).config_version === 2, { what: 'config version 2' })
   t.equal(await exitWithin(gw.exited, 0), 'running', 'the process is still running after SIGHUP')
@@ -53,7 +53,7 @@ t.test('SIGHUP reloads the config and the gateway keeps serving (it is not a sto
 
 t.test('SIGTERM with stdout a full pipe nobody reads: the drain still ends within shutdown_grace_ms + margin', async (t) => {
   const grace = 2000
-  const cfg = await tempConfig((text) => setKey(setKey(text, 'data_dir', './data'), 'shutdown_grace_ms', String(grace)))
+  const cfg = await gatewayFixture().set('server.data_dir', './data').set('server.shutdown_grace_ms', grace).write()
   t.teardown(() => cfg.remove())
   const port = await freePort()
   const gw = await spawnGateway({ config: cfg.file, port, unreadStdout: true })
@@ -79,7 +79,7 @@ t.test('SIGTERM with stdout a full pipe nobody reads: the drain still ends withi
 })
 
 t.test('a second SIGTERM during a drain exits at once', async (t) => {
-  const cfg = await tempConfig((text) => setKey(setKey(text, 'data_dir', './data'), 'shutdown_grace_ms', '30000'))
+  const cfg = await gatewayFixture().set('server.data_dir', './data').set('server.shutdown_grace_ms', 30000).write()
   t.teardown(() => cfg.remove())
   const port = await freePort()
   const gw = await spawnGateway({ config: cfg.file, port, unreadStdout: true })
@@ -101,7 +101,7 @@ t.test('a second SIGTERM during a drain exits at once', async (t) => {
 })
 
 t.test('SIGINT then SIGINT: same as SIGTERM (stdout read)', async (t) => {
-  const cfg = await tempConfig((text) => setKey(setKey(text, 'data_dir', './data'), 'shutdown_grace_ms', '30000'))
+  const cfg = await gatewayFixture().set('server.data_dir', './data').set('server.shutdown_grace_ms', 30000).write()
   t.teardown(() => cfg.remove())
   const gw = await spawnGateway({ config: cfg.file })
   t.teardown(() => { gw.child.kill('SIGKILL') })
@@ -119,7 +119,7 @@ t.test('SIGINT then SIGINT: same as SIGTERM (stdout read)', async (t) => {
 })
 
 t.test('SIGHUP during a drain neither stops the process nor reloads: the drain ends as planned, exit 0', async (t) => {
-  const cfg = await tempConfig((text) => setKey(setKey(text, 'data_dir', './data'), 'shutdown_grace_ms', '2000'))
+  const cfg = await gatewayFixture().set('server.data_dir', './data').set('server.shutdown_grace_ms', 2000).write()
   t.teardown(() => cfg.remove())
   const gw = await spawnGateway({ config: cfg.file })
   t.teardown(() => { gw.child.kill('SIGKILL') })

@@ -3,18 +3,15 @@ import pg from 'pg'
 import t, { type Test } from 'tap'
 import { TEST_POSTGRES_URL } from '../helpers/payments-config.js'
 import { freePort, startGatewayProcess } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture, type GatewayFixture } from '../helpers/gateway-fixture.js'
 import { exitWithin, until } from '../helpers/wait-for.js'
 
 /** The shipped config with a start-up timeout and the given storage / rate-limit store sections. */
-function withDependencies (options: { startupTimeoutMs: number, postgresUrl?: string, redisUrl?: string }) {
-  return (text: string): string => {
-    let out = setKey(text, 'data_dir', './data')
-    out = setKey(out, 'startup_timeout_ms', String(options.startupTimeoutMs))
-    if (options.postgresUrl !== undefined) out = out.replace(/^storage:\n\s*driver: sqlite[^\n]*$/m, `storage:\n  driver: postgres\n  postgres_url: "${options.postgresUrl}"`)
-    if (options.redisUrl !== undefined) out = out.replace(/^rate_limit_store:\n\s*driver: memory[^\n]*$/m, `rate_limit_store:\n  driver: redis\n  redis_url: "${options.redisUrl}"`)
-    return out
-  }
+function withDependencies (options: { startupTimeoutMs: number, postgresUrl?: string, redisUrl?: string }): GatewayFixture {
+  let fixture = gatewayFixture().set('server.data_dir', './data').set('server.startup_timeout_ms', options.startupTimeoutMs)
+  if (options.postgresUrl !== undefined) fixture = fixture.set('storage', { driver: 'postgres', postgres_url: options.postgresUrl })
+  if (options.redisUrl !== undefined) fixture = fixture.set('rate_limit_store.driver', 'redis').set('rate_limit_store.redis_url', options.redisUrl)
+  return fixture
 }
 
 /** A TCP proxy on `port` to the shared PostgreSQL: the "database that comes up late". Closing it never touches the server. */
@@ -41,7 +38,7 @@ function startProxy (port: number, target: URL): Promise<{ close (): Promise<voi
  * margin for loading modules and the config on a loaded 2-core machine) with one stderr line; returns that line.
  */
 async function failedStartLine (t: Test, dependencies: Parameters<typeof withDependencies>[0]): Promise<string> {
-  const cfg = await tempConfig(withDependencies(dependencies))
+  const cfg = await withDependencies(dependencies).write()
   t.teardown(() => cfg.remove())
   const started = Date.now()
   const gw = startGatewayProcess({ config: cfg.file })
@@ -87,7 +84,7 @@ t.test('PostgreSQL that comes up after the gateway: the gateway retries and star
   })
   const port = await freePort()
   const url = `postgres://${target.username}@127.0.0.1:${port}${target.pathname}?options=-c%20search_path%3D${schema}`
-  const cfg = await tempConfig(withDependencies({ startupTimeoutMs: 20000, postgresUrl: url }))
+  const cfg = await withDependencies({ startupTimeoutMs: 20000, postgresUrl: url }).write()
   t.teardown(() => cfg.remove())
   const gw = startGatewayProcess({ config: cfg.file })
   t.teardown(() => { gw.child.kill('SIGKILL') })

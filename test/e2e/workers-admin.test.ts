@@ -1,12 +1,12 @@
 import { createServer, type ServerResponse } from 'node:http'
 import { createServer as createTcpServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { freshRequest } from '../helpers/fresh-request.js'
-import { repoPath } from '../helpers/paths.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { histogramCount, sample, scrape, scrapeText } from '../helpers/prometheus.js'
 import { spawnGateway, startGatewayProcess, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
@@ -65,11 +65,11 @@ t.teardown(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 const configFile = join(dir, 'gateway.yaml')
-await writeFile(configFile, (await readFile(repoPath('gateway.yaml'), 'utf8'))
-  .replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
-  .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
-  .replace(/  shutdown_grace_ms: \d+/, '  shutdown_grace_ms: 5000')
-  .replace(/  workers: 1 /, '  workers: 2 '))
+await writeFile(configFile, gatewayFixture()
+  .set('server.data_dir', join(dir, 'data'))
+  .set('server.shutdown_grace_ms', 5000)
+  .set('server.workers', 2)
+  .text())
 const gateway = await spawnGateway({
   config: configFile,
   env: { LANE_900_URL: `http://127.0.0.1:${(slowLane.address() as AddressInfo).port}` },

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http'
 import t from 'tap'
 import { freePort, spawnGateway, startGatewayProcess } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { exitWithin, letTimePass, waitFor, waitForText } from '../helpers/wait-for.js'
 
 /**
@@ -11,11 +11,12 @@ import { exitWithin, letTimePass, waitFor, waitForText } from '../helpers/wait-f
 
 t.test('workers: 2 with Redis on a closed port: the primary exits 1 after startup_timeout_ms, with the worker\'s line', async (t) => {
   const closed = await freePort()
-  const cfg = await tempConfig((text) => {
-    let out = setKey(setKey(setKey(text, 'data_dir', './data'), 'startup_timeout_ms', '1500'), 'workers', '2')
-    out = out.replace(/^rate_limit_store:\n\s*driver: memory[^\n]*$/m, `rate_limit_store:\n  driver: redis\n  redis_url: "redis://127.0.0.1:${closed}"`)
-    return out
-  })
+  const cfg = await gatewayFixture().set('server.data_dir', './data')
+    .set('server.startup_timeout_ms', 1500)
+    .set('server.workers', 2)
+    .set('rate_limit_store.driver', 'redis')
+    .set('rate_limit_store.redis_url', `redis://127.0.0.1:${closed}`)
+    .write()
   t.teardown(() => cfg.remove())
   const started = Date.now()
   const gw = startGatewayProcess({ config: cfg.file })
@@ -31,7 +32,7 @@ t.test('workers: 2 with Redis on a closed port: the primary exits 1 after startu
 })
 
 t.test('workers: 2, SIGTERM then SIGHUP to the primary: the drain goes on and the primary exits 0 (not killed by SIGHUP)', async (t) => {
-  const cfg = await tempConfig((text) => setKey(setKey(setKey(text, 'data_dir', './data'), 'shutdown_grace_ms', '2000'), 'workers', '2'))
+  const cfg = await gatewayFixture().set('server.data_dir', './data').set('server.shutdown_grace_ms', 2000).set('server.workers', 2).write()
   t.teardown(() => cfg.remove())
   const gw = await spawnGateway({ config: cfg.file })
   t.teardown(() => { gw.child.kill('SIGKILL') })

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process'
 import { request as httpRequest } from 'node:http'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { repoPath } from '../helpers/paths.js'
 import { freePort, spawnGateway } from '../helpers/spawn-gateway.js'
 import { until } from '../helpers/wait-for.js'
@@ -18,12 +19,12 @@ const dir = await mkdtemp(join(tmpdir(), 'lanegate-workers-precount-'))
 t.teardown(() => rm(dir, { recursive: true, force: true }))
 
 async function demoConfig (workers: number, syncMs: number): Promise<string> {
-  const text = (await readFile(repoPath('gateway.yaml'), 'utf8'))
-    .replace('${LANEGATE_DATA_DIR:-./data}', join(dir, `data-${workers}-${syncMs}`))
-    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
-    .replace(/  workers: 1 /, `  workers: ${workers} `)
-    .replace('  # sync_interval_ms: 50', `  sync_interval_ms: ${syncMs}`)
-    .replace('payments-per-ip: { key: ip, points: 100,', 'payments-per-ip: { key: ip, points: 40,')
+  const text = gatewayFixture()
+    .set('server.data_dir', join(dir, `data-${workers}-${syncMs}`))
+    .set('server.workers', workers)
+    .set('rate_limit_store.sync_interval_ms', syncMs)
+    .set('rate_limits.payments-per-ip.points', 40)
+    .text()
   const file = join(dir, `gateway-${workers}-${syncMs}.yaml`)
   await writeFile(file, text)
   return file

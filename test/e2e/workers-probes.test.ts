@@ -1,11 +1,11 @@
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
-import { repoPath } from '../helpers/paths.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
 import { letTimePass, waitFor } from '../helpers/wait-for.js'
 
@@ -53,13 +53,12 @@ t.test('one prober per host: the probe rate is one worker\'s, and a failed probe
     await rm(dir, { recursive: true, force: true })
   })
   const config = join(dir, 'gateway.yaml')
-  await writeFile(config, (await readFile(repoPath('gateway.yaml'), 'utf8'))
-    .replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
-    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
-    .replace(/  workers: 1 /, '  workers: 2 ')
-    .replace('${PRICING_URL_A:-http://127.0.0.1:9301}', a.url)
-    .replace('${PRICING_URL_B:-http://127.0.0.1:9302}', b.url)
-    .replace('active: { path: /health, interval_seconds: 10 }', 'active: { path: /health, interval_seconds: 1 }'))
+  await writeFile(config, gatewayFixture()
+    .set('server.data_dir', join(dir, 'data'))
+    .set('server.workers', 2)
+    .set('services.pricing.upstream.targets', [a.url, { url: b.url, weight: 1 }])
+    .set('services.pricing.upstream.health.active.interval_seconds', 1)
+    .text())
   const gateway = await spawnGateway({ config })
   t.teardown(async () => { gateway.child.kill('SIGTERM'); await gateway.exited })
   await waitFor(() => (gateway.output().match(/Server listening at/g) ?? []).length === 2, { what: 'both workers listening' })

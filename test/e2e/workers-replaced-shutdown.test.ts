@@ -6,7 +6,7 @@ import { collectOutput } from '../helpers/collect-output.js'
 import { repoPath } from '../helpers/paths.js'
 import { spawnPlainNode } from '../helpers/plain-node.js'
 import { freePort } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { exitWithin, until } from '../helpers/wait-for.js'
 
 
@@ -45,7 +45,7 @@ t.test('workers: 2, one worker SIGKILLed and replaced, four 1.5 s lane requests 
   await new Promise<void>((resolve) => slowLane.listen(0, '127.0.0.1', resolve))
   t.teardown(() => { slowLane.closeAllConnections(); slowLane.close() })
   // keep_alive_timeout_ms longer than the grace period: the server's own idle timer must not end the drain either.
-  const cfg = await tempConfig((text) => setKey(setKey(setKey(setKey(text, 'data_dir', './data'), 'shutdown_grace_ms', String(grace)), 'workers', '2'), 'keep_alive_timeout_ms', '60000'))
+  const cfg = await gatewayFixture().set('server.data_dir', './data').set('server.shutdown_grace_ms', grace).set('server.workers', 2).set('server.keep_alive_timeout_ms', 60000).write()
   t.teardown(() => cfg.remove())
   const port = await freePort()
   const child = spawnPlainNode([repoPath('bin/lanegate.js'), 'start', '--config', cfg.file, '--port', String(port), '--host', '127.0.0.1'], {

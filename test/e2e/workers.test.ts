@@ -1,13 +1,13 @@
 import { createServer, request as httpRequest, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { letTimePass, until, waitFor } from '../helpers/wait-for.js'
 import t from 'tap'
 import { validPayload } from '../helpers/fanout-fixture.js'
 import { startStubLane, type StubLane } from '../helpers/fanout-lane.js'
-import { repoPath } from '../helpers/paths.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 
@@ -67,13 +67,11 @@ t.teardown(async () => {
 })
 
 const configFile = join(dir, 'gateway.yaml')
-const demo = (await readFile(repoPath('gateway.yaml'), 'utf8'))
-  .replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
-  // Relative paths resolve against the config file's folder (a temporary one here).
-  .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
-  .replace(/  shutdown_grace_ms: \d+/, '  shutdown_grace_ms: 5000')
-  .replace(/  workers: 1 /, '  workers: 2 ')
-await writeFile(configFile, demo)
+const demo = gatewayFixture()
+  .set('server.data_dir', join(dir, 'data'))
+  .set('server.shutdown_grace_ms', 5000)
+  .set('server.workers', 2)
+await writeFile(configFile, demo.text())
 const gateway = await spawnGateway({
   config: configFile,
   env: {
@@ -107,7 +105,7 @@ t.test('two workers serve the port; the payments limit (memory driver) counts on
 t.test('a config edit reaches every worker once (only the primary polls the file)', async (t) => {
   const jwt = await fetchGatewayToken(gateway.base, 'demo-content')
   t.equal((await fresh(gateway.base, '/public/v1/content', { token: jwt })).status, 200)
-  await writeFile(`${configFile}.tmp`, demo.replace('content_list: [ { scope: { all: [engage:content.view] } } ]', 'content_list: [ { scope: { all: [engage:content.create] } } ]'))
+  await writeFile(`${configFile}.tmp`, demo.set('services.content.routes.content_list', [{ scope: { all: ['engage:content.create'] } }]).text())
   await rename(`${configFile}.tmp`, configFile)
   const reloaded = (): LogLine[] => logLines(gateway).filter((l) => l.msg === 'config reloaded')
   t.ok(await until(() => reloaded().length >= 2), 'both workers reloaded')

@@ -9,7 +9,7 @@ import { npmStart } from '../helpers/npm-start.js'
 import { repoPath } from '../helpers/paths.js'
 import { spawnPlainNode } from '../helpers/plain-node.js'
 import { freePort, spawnGateway } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 /**
@@ -44,7 +44,7 @@ function cmdline (pid: number): string[] {
 }
 
 t.test('through an idle shrink the floor keeps 8 MB per semi-space, where the same gateway without it drops below', async (t) => {
-  const [floorCfg, bareCfg] = await Promise.all([tempConfig(), tempConfig()])
+  const [floorCfg, bareCfg] = await Promise.all([gatewayFixture().write(), gatewayFixture().write()])
   t.teardown(() => Promise.all([floorCfg.remove(), bareCfg.remove()]))
   const [floor, bare] = await Promise.all([
     spawnGateway({ config: floorCfg.file, nodeArgs: [YOUNG_GENERATION_FLAG] }),
@@ -57,7 +57,7 @@ t.test('through an idle shrink the floor keeps 8 MB per semi-space, where the sa
 })
 
 t.test('npm start runs the gateway with every one of the gateway\'s node flags', async (t) => {
-  const cfg = await tempConfig()
+  const cfg = await gatewayFixture().write()
   t.teardown(() => cfg.remove())
   // `npm start` exactly as a user runs it: the flags come from package.json's script.
   const npm = npmStart(cfg.file, await freePort())
@@ -79,7 +79,7 @@ function workerPids (output: string): number[] {
 }
 
 t.test('server.workers: 2, the primary started without the flags: the primary forks every worker with them, the floor unless NODE_OPTIONS sizes the young generation', async (t) => {
-  const cfg = await tempConfig((text) => setKey(setKey(text, 'data_dir', './data'), 'workers', '2'))
+  const cfg = await gatewayFixture().set('server.data_dir', './data').set('server.workers', 2).write()
   t.teardown(() => cfg.remove())
   for (const nodeOptions of [undefined, '--max-semi-space-size=32']) {
     // A plain process (tap would rewrite NODE_OPTIONS in a child it sees spawned), as a supervisor starts it.

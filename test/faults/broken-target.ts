@@ -5,7 +5,7 @@ import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { createServer as createHttpServer } from 'node:http'
 import { rawHttpTarget, type RawHttpTarget } from '../helpers/raw-http-target.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { until } from '../helpers/wait-for.js'
 import { steadyLoad, totalByStatus } from './load.js'
 import type { FaultRow } from './report.js'
@@ -61,12 +61,13 @@ export async function brokenTargets (options: BrokenTargetOptions): Promise<Faul
     url: `http://127.0.0.1:${(laneServer.address() as { port: number }).port}`,
     close: async () => { laneServer.closeAllConnections(); await new Promise((resolve) => laneServer.close(resolve)) },
   }
-  const cfg = await tempConfig((text) => setKey(text, 'data_dir', './data')
-    .replace(/targets: \[ "\$\{PRICING_URL_A[^\n]*/, `targets: [ "http://127.0.0.1:${target.port}" ]`)
-    .replace(/timeouts: \{ connect_ms: 2000, response_ms: 15000, body_idle_ms: 15000 \}/, 'timeouts: { connect_ms: 1000, response_ms: 1000, body_idle_ms: 1000 }')
-    .replace(/retry: \{ attempts: 2,/, 'retry: { attempts: 1,')
-    .replace(/passive: \{ failures: 3,/, 'passive: { failures: 1000,')
-    .replace(/exchange-per-client: \{ key: client, points: 600,/, 'exchange-per-client: { key: client, points: 10000000,'))
+  const cfg = await gatewayFixture().set('server.data_dir', './data')
+    .set('services.pricing.upstream.targets', [`http://127.0.0.1:${target.port}`])
+    .set('services.pricing.upstream.timeouts', { connect_ms: 1000, response_ms: 1000, body_idle_ms: 1000 })
+    .set('services.pricing.upstream.retry.attempts', 1)
+    .set('services.pricing.upstream.health.passive.failures', 1000)
+    .set('rate_limits.exchange-per-client.points', 10000000)
+    .write()
   const gw = await spawnGateway({ config: cfg.file, env: { LANE_001_URL: lane.url } }).catch(async (error: unknown) => {
     await Promise.all([cfg.remove(), lane.close(), target.close()])
     throw error

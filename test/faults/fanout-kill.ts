@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { startStubLane, type StubLane } from '../helpers/fanout-lane.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { waitFor } from '../helpers/wait-for.js'
 import { auditFanout, type FanoutDispatch } from './fanout-audit.js'
 import { steadyLoad, totalByStatus, type LoadRequest } from './load.js'
@@ -23,11 +23,6 @@ const STORES = [STALLING, DYING]
 const FINAL = new Set(['committed', 'partially_failed'])
 
 /** A text edit that must apply: a config change that silently did not happen would test the defaults. */
-function edit (text: string, pattern: RegExp, replacement: string): string {
-  if (!pattern.test(text)) throw new Error(`fanout-kill: ${String(pattern)} not in gateway.yaml`)
-  return text.replace(pattern, replacement)
-}
-
 /**
  * Fan-out under a closed loop of previews, each followed by its commit (both stores; SQLite store), with stub
  * lanes that apply once per Idempotency-Key as the protocol requires (test/helpers/fanout-lane.ts) and keep what
@@ -49,13 +44,13 @@ export async function fanoutKill (options: FanoutKillOptions): Promise<FaultRow>
   const stalling = lanes.get(STALLING) as StubLane
   const dying = lanes.get(DYING) as StubLane
   const closeLanes = (): Promise<unknown> => Promise.all([...lanes.values()].map((l) => l.close()))
-  const cfg = await tempConfig((text) => {
-    let t = setKey(text, 'data_dir', './data')
-    t = edit(t, /exchange-per-client: \{ key: client, points: 600,/, 'exchange-per-client: { key: client, points: 10000000,')
+  const cfg = await gatewayFixture().set('server.data_dir', './data')
+    .set('rate_limits.exchange-per-client.points', 10000000)
     // Short recovery timings (as the e2e tests): a dead instance's dispatch resumes after ~1 s, not 30 s.
-    return edit(t, /commit_wait_ms: 10000[^\n]*\n {4}retry: \{ attempts: 5, base_delay_ms: 1000, max_delay_ms: 30000 \}/,
-      'commit_wait_ms: 2000\n    retry: { attempts: 3, base_delay_ms: 50, max_delay_ms: 200 }\n    recovery: { lease_ms: 1000, sweep_interval_ms: 100 }')
-  }).catch(async (error: unknown) => {
+    .set('services.fanout.commit_wait_ms', 2000)
+    .set('services.fanout.retry', { attempts: 3, base_delay_ms: 50, max_delay_ms: 200 })
+    .set('services.fanout.recovery', { lease_ms: 1000, sweep_interval_ms: 100 })
+    .write().catch(async (error: unknown) => {
     await closeLanes()
     throw error
   })

@@ -5,7 +5,7 @@ import pg from 'pg'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { ownPostgres } from '../helpers/own-postgres.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { steadyLoad, totalByStatus } from './load.js'
 import type { FaultRow } from './report.js'
 
@@ -28,9 +28,10 @@ interface KeyState { client: number, key: string, id?: string, done: boolean }
 export async function postgresRestart (options: PostgresRestartOptions): Promise<FaultRow> {
   const failures: string[] = []
   const server = await ownPostgres()
-  const cfg = await tempConfig((text) => setKey(text, 'data_dir', './data')
-    .replace(/storage:\n {2}driver: sqlite[^\n]*\n/, `storage:\n  driver: postgres\n  postgres_url: "${server.url}"\n`)
-    .replace(/payments-per-ip: \{ key: ip, points: 100,/, 'payments-per-ip: { key: ip, points: 10000000,'))
+  const cfg = await gatewayFixture().set('server.data_dir', './data')
+    .set('storage', { driver: 'postgres', postgres_url: server.url })
+    .set('rate_limits.payments-per-ip.points', 10000000)
+    .write()
   const gw = await spawnGateway({ config: cfg.file }).catch(async (error: unknown) => {
     await Promise.all([cfg.remove(), server.remove()])
     throw error

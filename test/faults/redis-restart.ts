@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { ownRedis } from '../helpers/own-redis.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { until } from '../helpers/wait-for.js'
 import { steadyLoad, totalByStatus } from './load.js'
 import type { FaultRow } from './report.js'
@@ -33,11 +33,10 @@ export async function redisRestart (options: RedisRestartOptions): Promise<Fault
   const failures: string[] = []
   const redis = await ownRedis()
   const prefix = `faults${Date.now().toString(36)}`
-  const cfg = await tempConfig((text) => setKey(text, 'data_dir', './data')
-    .replace(/rate_limit_store:\n {2}driver: memory[^\n]*\n/, `rate_limit_store:\n  driver: redis\n  redis_url: "${redis.url}"\n  sync_interval_ms: ${options.syncIntervalMs}\n`)
-    .replace(/key_prefix: lanegate/, `key_prefix: ${prefix}`)
-    .replace(/on_store_error: open /, `on_store_error: ${options.onStoreError} `)
-    .replace(/payments-per-ip: \{ key: ip, points: 100,/, 'payments-per-ip: { key: ip, points: 10000000,'))
+  const cfg = await gatewayFixture().set('server.data_dir', './data')
+    .set('rate_limit_store', { driver: 'redis', redis_url: redis.url, sync_interval_ms: options.syncIntervalMs, key_prefix: prefix, on_store_error: options.onStoreError })
+    .set('rate_limits.payments-per-ip.points', 10000000)
+    .write()
   const gw = await spawnGateway({ config: cfg.file }).catch(async (error: unknown) => {
     await Promise.all([cfg.remove(), redis.stop()])
     throw error

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { steadyLoad, totalByStatus } from './load.js'
 import type { FaultRow } from './report.js'
 
@@ -65,11 +65,12 @@ export async function slowReaders (options: SlowReadersOptions): Promise<FaultRo
     lane.closeAllConnections()
     await Promise.all([new Promise((resolve) => backend.close(resolve)), new Promise((resolve) => lane.close(resolve))])
   }
-  const cfg = await tempConfig((text) => setKey(text, 'data_dir', './data')
-    .replace(/targets: \[ "\$\{PRICING_URL_A[^\n]*/, `targets: [ "http://127.0.0.1:${(backend.address() as { port: number }).port}" ]`)
-    .replace(/max_sockets: 32 /, `max_sockets: ${options.readers + 16} `)
-    .replace(/timeouts: \{ connect_ms: 2000, response_ms: 15000, body_idle_ms: 15000 \}/, 'timeouts: { connect_ms: 2000, response_ms: 15000, body_idle_ms: 600000 }')
-    .replace(/exchange-per-client: \{ key: client, points: 600,/, 'exchange-per-client: { key: client, points: 10000000,'))
+  const cfg = await gatewayFixture().set('server.data_dir', './data')
+    .set('services.pricing.upstream.targets', [`http://127.0.0.1:${(backend.address() as { port: number }).port}`])
+    .set('services.pricing.upstream.max_sockets', options.readers + 16)
+    .set('services.pricing.upstream.timeouts.body_idle_ms', 600000)
+    .set('rate_limits.exchange-per-client.points', 10000000)
+    .write()
   const gw = await spawnGateway({ config: cfg.file, env: { LANE_001_URL: `http://127.0.0.1:${(lane.address() as { port: number }).port}` } }).catch(async (error: unknown) => {
     await Promise.all([cfg.remove(), closeServers()])
     throw error

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { waitFor } from '../helpers/wait-for.js'
 import type { HeapProbeLine } from './heap-probe.js'
 import { steadyLoad, totalByStatus, type LoadRequest } from './load.js'
@@ -83,9 +83,10 @@ const mb = (bytes: number): number => Math.round(bytes / 1024 / 1024 * 10) / 10
  * (taken after 30 s of warm-up); lower is flat too.
  */
 export async function soak (minutes: number, log: (line: string) => void): Promise<SoakResult> {
-  const cfg = await tempConfig((text) => setKey(text, 'data_dir', './data')
-    .replace(/payments-per-ip: \{ key: ip, points: 100,/, 'payments-per-ip: { key: ip, points: 10000000,')
-    .replace(/content-per-client: \{ key: client, points: 600,/, 'content-per-client: { key: client, points: 10000000,'))
+  const soakFixture = gatewayFixture().set('server.data_dir', './data')
+    .set('rate_limits.payments-per-ip.points', 10000000)
+    .set('rate_limits.content-per-client.points', 10000000)
+  const cfg = await soakFixture.write()
   const heapFile = join(cfg.dir, 'heap-probe.jsonl')
   const probe = new URL('./heap-probe.js', import.meta.url).href
   const gw = await spawnGateway({
@@ -131,10 +132,7 @@ export async function soak (minutes: number, log: (line: string) => void): Promi
       if (Date.now() >= nextReload) {
         // An edit the watcher applies (a 2nd-line comment changes nothing else): a real reload, every minute.
         reloads += 1
-        await cfg.write((text) => `${setKey(text, 'data_dir', './data')
-          .replace(/payments-per-ip: \{ key: ip, points: 100,/, 'payments-per-ip: { key: ip, points: 10000000,')
-          .replace(/content-per-client: \{ key: client, points: 600,/, 'content-per-client: { key: client, points: 10000000,')
-          .replace(/keep_alive_timeout_ms: \d+/, `keep_alive_timeout_ms: ${5000 + reloads}`)}`)
+        await cfg.write(soakFixture.set('server.keep_alive_timeout_ms', 5000 + reloads))
         nextReload += 60_000
       }
     }

@@ -32,6 +32,7 @@ export function apiKeyConfig (options: ApiKeyConfigOptions): string {
   const { hashes } = options
   return `
 server: { data_dir: ${options.dataDir ?? './data'}, log_level: debug }
+admin: { port: 0 }
 issuer: { issuer: http://localhost:8080 }
 scopes:
   pricing:read: { description: Read prices }

@@ -1,38 +1,27 @@
 import { stringify } from 'yaml'
+import { configSections } from '../../src/config/schema.js'
+import { compileSchema } from '../../src/config/validators.js'
 import type { GatewayConfig } from '../../src/config/types.js'
 import { parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { catalog } from '../../src/pipeline/registry.js'
 import type { ServiceModule } from '../../src/services/service-module.js'
 
+const validateSections = compileSchema(configSections, 'lanegate')
+
 /**
- * A complete GatewayConfig with every key at its schema default (as a validated gateway.yaml would have them),
- * no organizations, accounts or services. Tests that build one service or policy in a bare app start here and
- * override what they need.
+ * A complete GatewayConfig with every key at its schema default (src/config/schema.ts fills them, as it does for a
+ * gateway.yaml), no organizations, accounts or services. Given here: only what a test gateway sets on purpose
+ * (loopback, port 0, no logs, a short shutdown grace, an issuer). Tests that build one service or policy in a bare
+ * app start here and override what they need.
  */
 export function baseTestConfig (overrides: Partial<GatewayConfig> = {}): GatewayConfig {
-  return {
-    plugins: [],
-    server: {
-      host: '127.0.0.1', port: 0, trusted_proxies: [], body_limit_bytes: 1048576, max_header_bytes: 16384,
-      request_timeout_ms: 30000, headers_timeout_ms: 10000, keep_alive_timeout_ms: 5000, shutdown_grace_ms: 1000, startup_timeout_ms: 30000,
-      log_level: 'silent', data_dir: './data', workers: 1, http2: false,
-    },
-    storage: { driver: 'sqlite', sqlite_file: 'lanegate.db' },
-    rate_limit_store: { driver: 'memory', key_prefix: 'lanegate', on_store_error: 'open', sync_interval_ms: 0 },
-    cache_store: { max_bytes: 67108864 },
-    issuer: {
-      issuer: 'https://auth.test', audience: 'lanegate', algorithm: 'EdDSA', key_dir: 'keys', default_lifetime_seconds: 3600,
-      scope_lifetimes: {}, clock_tolerance_seconds: 5, token_rate_limit: { points: 60, window_seconds: 60 },
-      failed_auth_limit: { points: 20, window_seconds: 60 }, secret_max_age_days: 90, behind_proxy: false,
-    },
+  const sections: Record<string, unknown> = {
+    server: { host: '127.0.0.1', port: 0, log_level: 'silent', shutdown_grace_ms: 1000 },
+    issuer: { issuer: 'https://auth.test' },
     scopes: {},
-    organizations: [],
-    service_accounts: [],
-    user_token_issuers: [],
-    rate_limits: {},
-    services: {},
-    ...overrides,
   }
+  if (!validateSections(sections)) throw new Error(`base test config: ${JSON.stringify(validateSections.errors)}`)
+  return { ...sections as unknown as GatewayConfig, services: {}, ...overrides }
 }
 
 /**

@@ -1,6 +1,7 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import pg from 'pg'
+import { gatewayFixture, type GatewayFixture } from './gateway-fixture.js'
 import { TEST_POSTGRES_URL } from './payments-config.js'
 import { repoPath } from './paths.js'
 
@@ -60,20 +61,15 @@ export function runName (what: string): string {
  * X-Forwarded-For) and short fan-out timings. URLs, schema, prefix, data_dir and lanes come from the environment
  * the file itself reads (see `clusterEnv`).
  */
-export async function writeClusterConfig (dir: string, edit: (text: string) => string = (x) => x): Promise<string> {
-  const text = await readFile(repoPath('docker/gateway.cluster.yaml'), 'utf8')
-  const replaced = replaceOnce(replaceOnce(replaceOnce(text,
-    /  trusted_proxies: \[\][^\n]*/, '  trusted_proxies: [127.0.0.1]'),
-    /    commit_wait_ms: \d+[^\n]*/, '    commit_wait_ms: 3000\n    recovery: { lease_ms: 1000, sweep_interval_ms: 100 }'),
-    /    retry: \{[^}]*\}/, '    retry: { attempts: 3, base_delay_ms: 20, max_delay_ms: 100 }')
+export async function writeClusterConfig (dir: string, edit: (fixture: GatewayFixture) => GatewayFixture = (x) => x): Promise<string> {
+  const fixture = gatewayFixture('cluster')
+    .set('server.trusted_proxies', ['127.0.0.1'])
+    .set('services.fanout.commit_wait_ms', 3000)
+    .set('services.fanout.recovery', { lease_ms: 1000, sweep_interval_ms: 100 })
+    .set('services.fanout.retry', { attempts: 3, base_delay_ms: 20, max_delay_ms: 100 })
   const file = join(dir, 'gateway.cluster.yaml')
-  await writeFile(file, edit(replaced))
+  await writeFile(file, edit(fixture).text())
   return file
-}
-
-function replaceOnce (text: string, pattern: RegExp, replacement: string): string {
-  if (!pattern.test(text)) throw new Error(`docker/gateway.cluster.yaml no longer has ${pattern.source}`)
-  return text.replace(pattern, replacement)
 }
 
 /** The admin bearer token tests give the cluster config's instances (LANEGATE_ADMIN_TOKEN). */

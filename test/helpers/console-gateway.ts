@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { repoPath } from './paths.js'
 import { runNode } from './run-node.js'
 import { spawnGateway, type SpawnedGateway } from './spawn-gateway.js'
-import { tempConfig, type TempConfig } from './temp-config.js'
+import { gatewayFixture, type FixtureFile, type GatewayFixture } from './gateway-fixture.js'
 import { deadPort, startBackend, type Backend } from './upstream-servers.js'
 import { startStubLane } from './fanout-lane.js'
 import { fetchGatewayToken } from './fetch-token.js'
@@ -20,13 +20,13 @@ export interface ConsoleGateway {
   gw: SpawnedGateway
   /** The admin listener's URL (http://127.0.0.1:port). */
   admin: string
-  config: TempConfig
+  config: FixtureFile
+  /** The config as written (the demo with this helper's edits): derive an edited copy, then `config.write` it. */
+  fixture: GatewayFixture
   /** The demo `pricing` proxy's two targets (answer /health and /prices/:sku). */
   pricing: [Backend, Backend]
   /** The environment the gateway runs with (the CLI is run with the same, so it reads the same config). */
   env: NodeJS.ProcessEnv
-  /** The demo config with this test's edits (each edit is a text replacement on the shipped file). */
-  edit: (text: string) => string
   /** `lanegate <args>` on the same config and environment; its stdout. */
   cli: (...args: string[]) => Promise<string>
 }
@@ -50,11 +50,11 @@ export async function startConsoleGateway (t: Teardown): Promise<ConsoleGateway>
     })
     return backend
   })) as [Backend, Backend]
-  const edit = (text: string): string => text
-    .replace('created: "2026-11-01"', `created: "${TODAY}"`)
-    .replace('payments-per-ip: { key: ip, points: 100, window_seconds: 60 }', 'payments-per-ip: { key: ip, points: 5, window_seconds: 60 }')
-    .replace('active: { path: /health, interval_seconds: 10 }', 'active: { path: /health, interval_seconds: 1 }')
-  const config = await tempConfig(edit)
+  const fixture = gatewayFixture()
+    .set(['service_accounts', 0, 'secrets', 0, 'created'], TODAY)
+    .set('rate_limits.payments-per-ip.points', 5)
+    .set('services.pricing.upstream.health.active.interval_seconds', 1)
+  const config = await fixture.write()
   // Store 002's lane answers fan-out previews and applies (store 001's does not answer at all).
   const lane002 = await startStubLane()
   t.teardown(() => lane002.close())
@@ -76,7 +76,7 @@ export async function startConsoleGateway (t: Teardown): Promise<ConsoleGateway>
     if (run.code !== 0) throw new Error(`lanegate ${args.join(' ')} exited ${run.code}: ${run.stderr}`)
     return run.stdout
   }
-  return { gw, admin: gw.admin as string, config, pricing, env, edit, cli }
+  return { gw, admin: gw.admin as string, config, fixture, pricing, env, cli }
 }
 
 /** The 1-based line of `file`'s text that contains `needle` (what a config problem's line should be). */

@@ -63,6 +63,8 @@ export interface GatewayPki {
   ca: Buffer
   /** `cert_file` and `key_file` of the gateway's pair (localhost, 127.0.0.1), as a YAML flow mapping's entries. */
   pair: string
+  /** The same pair as `server.tls` settings (for a fixture's `set('server.tls', …)`). */
+  tls: { cert_file: string, key_file: string }
 }
 
 /**
@@ -73,5 +75,5 @@ export function gatewayPki (t: Teardown, caName: string): GatewayPki {
   const pki = createTestPki(caName)
   t.teardown(() => pki.remove())
   const gw = pki.issue('gw', 'localhost', { sans: 'DNS:localhost,IP:127.0.0.1' })
-  return { pki, ca: readFileSync(pki.caCert), pair: `cert_file: ${gw.cert}, key_file: ${gw.key}` }
+  return { pki, ca: readFileSync(pki.caCert), pair: `cert_file: ${gw.cert}, key_file: ${gw.key}`, tls: { cert_file: gw.cert, key_file: gw.key } }
 }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { GATEWAY_NODE_FLAGS } from '../../src/node-tuning/node-flags.js'
+import { DEFAULT_ADMIN_PORT } from '../../src/observability/admin-settings.js'
 import { repoPath } from './paths.js'
 import { waitFor } from './wait-for.js'
 
@@ -78,6 +79,12 @@ export async function spawnGateway (options: SpawnOptions = {}): Promise<Spawned
     child.on('exit', (code) => reject(new Error(`lanegate exited ${code} before listening: ${started.output()}${started.errors()}`)))
   })
   const admin = /Admin listening on (http:\/\/[^ ]+)/.exec(started.output())?.[1]
+  // A config without `admin.port: 0` (or ${LANEGATE_ADMIN_PORT}) takes the default port: it collides with `npm start`
+  // running beside the suite, and with any other test doing the same. Fail here, naming the cause.
+  if (admin !== undefined && new URL(admin).port === String(DEFAULT_ADMIN_PORT)) {
+    child.kill('SIGKILL')
+    throw new Error(`the gateway's admin listener took the fixed port ${DEFAULT_ADMIN_PORT}: give the test's config admin: { port: 0 }`)
+  }
   // A TLS listener (server.tls) logs an https:// address: `base` then says https too.
   const scheme = /listening at https:\/\/127\.0\.0\.1/.test(started.output()) ? 'https' : 'http'
   return { ...started, port, base: `${scheme}://127.0.0.1:${port}`, admin }

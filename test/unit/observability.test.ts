@@ -10,6 +10,7 @@ import { unreachableError, mirroredError } from '../../src/upstream/failure.js'
 import { GatewayMetrics } from '../../src/observability/metrics.js'
 import { parseTraceparent, traceFromHeaders } from '../../src/observability/trace-context.js'
 import { histogramCount, sample, type ParsedFamily } from '../helpers/prometheus.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { repoPath } from '../helpers/paths.js'
 
 const parse = createRequire(import.meta.url)('parse-prometheus-text-format') as (text: string) => ParsedFamily[]
@@ -92,17 +93,17 @@ t.test('a route\'s requests are counted under their own method and status, which
 })
 
 t.test('admin: absent means 127.0.0.1:9464, false turns it off, a port of 0 is allowed, anything else is an error', async (t) => {
-  const demo = await readFile(repoPath('gateway.yaml'), 'utf8')
+  const demo = gatewayFixture().text()
   // The demo file's folder anchors its `plugins:` paths, so it is parsed as the repository's gateway.yaml.
   const file = repoPath('gateway.yaml')
   const load = async (text: string) => (await parseGatewayConfig(text, file, { env: { LANEGATE_DATA_DIR: '/tmp' } })).config
-  const without = demo.replace(/^admin:[^\n]*\n(?: {2}[^\n]*\n)*/m, '')
+  const without = gatewayFixture().delete('admin').text()
   t.same(adminSettings(await load(without)), { host: '127.0.0.1', port: 9464 })
   t.same(adminSettings(await load(demo)), { host: '127.0.0.1', port: 9464 })
   t.same(adminSettings((await parseGatewayConfig(demo, file, { env: { LANEGATE_ADMIN_PORT: '0' } })).config), { host: '127.0.0.1', port: 0 })
-  t.equal(adminSettings(await load(`admin: false\n${without}`)), undefined)
-  for (const bad of ['admin: true', 'admin: { port: 70000 }', 'admin: { prot: 1 }']) {
-    await t.rejects(load(`${bad}\n${without}`), ConfigError, bad)
+  t.equal(adminSettings(await load(gatewayFixture().set('admin', false).text())), undefined)
+  for (const bad of [true, { port: 70000 }, { prot: 1 }]) {
+    await t.rejects(load(gatewayFixture().set('admin', bad).text()), ConfigError, JSON.stringify(bad))
   }
 })
 

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -7,6 +7,7 @@ import { buildIndexes } from '../../src/config/indexes.js'
 import type { ExplainRequest } from '../../src/plugin/policy.js'
 import { loadGatewayConfig, parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { policyPlugins } from '../../src/pipeline/registry.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { repoPath } from '../helpers/paths.js'
 
 const { config } = await loadGatewayConfig(repoPath('gateway.yaml'))
@@ -59,8 +60,7 @@ t.test('a plugin whose explain is not a function is not a policy plugin', async 
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   await writeFile(join(dir, 'bad.mjs'), `export default { name: 'bad', description: 'x', schema: { type: 'object' }, explain: 'yes', create: () => () => undefined }\n`)
   // Relative paths follow the config's folder: the content folder is named absolutely.
-  const demo = (await readFile(repoPath('gateway.yaml'), 'utf8')).replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
-  const error = await parseGatewayConfig(`plugins: [./bad.mjs]\n${demo}`, join(dir, 'gateway.yaml')).catch((e: unknown) => e)
+  const error = await parseGatewayConfig(gatewayFixture().set('plugins', ['./bad.mjs']).text(), join(dir, 'gateway.yaml')).catch((e: unknown) => e)
   t.ok(error instanceof ConfigError)
   t.same((error as ConfigError).problems.map((p) => p.message), ['"./bad.mjs" is not a policy plugin: `explain` must be a function when given'])
 })
