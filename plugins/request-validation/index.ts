@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { definePolicy, optionSchemaProblems, type PolicyContext, type ValidateFunction, type PolicyOptionProblem, type StepOutcome } from '../../src/plugin/index.js'
-import { readBodyAndKeepIt } from './read-body.js'
+import { definePolicy, optionSchemaProblems, type ValidateFunction, type PolicyOptionProblem, type StepOutcome } from '../../src/plugin/index.js'
 import { requestValidationSchema } from './schema.js'
+import { relayBodyLimit } from '../relay-body-limit.js'
 import { compilePart, failureOf, type Failure, type Part } from './validators.js'
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
@@ -52,7 +52,7 @@ const requestValidation = definePolicy({
       if (!JSON_TYPE.test(request.headers['content-type'] ?? '')) {
         return context.refuse('unsupported_media_type', { message: 'This route accepts a JSON body (application/json) only.' })
       }
-      return readBodyAndKeepIt(request.raw, limit).then(function bodyRead (bytes) {
+      return context.readRequestBody(request, limit).then(function bodyRead (bytes) {
         if (bytes === undefined) return context.refuse('payload_too_large')
         return checkBody(body, bytes, refuse)
       })
@@ -90,12 +90,6 @@ function hasBody (request: FastifyRequest): boolean {
 /** Methods whose requests normally carry a body: there, no body is checked as `undefined` (a schema may require one). */
 function bodyExpected (method: string): boolean {
   return method === 'POST' || method === 'PUT' || method === 'PATCH'
-}
-
-/** A relaying service's own body limit (`max_body_bytes` of a proxy block or of the live service), if it has one. */
-function relayBodyLimit (context: PolicyContext): number | undefined {
-  const block = context.config.services[context.service] as unknown as { max_body_bytes?: unknown } | undefined
-  return typeof block?.max_body_bytes === 'number' ? block.max_body_bytes : undefined
 }
 
 export default requestValidation

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici'
 import { GatewayError } from '../errors/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
-import { failureKindOf, isTransportFailure, unreachableError } from './failure.js'
+import { failureKindOf, isTransportFailure, unreachableError, type UpstreamFailureKind } from './failure.js'
 import type { UpstreamTrace } from './headers.js'
 import { outcomeOfStatus } from '../observability/recorders.js'
 import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
@@ -18,8 +18,10 @@ export interface CallInput {
   body?: string | Buffer
   /** The whole exchange (connect, head and body, every attempt) is bounded by this. */
   timeoutMs: number
-  /** A longer 2xx/3xx body is a failure (`protocol`); a longer 4xx/5xx body is cut with " [truncated]". */
+  /** A longer 2xx/3xx body is a failure (`overLimit`); a longer 4xx/5xx body is cut with " [truncated]". */
   maxBodyBytes: number
+  /** The `upstream_failure` of a 2xx/3xx body over `maxBodyBytes`: `protocol` unless given. */
+  overLimit?: UpstreamFailureKind
   /** How much of a 4xx/5xx body `errorBody` keeps. */
   maxErrorBodyBytes: number
   /** Aborts the call (e.g. the service closes); rejected like a network failure (`unreachable`). */
@@ -101,14 +103,24 @@ async function attempt (upstream: Upstream, target: Target, input: CallInput, he
       const body = await readUpstreamBody(answer.body, answer.headers['content-encoding'], input.maxErrorBodyBytes)
       return { status, headers: answer.headers, body }
     }
-    return { status, headers: answer.headers, body: await readBounded(answer.body, input.maxBodyBytes, label, signal) }
+    const kind = input.overLimit ?? 'protocol'
+    // A body declared larger than the bound is not read at all.
+    if (Number(answer.headers['content-length'] ?? 0) > input.maxBodyBytes) {
+      answer.body.destroy()
+      throw overLimitError(label, kind, input.maxBodyBytes)
+    }
+    return { status, headers: answer.headers, body: await readBounded(answer.body, input.maxBodyBytes, label, signal, kind) }
   } finally {
     target.inFlight--
   }
 }
 
 /** The whole body as text, or a `protocol` failure past `limit` bytes (the rest is not read). */
-async function readBounded (body: Dispatcher.ResponseData['body'], limit: number, label: string, signal: AbortSignal): Promise<string> {
+function overLimitError (label: string, kind: UpstreamFailureKind, limit: number): GatewayError {
+  return unreachableError(label, kind, undefined, `${label} answered with a body larger than ${limit} bytes.`)
+}
+
+async function readBounded (body: Dispatcher.ResponseData['body'], limit: number, label: string, signal: AbortSignal, kind: UpstreamFailureKind): Promise<string> {
   const chunks: Buffer[] = []
   let size = 0
   try {
@@ -116,7 +128,7 @@ async function readBounded (body: Dispatcher.ResponseData['body'], limit: number
       size += (chunk as Buffer).length
       if (size > limit) {
         body.destroy()
-        throw unreachableError(label, 'protocol', undefined, `${label} answered with a body larger than ${limit} bytes.`)
+        throw overLimitError(label, kind, limit)
       }
       chunks.push(chunk as Buffer)
     }

@@ -37,6 +37,8 @@ export interface RelayInput {
    * the caller is gone: the upstream request is dropped.
    */
   takeOver: (upstreamHeaders: UpstreamHeaders, status: number) => OutgoingHttpHeaders | undefined
+  /** Sent instead of the caller's body (a policy replaced it; `content-length` already says its size); usually absent. */
+  body?: Buffer
   /** Sees each body chunk relayed to the caller (a response hook's copy of the body); usually absent. */
   observeChunk?: (chunk: Buffer) => void
 }
@@ -178,8 +180,9 @@ class Attempt implements Dispatcher.DispatchHandler {
   }
 
   /** The caller's body, counted against `maxBodyBytes`, or null when the request declares none. */
-  requestBody (): ByteLimit | null {
+  requestBody (): ByteLimit | Buffer | null {
     const { req } = this.input
+    if (this.input.body !== undefined) return this.input.body.length === 0 ? null : this.input.body
     // A request that declares no body (no Content-Length above 0, no Transfer-Encoding: node's parser then reads
     // none) sends none; only a body is counted against the limit.
     if (!hasBody(req.headers, h2StreamOf(req))) return null

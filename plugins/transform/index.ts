@@ -1,0 +1,125 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { definePolicy, type GatewayConfig, type PolicyOptionProblem, type PolicyPlace, type Principal, type ResponseHead, type ResponseHeadHook, type StepOutcome } from '../../src/plugin/index.js'
+import { mappingProblem } from './mapping.js'
+import { applyNames, changeQuery, compileNames, templateProblems, usesPrincipal, type CompiledNames } from './names.js'
+import { requestBodyStep } from './request-body.js'
+import { responseBodyHook } from './response-body.js'
+import { compileReshape } from './reshape.js'
+import { transformSchema, type NameChanges, type TransformOptions } from './schema.js'
+
+/**
+ * `transform`: reshapes a relayed request and its answer (the live proxy, `type: proxy` services) — headers and
+ * query parameters (rename, remove, set; values may name the principal, route parameters and the query), and JSON
+ * bodies (rename, remove and set fields by dotted path; a JSONata mapping for whole-body reshaping). Bodies are
+ * read whole only when a body change is configured, never past `max_body_bytes`: the request through the body
+ * phase's `readRequestBody`/`setRequestBody`, the answer through a response body hook (`onResponseBody`). A
+ * request body the changes cannot take is a 400 `transform_failed` naming the path; an answer they cannot take is
+ * the upstream's fault, 502 `upstream_failure: protocol`.
+ */
+const transform = definePolicy({
+  name: 'transform',
+  description: 'Reshapes relayed requests and answers: headers, query parameters and JSON bodies (fields, or a JSONata mapping).',
+  schema: transformSchema,
+  requires: (options) => principalNeeded(options) ? ['auth'] : [],
+  summarize: (options) => describe(options),
+  refusals: (options) => options.request?.body === undefined ? [] : ['transform_failed', 'payload_too_large', 'unsupported_media_type'],
+  explain: (options) => options.request?.body === undefined
+    ? { outcome: 'pass', note: describe(options) }
+    : { outcome: 'depends', status: 400, code: 'transform_failed', note: `depends on the request body fitting the changes; ${describe(options)}` },
+  check: (options, config, _indexes, place) => [...checkOptions(options), ...checkPlace(options, config, place)],
+  create (options, context) {
+    const requestHeaders = compileNames(options.request?.headers, true)
+    const query = compileNames(options.request?.query, false)
+    const responseHeaders = compileNames(options.response?.headers, true)
+    const requestBody = compileReshape(options.request?.body)
+    const responseBody = compileReshape(options.response?.body)
+    const changeHead = responseHeaders === undefined ? undefined : responseHeadHook(responseHeaders, context.principal)
+    const bodyStep = requestBody === undefined ? undefined : requestBodyStep(requestBody, options.max_body_bytes, context)
+    const answerHook = responseBody === undefined ? undefined : responseBodyHook(responseBody, context)
+
+    return function transformStep (request: FastifyRequest, reply: FastifyReply): StepOutcome | Promise<StepOutcome> {
+      const principal = context.principal(request)
+      if (requestHeaders !== undefined) applyNames(requestHeaders, headerTarget(request), request, principal)
+      if (query !== undefined) request.raw.url = changeQuery(request.raw.url ?? '', query, request, principal)
+      if (changeHead !== undefined) context.onResponseHead(reply, changeHead)
+      if (answerHook !== undefined) context.onResponseBody(reply, answerHook, options.max_body_bytes)
+      if (bodyStep !== undefined) return bodyStep(request)
+    }
+  },
+})
+
+function headerTarget (request: FastifyRequest) {
+  const headers = request.raw.headers
+  return {
+    get: (name: string) => headers[name],
+    set: (name: string, value: string | string[]) => { headers[name] = value },
+    delete: (name: string) => { delete headers[name] },
+  }
+}
+
+function responseHeadHook (changes: CompiledNames, principalOf: (request: FastifyRequest) => Principal | undefined): ResponseHeadHook {
+  return function transformResponseHead (head: ResponseHead, request: FastifyRequest): void {
+    applyNames(changes, {
+      get: (name) => {
+        const value = head.header(name)
+        return typeof value === 'number' ? String(value) : value
+      },
+      set: (name, value) => { head.setHeader(name, [value].flat().join(', ')) },
+      delete: (name) => { head.removeHeader(name) },
+    }, request, principalOf(request))
+  }
+}
+
+function namesIn (changes: NameChanges | undefined): string[] {
+  return Object.values(changes?.set ?? {})
+}
+
+function principalNeeded (options: TransformOptions): boolean {
+  const values = [...namesIn(options.request?.headers), ...namesIn(options.request?.query), ...namesIn(options.response?.headers)]
+  return values.some(usesPrincipal) || [options.request?.body?.map, options.response?.body?.map].some((map) => map?.includes('$principal') === true)
+}
+
+function checkOptions (options: TransformOptions): PolicyOptionProblem[] {
+  const problems: PolicyOptionProblem[] = []
+  if (options.request === undefined && options.response === undefined) problems.push({ path: '', message: 'nothing to transform: give `request` or `response`' })
+  const sets: Array<[string, NameChanges | undefined]> = [['request/headers', options.request?.headers], ['request/query', options.request?.query], ['response/headers', options.response?.headers]]
+  for (const [path, changes] of sets) {
+    for (const [name, value] of Object.entries(changes?.set ?? {})) {
+      for (const message of templateProblems(value)) problems.push({ path: `${path}/set/${name}`, message })
+    }
+  }
+  for (const [path, map] of [['request/body/map', options.request?.body?.map], ['response/body/map', options.response?.body?.map]] as const) {
+    const problem = map === undefined ? undefined : mappingProblem(map)
+    if (problem !== undefined) problems.push({ path, message: `not a valid JSONata expression: ${problem}` })
+  }
+  return problems
+}
+
+/**
+ * Body and query changes need a route the gateway relays (the live proxy, a `type: proxy` service): an in-process
+ * handler has parsed its body and query before the chain runs, and answers without the body phase.
+ */
+function checkPlace (options: TransformOptions, config: GatewayConfig, place: PolicyPlace | undefined): PolicyOptionProblem[] {
+  if (place === undefined) return []
+  const relayed = config.services[place.service]?.type === 'proxy' || place.service === 'live'
+  if (relayed) return []
+  const needing = [options.request?.body && 'request/body', options.request?.query && 'request/query', options.response?.body && 'response/body'].filter((p) => typeof p === 'string')
+  return needing.map((path) => ({ path, message: 'body and query changes apply only on relayed routes (the live service, `type: proxy` services)' }))
+}
+
+/** One line: what the policy changes (for `lanegate routes` and `explain`). */
+export function describe (options: TransformOptions): string {
+  const parts: string[] = []
+  const side = (label: string, changes: Record<string, unknown> | undefined) => {
+    if (changes === undefined) return
+    for (const [part, value] of Object.entries(changes)) {
+      if (value === undefined) continue
+      parts.push(`${label} ${part}: ${Object.keys(value as object).join(', ')}`)
+    }
+  }
+  side('request', options.request)
+  side('response', options.response)
+  return parts.length === 0 ? 'no changes' : parts.join('; ')
+}
+
+export default transform

@@ -1,0 +1,56 @@
+import { Type, type Static } from '../../src/plugin/index.js'
+
+const NAME = '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+$'
+/** A dotted path into a JSON body: `order.lines.0.sku` (a number walks into an array). */
+const PATH = '^[^.]+(\\.[^.]+)*$'
+const TEMPLATE_DESCRIPTION = 'The value: text, where `{{principal.client_id}}`, `{{principal.subject}}`, `{{principal.organization_id}}`, `{{params.NAME}}` and `{{query.NAME}}` are replaced by the request\'s (principal fields need `auth` earlier in the chain).'
+
+const names = (what: string) => Type.Object({
+  set: Type.Optional(Type.Record(Type.String({ pattern: NAME }), Type.String({ pattern: '^[\\x20-\\x7e\\t]*$', description: TEMPLATE_DESCRIPTION }), {
+    description: `${what} set (replacing any value), by name.`,
+  })),
+  remove: Type.Optional(Type.Array(Type.String({ pattern: NAME, description: 'A name.' }), { uniqueItems: true, description: `${what} removed.` })),
+  rename: Type.Optional(Type.Record(Type.String({ pattern: NAME }), Type.String({ pattern: NAME, description: 'The new name.' }), {
+    description: `${what} renamed: old name → new name (absent ones are left alone).`,
+  })),
+}, { additionalProperties: false, minProperties: 1, description: `Changes to the ${what.toLowerCase()}: rename, then remove, then set.` })
+
+const jsonBody = (what: string) => Type.Object({
+  rename: Type.Optional(Type.Record(Type.String({ pattern: PATH }), Type.String({ pattern: PATH, description: 'The new dotted path.' }), {
+    description: `Fields of the ${what} moved: old dotted path → new dotted path (an absent field is left alone).`,
+  })),
+  remove: Type.Optional(Type.Array(Type.String({ pattern: PATH, description: 'A dotted path.' }), { uniqueItems: true, description: `Fields removed from the ${what}.` })),
+  set: Type.Optional(Type.Record(Type.String({ pattern: PATH }), Type.Unknown({ description: 'Any JSON value.' }), {
+    description: `Fields of the ${what} set to a JSON value, by dotted path (objects on the way are made).`,
+  })),
+  map: Type.Optional(Type.String({
+    minLength: 1,
+    description: `A JSONata expression (https://jsonata.org) giving the whole new ${what} from the old one; \`$principal\`, \`$params\`, \`$query\` (and \`$status\` on the response) are in scope. Runs after rename, remove and set.`,
+  })),
+}, { additionalProperties: false, minProperties: 1, description: `Changes to the JSON ${what}: rename, then remove, then set, then map.` })
+
+export const transformSchema = Type.Object({
+  max_body_bytes: Type.Integer({
+    minimum: 1,
+    maximum: 67108864,
+    default: 1048576,
+    description: 'Largest body read whole for a body transform, each way: a larger request is 413, a larger answer 502 `upstream_failure: too_large` (read no further).',
+  }),
+  request: Type.Optional(Type.Object({
+    headers: Type.Optional(names('Request headers')),
+    query: Type.Optional(names('Query parameters')),
+    body: Type.Optional(jsonBody('request body')),
+  }, { additionalProperties: false, minProperties: 1, description: 'Changes to the request before it is relayed.' })),
+  response: Type.Optional(Type.Object({
+    headers: Type.Optional(names('Response headers')),
+    body: Type.Optional(jsonBody('response body')),
+  }, { additionalProperties: false, minProperties: 1, description: 'Changes to the upstream\'s 2xx answer before the caller gets it.' })),
+}, {
+  description: 'Reshapes relayed requests and answers: headers, query parameters, and JSON bodies (fields, or a JSONata mapping).',
+  additionalProperties: false,
+})
+
+/** Options of the `transform` policy. */
+export type TransformOptions = Static<typeof transformSchema>
+export type NameChanges = NonNullable<NonNullable<TransformOptions['request']>['headers']>
+export type JsonBodyChanges = NonNullable<NonNullable<TransformOptions['request']>['body']>
