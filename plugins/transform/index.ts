@@ -5,6 +5,7 @@ import { applyNames, changeQuery, compileNames, templateProblems, usesPrincipal,
 import { requestBodyStep } from './request-body.js'
 import { responseBodyHook } from './response-body.js'
 import { compileReshape } from './reshape.js'
+import { formatsOf } from './formats.js'
 import { transformSchema, type NameChanges, type TransformOptions } from './schema.js'
 
 /**
@@ -31,11 +32,21 @@ const transform = definePolicy({
     const requestHeaders = compileNames(options.request?.headers, true)
     const query = compileNames(options.request?.query, false)
     const responseHeaders = compileNames(options.response?.headers, true)
-    const requestBody = compileReshape(options.request?.body)
-    const responseBody = compileReshape(options.response?.body)
+    const format = formatsOf(options)
+    const requestBody = options.request?.body
+    const responseBody = options.response?.body
     const changeHead = responseHeaders === undefined ? undefined : responseHeadHook(responseHeaders, context.principal)
-    const bodyStep = requestBody === undefined ? undefined : requestBodyStep(requestBody, options.max_body_bytes, context)
-    const answerHook = responseBody === undefined ? undefined : responseBodyHook(responseBody, context)
+    const bodyStep = requestBody === undefined ? undefined : requestBodyStep({
+      reshape: compileReshape(requestBody),
+      from: format(requestBody.from),
+      to: format(requestBody.to),
+      contentType: format(requestBody.to).contentType,
+    }, options.max_body_bytes, context)
+    const answerHook = responseBody === undefined ? undefined : responseBodyHook({
+      reshape: compileReshape(responseBody),
+      from: format(responseBody.from),
+      to: format(responseBody.to),
+    }, context)
 
     return function transformStep (request: FastifyRequest, reply: FastifyReply): StepOutcome | Promise<StepOutcome> {
       const principal = context.principal(request)

@@ -1,41 +1,60 @@
 import type { FastifyRequest } from 'fastify'
 import type { PolicyContext, StepOutcome } from '../../src/plugin/index.js'
 import { relayBodyLimit } from '../relay-body-limit.js'
+import { FormatError, type BodyFormat } from './formats.js'
 import { bindingsOf } from './mapping.js'
 import { isReshapeFailure, reshape, type Reshape, type ReshapeFailure } from './reshape.js'
 
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
+/** How the request body is read, changed and written. */
+export interface RequestBodyPlan {
+  readonly reshape: Reshape
+  readonly from: BodyFormat
+  readonly to: BodyFormat
+  /** The Content-Type sent upstream (the `to` format's, or the SOAP version's). */
+  readonly contentType: string
+  /** Wraps the changed value before it is written (the SOAP envelope); identity otherwise. */
+  readonly wrap?: (value: unknown, request: FastifyRequest) => unknown
+}
 
 /**
  * The request half of a body transform: a request that sends a body has it read whole (at most `max_body_bytes`
- * and the relaying service's own limit: 413 past it), parsed as JSON, reshaped, and the result sent upstream
- * instead (`setRequestBody`). A request without a body is relayed as it is.
+ * and the relaying service's own limit: 413 past it), read in its format, reshaped, written in the upstream's
+ * format and sent instead (`setRequestBody`). A request without a body is relayed as it is.
  */
-export function requestBodyStep (plan: Reshape, maxBodyBytes: number, context: PolicyContext): (request: FastifyRequest) => StepOutcome | Promise<StepOutcome> {
+export function requestBodyStep (plan: RequestBodyPlan, maxBodyBytes: number, context: PolicyContext): (request: FastifyRequest) => StepOutcome | Promise<StepOutcome> {
   const limit = Math.min(maxBodyBytes, relayBodyLimit(context) ?? Infinity)
   const refuse = (failure: ReshapeFailure) => context.refuse('transform_failed', {
     message: failure.message,
     fields: failure.position === undefined ? { location: 'body', path: failure.path } : { location: 'body', path: failure.path, position: failure.position },
   })
+  const unsupported = { message: `This route transforms a ${plan.from.name.toUpperCase()} body (${plan.from.contentType}) only.` }
 
   async function transformBody (request: FastifyRequest): Promise<StepOutcome> {
     const bytes = await context.readRequestBody(request, limit)
     if (bytes === undefined) return context.refuse('payload_too_large')
     let body: unknown
     try {
-      body = JSON.parse(bytes.toString('utf8'))
-    } catch {
-      return refuse({ path: '', message: 'The request body is not valid JSON.' })
+      body = plan.from.decode(bytes)
+    } catch (error) {
+      if (error instanceof FormatError) return refuse({ path: '', message: `The request body is ${error.message}.` })
+      throw error
     }
-    const result = await reshape(plan, body, () => bindingsOf(request, context.principal(request)))
+    const result = await reshape(plan.reshape, body, () => bindingsOf(request, context.principal(request)))
     if (isReshapeFailure(result)) return refuse(result)
-    context.setRequestBody(request, Buffer.from(JSON.stringify(result)), 'application/json')
+    let out: Buffer
+    try {
+      out = plan.to.encode(plan.wrap === undefined ? result : plan.wrap(result, request))
+    } catch (error) {
+      if (error instanceof FormatError) return refuse({ path: '', message: `The transformed body cannot be written as ${plan.to.name.toUpperCase()}: ${error.message}.` })
+      throw error
+    }
+    context.setRequestBody(request, out, plan.contentType)
   }
 
   return function requestBody (request) {
     if (!declaresBody(request)) return
     if (Number(request.headers['content-length'] ?? 0) > limit) return context.refuse('payload_too_large')
-    if (!JSON_TYPE.test(request.headers['content-type'] ?? '')) return context.refuse('unsupported_media_type', { message: 'This route transforms a JSON body (application/json) only.' })
+    if (!plan.from.accepts(request.headers['content-type'] ?? '')) return context.refuse('unsupported_media_type', unsupported)
     return transformBody(request)
   }
 }

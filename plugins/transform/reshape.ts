@@ -8,8 +8,7 @@ export interface Reshape {
   readonly mapping: Mapping | undefined
 }
 
-export function compileReshape (changes: JsonBodyChanges | undefined): Reshape | undefined {
-  if (changes === undefined) return undefined
+export function compileReshape (changes: JsonBodyChanges): Reshape {
   const hasFields = changes.rename !== undefined || changes.remove !== undefined || changes.set !== undefined
   return { fields: hasFields ? changes : undefined, mapping: changes.map === undefined ? undefined : compileMapping(changes.map) }
 }

@@ -15,7 +15,11 @@ const names = (what: string) => Type.Object({
   })),
 }, { additionalProperties: false, minProperties: 1, description: `Changes to the ${what.toLowerCase()}: rename, then remove, then set.` })
 
-const jsonBody = (what: string) => Type.Object({
+const Format = (description: string) => Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('xml')], { description }))
+
+const jsonBody = (what: string, from: string, to: string) => Type.Object({
+  from: Format(`The format ${from} sends: \`json\` (default) or \`xml\` (read into JSON as \`xml:\` describes).`),
+  to: Format(`The format ${to} gets: \`json\` (default) or \`xml\` (written from JSON as \`xml:\` describes).`),
   rename: Type.Optional(Type.Record(Type.String({ pattern: PATH }), Type.String({ pattern: PATH, description: 'The new dotted path.' }), {
     description: `Fields of the ${what} moved: old dotted path → new dotted path (an absent field is left alone).`,
   })),
@@ -27,7 +31,7 @@ const jsonBody = (what: string) => Type.Object({
     minLength: 1,
     description: `A JSONata expression (https://jsonata.org) giving the whole new ${what} from the old one; \`$principal\`, \`$params\`, \`$query\` (and \`$status\` on the response) are in scope. Runs after rename, remove and set.`,
   })),
-}, { additionalProperties: false, minProperties: 1, description: `Changes to the JSON ${what}: rename, then remove, then set, then map.` })
+}, { additionalProperties: false, minProperties: 1, description: `Changes to the ${what}: read (\`from\`), rename, remove, set, map, written (\`to\`).` })
 
 export const transformSchema = Type.Object({
   max_body_bytes: Type.Integer({
@@ -39,12 +43,25 @@ export const transformSchema = Type.Object({
   request: Type.Optional(Type.Object({
     headers: Type.Optional(names('Request headers')),
     query: Type.Optional(names('Query parameters')),
-    body: Type.Optional(jsonBody('request body')),
+    body: Type.Optional(jsonBody('request body', 'the caller', 'the upstream')),
   }, { additionalProperties: false, minProperties: 1, description: 'Changes to the request before it is relayed.' })),
   response: Type.Optional(Type.Object({
     headers: Type.Optional(names('Response headers')),
-    body: Type.Optional(jsonBody('response body')),
+    body: Type.Optional(jsonBody('response body', 'the upstream', 'the caller')),
   }, { additionalProperties: false, minProperties: 1, description: 'Changes to the upstream\'s 2xx answer before the caller gets it.' })),
+  xml: Type.Object({
+    attribute_prefix: Type.String({ default: '@', maxLength: 8, description: 'Prefix of the JSON keys that are XML attributes (`@id`).' }),
+    text_key: Type.String({ default: '#text', minLength: 1, maxLength: 32, description: 'JSON key of an element\'s text when it also has attributes.' }),
+    arrays: Type.Array(Type.String({ pattern: PATH, description: 'A dotted element path from the root (`Envelope.Body.Items.Item`).' }), {
+      uniqueItems: true,
+      default: [],
+      description: 'Elements that are always JSON arrays, even when they occur once (a repeated element always is).',
+    }),
+    namespaces: Type.Union([Type.Literal('keep'), Type.Literal('strip')], {
+      default: 'keep',
+      description: '`keep`: names keep their prefix (`s:Body`) and `xmlns` attributes stay; `strip`: prefixes and `xmlns` attributes are dropped.',
+    }),
+  }, { additionalProperties: false, default: {}, description: 'How XML bodies map to JSON and back (`from: xml` / `to: xml`).' }),
 }, {
   description: 'Reshapes relayed requests and answers: headers, query parameters, and JSON bodies (fields, or a JSONata mapping).',
   additionalProperties: false,
