@@ -68,3 +68,8 @@ export function formatsOf (options: TransformOptions): (name: 'json' | 'xml' | u
     return xml
   }
 }
+
+/** The SOAP answer's format: XML with namespace prefixes stripped (the envelope's prefix is the server's choice). */
+export function soapAnswerFormat (options: TransformOptions): BodyFormat {
+  return xmlFormat(xmlCodec({ ...options.xml, namespaces: 'strip' }))
+}

@@ -1,11 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { definePolicy, type GatewayConfig, type PolicyOptionProblem, type PolicyPlace, type Principal, type ResponseHead, type ResponseHeadHook, type StepOutcome } from '../../src/plugin/index.js'
+import { definePolicy, type GatewayConfig, type PolicyContext, type PolicyOptionProblem, type PolicyPlace, type Principal, type ResponseHead, type ResponseHeadHook, type StepOutcome } from '../../src/plugin/index.js'
 import { mappingProblem } from './mapping.js'
 import { applyNames, changeQuery, compileNames, templateProblems, usesPrincipal, type CompiledNames } from './names.js'
 import { requestBodyStep } from './request-body.js'
 import { responseBodyHook } from './response-body.js'
 import { compileReshape } from './reshape.js'
-import { formatsOf } from './formats.js'
+import { formatsOf, soapAnswerFormat } from './formats.js'
+import type { RequestBodyPlan } from './request-body.js'
+import type { ResponseBodyPlan } from './response-body.js'
+import { soapActionHeader, soapContentType, soapEnvelope, soapUnwrap } from './soap.js'
 import { transformSchema, type NameChanges, type TransformOptions } from './schema.js'
 
 /**
@@ -23,7 +26,7 @@ const transform = definePolicy({
   schema: transformSchema,
   requires: (options) => principalNeeded(options) ? ['auth'] : [],
   summarize: (options) => describe(options),
-  refusals: (options) => options.request?.body === undefined ? [] : ['transform_failed', 'payload_too_large', 'unsupported_media_type'],
+  refusals: (options) => options.request?.body === undefined && options.soap === undefined ? [] : ['transform_failed', 'payload_too_large', 'unsupported_media_type'],
   explain: (options) => options.request?.body === undefined
     ? { outcome: 'pass', note: describe(options) }
     : { outcome: 'depends', status: 400, code: 'transform_failed', note: `depends on the request body fitting the changes; ${describe(options)}` },
@@ -32,25 +35,16 @@ const transform = definePolicy({
     const requestHeaders = compileNames(options.request?.headers, true)
     const query = compileNames(options.request?.query, false)
     const responseHeaders = compileNames(options.response?.headers, true)
-    const format = formatsOf(options)
-    const requestBody = options.request?.body
-    const responseBody = options.response?.body
+    const bodies = bodyPlans(options, context)
     const changeHead = responseHeaders === undefined ? undefined : responseHeadHook(responseHeaders, context.principal)
-    const bodyStep = requestBody === undefined ? undefined : requestBodyStep({
-      reshape: compileReshape(requestBody),
-      from: format(requestBody.from),
-      to: format(requestBody.to),
-      contentType: format(requestBody.to).contentType,
-    }, options.max_body_bytes, context)
-    const answerHook = responseBody === undefined ? undefined : responseBodyHook({
-      reshape: compileReshape(responseBody),
-      from: format(responseBody.from),
-      to: format(responseBody.to),
-    }, context)
+    const bodyStep = bodies.request === undefined ? undefined : requestBodyStep(bodies.request, options.max_body_bytes, context)
+    const answerHook = bodies.response === undefined ? undefined : responseBodyHook(bodies.response, context)
+    const soapAction = options.soap === undefined ? undefined : soapActionHeader(options.soap)
 
     return function transformStep (request: FastifyRequest, reply: FastifyReply): StepOutcome | Promise<StepOutcome> {
       const principal = context.principal(request)
       if (requestHeaders !== undefined) applyNames(requestHeaders, headerTarget(request), request, principal)
+      if (soapAction !== undefined) request.raw.headers.soapaction = soapAction
       if (query !== undefined) request.raw.url = changeQuery(request.raw.url ?? '', query, request, principal)
       if (changeHead !== undefined) context.onResponseHead(reply, changeHead)
       if (answerHook !== undefined) context.onResponseBody(reply, answerHook, options.max_body_bytes)
@@ -58,6 +52,43 @@ const transform = definePolicy({
     }
   },
 })
+
+/**
+ * The body plans of the options: what the request and the answer are read as, changed by and written as. With
+ * `soap`, both exist even without body changes: every call is an envelope sent by POST (a GET's parameters
+ * reach the Body through a mapping), and the answer's Body content (or Fault) is what the caller gets.
+ */
+function bodyPlans (options: TransformOptions, context: PolicyContext): { request?: RequestBodyPlan, response?: ResponseBodyPlan } {
+  const format = formatsOf(options)
+  const requestBody = options.request?.body
+  const responseBody = options.response?.body
+  const soap = options.soap
+  if (soap === undefined) {
+    return {
+      request: requestBody === undefined ? undefined : { reshape: compileReshape(requestBody), from: format(requestBody.from), to: format(requestBody.to), contentType: format(requestBody.to).contentType },
+      response: responseBody === undefined ? undefined : { reshape: compileReshape(responseBody), from: format(responseBody.from), to: format(responseBody.to) },
+    }
+  }
+  const xml = options.xml
+  return {
+    request: {
+      reshape: compileReshape(requestBody ?? {}),
+      from: format(requestBody?.from),
+      to: format('xml'),
+      contentType: soapContentType(soap),
+      method: 'POST',
+      path: '',
+      always: true,
+      wrap: soapEnvelope(soap, xml.attribute_prefix),
+    },
+    response: {
+      reshape: compileReshape(responseBody ?? {}),
+      from: soapAnswerFormat(options),
+      to: format(responseBody?.to),
+      unwrap: soapUnwrap(context, xml.attribute_prefix, xml.text_key),
+    },
+  }
+}
 
 function headerTarget (request: FastifyRequest) {
   const headers = request.raw.headers
@@ -92,7 +123,11 @@ function principalNeeded (options: TransformOptions): boolean {
 
 function checkOptions (options: TransformOptions): PolicyOptionProblem[] {
   const problems: PolicyOptionProblem[] = []
-  if (options.request === undefined && options.response === undefined) problems.push({ path: '', message: 'nothing to transform: give `request` or `response`' })
+  if (options.request === undefined && options.response === undefined && options.soap === undefined) problems.push({ path: '', message: 'nothing to transform: give `request`, `response` or `soap`' })
+  if (options.soap !== undefined) {
+    if (options.request?.body?.to !== undefined) problems.push({ path: 'request/body/to', message: 'with `soap` the upstream gets a SOAP envelope: leave `to` out' })
+    if (options.response?.body?.from !== undefined) problems.push({ path: 'response/body/from', message: 'with `soap` the upstream answers a SOAP envelope: leave `from` out' })
+  }
   const sets: Array<[string, NameChanges | undefined]> = [['request/headers', options.request?.headers], ['request/query', options.request?.query], ['response/headers', options.response?.headers]]
   for (const [path, changes] of sets) {
     for (const [name, value] of Object.entries(changes?.set ?? {})) {
@@ -114,7 +149,7 @@ function checkPlace (options: TransformOptions, config: GatewayConfig, place: Po
   if (place === undefined) return []
   const relayed = config.services[place.service]?.type === 'proxy' || place.service === 'live'
   if (relayed) return []
-  const needing = [options.request?.body && 'request/body', options.request?.query && 'request/query', options.response?.body && 'response/body'].filter((p) => typeof p === 'string')
+  const needing = [options.request?.body && 'request/body', options.request?.query && 'request/query', options.response?.body && 'response/body', options.soap && 'soap'].filter((p) => typeof p === 'string')
   return needing.map((path) => ({ path, message: 'body and query changes apply only on relayed routes (the live service, `type: proxy` services)' }))
 }
 
@@ -130,6 +165,7 @@ export function describe (options: TransformOptions): string {
   }
   side('request', options.request)
   side('response', options.response)
+  if (options.soap !== undefined) parts.push(`SOAP ${options.soap.version} ${options.soap.operation} (${options.soap.namespace})`)
   return parts.length === 0 ? 'no changes' : parts.join('; ')
 }
 

@@ -12,6 +12,12 @@ export interface RequestBodyPlan {
   readonly to: BodyFormat
   /** The Content-Type sent upstream (the `to` format's, or the SOAP version's). */
   readonly contentType: string
+  /** The path sent upstream (SOAP: `''`, the target's URL); the caller's when absent. */
+  readonly path?: string
+  /** The method sent upstream (SOAP: POST); the caller's when absent. */
+  readonly method?: string
+  /** Build a body from `{}` when the caller sent none (SOAP: a GET becomes a call); else no body is relayed as it is. */
+  readonly always?: boolean
   /** Wraps the changed value before it is written (the SOAP envelope); identity otherwise. */
   readonly wrap?: (value: unknown, request: FastifyRequest) => unknown
 }
@@ -30,7 +36,7 @@ export function requestBodyStep (plan: RequestBodyPlan, maxBodyBytes: number, co
   const unsupported = { message: `This route transforms a ${plan.from.name.toUpperCase()} body (${plan.from.contentType}) only.` }
 
   async function transformBody (request: FastifyRequest): Promise<StepOutcome> {
-    const bytes = await context.readRequestBody(request, limit)
+    const bytes = declaresBody(request) ? await context.readRequestBody(request, limit) : Buffer.from('{}')
     if (bytes === undefined) return context.refuse('payload_too_large')
     let body: unknown
     try {
@@ -48,11 +54,11 @@ export function requestBodyStep (plan: RequestBodyPlan, maxBodyBytes: number, co
       if (error instanceof FormatError) return refuse({ path: '', message: `The transformed body cannot be written as ${plan.to.name.toUpperCase()}: ${error.message}.` })
       throw error
     }
-    context.setRequestBody(request, out, plan.contentType)
+    context.setRequestBody(request, out, { contentType: plan.contentType, method: plan.method, path: plan.path })
   }
 
   return function requestBody (request) {
-    if (!declaresBody(request)) return
+    if (!declaresBody(request)) return plan.always === true ? transformBody(request) : undefined
     if (Number(request.headers['content-length'] ?? 0) > limit) return context.refuse('payload_too_large')
     if (!plan.from.accepts(request.headers['content-type'] ?? '')) return context.refuse('unsupported_media_type', unsupported)
     return transformBody(request)

@@ -13,7 +13,9 @@ export interface ResponseBodyPlan {
    * Takes the decoded answer apart before it is reshaped (the SOAP envelope: its Body's content, or a Fault as an
    * error); any status. Absent: only a 2xx with a body is transformed.
    */
-  readonly unwrap?: (value: unknown, answer: UpstreamAnswer) => unknown
+  readonly unwrap?: (value: unknown, answer: UpstreamAnswer) => { value: unknown } | Refusal | undefined
+  /** The Content-Type of the written answer; the `to` format's when absent. */
+  readonly contentType?: string
 }
 
 /**
@@ -24,7 +26,7 @@ export interface ResponseBodyPlan {
  * never shown to the caller.
  */
 export function responseBodyHook (plan: ResponseBodyPlan, context: PolicyContext): ResponseBodyHook {
-  const contentType = plan.to.name === 'json' ? 'application/json; charset=utf-8' : 'application/xml; charset=utf-8'
+  const contentType = plan.contentType ?? (plan.to.name === 'json' ? 'application/json; charset=utf-8' : 'application/xml; charset=utf-8')
   return async function transformAnswer (answer: UpstreamAnswer, request: FastifyRequest) {
     const wrapped = plan.unwrap !== undefined
     if (answer.body.length === 0 || (!wrapped && (answer.status < 200 || answer.status >= 300))) return undefined
@@ -38,8 +40,9 @@ export function responseBodyHook (plan: ResponseBodyPlan, context: PolicyContext
       throw error
     }
     if (plan.unwrap !== undefined) {
-      body = plan.unwrap(body, answer)
-      if (body instanceof Error) return body as Refusal
+      const unwrapped = plan.unwrap(body, answer)
+      if (unwrapped === undefined || unwrapped instanceof Error) return unwrapped
+      body = unwrapped.value
     }
     const result = await reshape(plan.reshape, body, () => bindingsOf(request, context.principal(request), answer.status))
     if (isReshapeFailure(result)) return protocolFailure(context, `The upstream's answer could not be transformed: ${result.message} (path "${result.path}").`)

@@ -49,6 +49,12 @@ export const transformSchema = Type.Object({
     headers: Type.Optional(names('Response headers')),
     body: Type.Optional(jsonBody('response body', 'the upstream', 'the caller')),
   }, { additionalProperties: false, minProperties: 1, description: 'Changes to the upstream\'s 2xx answer before the caller gets it.' })),
+  soap: Type.Optional(Type.Object({
+    version: Type.Union([Type.Literal('1.1'), Type.Literal('1.2')], { description: 'SOAP version: `1.1` (text/xml, SOAPAction header) or `1.2` (application/soap+xml with an `action` parameter).' }),
+    namespace: Type.String({ minLength: 1, description: 'The namespace of the operation element (the WSDL\'s target namespace).' }),
+    operation: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_.-]*$', description: 'The operation called: the name of the Body\'s element.' }),
+    action: Type.Optional(Type.String({ pattern: '^[\\x21\\x23-\\x7e]*$', description: 'The SOAP action (the WSDL\'s soapAction): the SOAPAction header with 1.1, the `action` media-type parameter with 1.2.' })),
+  }, { additionalProperties: false, description: 'Calls a SOAP operation: the (reshaped) JSON request becomes the envelope\'s Body, sent by POST; the answer\'s Body content becomes JSON; a Fault becomes upstream_error.' })),
   xml: Type.Object({
     attribute_prefix: Type.String({ default: '@', maxLength: 8, description: 'Prefix of the JSON keys that are XML attributes (`@id`).' }),
     text_key: Type.String({ default: '#text', minLength: 1, maxLength: 32, description: 'JSON key of an element\'s text when it also has attributes.' }),

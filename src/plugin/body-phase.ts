@@ -15,18 +15,32 @@ import { hooksOfRequest, responseHooksOf, type ResponseBodyHooks } from './respo
  * A request whose chain used neither relays as it always did, streaming: one property read decides.
  */
 
+/** How a replaced request body is sent (`context.setRequestBody`). */
+export interface RequestBodyOptions {
+  /** The `content-type` sent with it. */
+  readonly contentType?: string
+  /** The method sent upstream instead of the caller's (a SOAP call is a POST whatever the caller used). */
+  readonly method?: string
+  /**
+   * The path and query below the target's URL sent instead of the caller's; `''` is the target's URL itself (a
+   * SOAP endpoint). Only where the answer is read whole (`onResponseBody`): else the caller's path goes.
+   */
+  readonly path?: string
+}
+
 /**
- * Sends `body` upstream instead of the caller's body (which the step has read), with `contentType` when given.
- * The request's `content-length` is set to its size and `transfer-encoding` dropped, so the relay and any later
- * step see the body that will be sent.
+ * Sends `body` upstream instead of the caller's body (which the step has read). The request's `content-length` is
+ * set to its size and `transfer-encoding` dropped, so the relay and any later step see the body that will be sent.
  */
-export function setRequestBody (request: FastifyRequest, body: Buffer, contentType?: string): void {
+export function setRequestBody (request: FastifyRequest, body: Buffer, options: RequestBodyOptions = {}): void {
   const hooks = hooksOfRequest(request)
   hooks.requestBody = body
+  if (options.method !== undefined) hooks.requestMethod = options.method
+  if (options.path !== undefined) hooks.requestPath = options.path
   const headers = request.raw.headers
   delete headers['transfer-encoding']
   headers['content-length'] = String(body.length)
-  if (contentType !== undefined) headers['content-type'] = contentType
+  if (options.contentType !== undefined) headers['content-type'] = options.contentType
 }
 
 /**
@@ -45,6 +59,8 @@ export function addResponseBodyHook (reply: FastifyReply, hook: ResponseBodyHook
 /** What the relaying service must honour for `request`: a replaced request body, response body hooks; or nothing. */
 export interface BodyPhase {
   readonly requestBody: Buffer | undefined
+  readonly requestMethod: string | undefined
+  readonly requestPath: string | undefined
   readonly response: ResponseBodyHooks | undefined
 }
 
@@ -52,7 +68,7 @@ export interface BodyPhase {
 export function bodyPhaseOf (request: FastifyRequest): BodyPhase | undefined {
   const hooks = responseHooksOf(request)
   if (hooks === undefined || (hooks.requestBody === undefined && hooks.body === undefined)) return undefined
-  return { requestBody: hooks.requestBody, response: hooks.body }
+  return { requestBody: hooks.requestBody, requestMethod: hooks.requestMethod, requestPath: hooks.requestPath, response: hooks.body }
 }
 
 /**

@@ -22,6 +22,7 @@ export type { EnvelopeName } from '../errors/envelopes.js'
 export type { ErrorCode } from '../errors/catalogue.js'
 export type { ClientCertificate } from './client-certificate.js'
 export type { ReplacedAnswer, ResponseBodyHook, UpstreamAnswer } from './body-hook.js'
+export type { RequestBodyOptions } from './body-phase.js'
 /** TypeBox, to declare options once: `Type.Object({...})` is the JSON Schema, `Static<typeof X>` its type. */
 export { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox'
 export { bearerChallenge, defaultRealm } from './bearer-challenge.js'

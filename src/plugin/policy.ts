@@ -10,6 +10,7 @@ import type { LimiterHandle } from './limiter.js'
 import type { Principal } from './request-state.js'
 import type { ResponseHeadHook, ResponseSentHook } from './response-phase.js'
 import type { ResponseBodyHook } from './body-hook.js'
+import type { RequestBodyOptions } from './body-phase.js'
 import type { PolicyStep, Refusal, StepOutcome } from './step.js'
 import type { TokenVerifierView } from './tokens.js'
 import type { ApiKeyVerifierView } from './api-keys.js'
@@ -96,10 +97,10 @@ export interface PolicyContext<Codes extends string = string> {
    */
   readRequestBody (request: FastifyRequest, limit: number): Promise<Buffer | undefined>
   /**
-   * Body phase: on a relayed route (live, `type: proxy`), `body` is sent upstream instead of the caller's body,
-   * with this `content-type` when given (`content-length` is set to its size).
+   * Body phase: on a relayed route (live, `type: proxy`), `body` is sent upstream instead of the caller's body
+   * (`content-length` is set to its size), with `options.contentType` and by `options.method` when given.
    */
-  setRequestBody (request: FastifyRequest, body: Buffer, contentType?: string): void
+  setRequestBody (request: FastifyRequest, body: Buffer, options?: RequestBodyOptions): void
   /**
    * Body phase: on a relayed route, the upstream's answer is read whole (at most `maxBodyBytes`, else 502
    * `upstream_error` with `upstream_failure: too_large`) and `hook` decides what the caller gets. Build `hook` in

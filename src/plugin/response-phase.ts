@@ -83,6 +83,10 @@ export interface ResponseHooks {
   capturedBytes: number
   /** The body a step set to send upstream instead of the caller's (`context.setRequestBody`; body-phase.ts). */
   requestBody: Buffer | undefined
+  /** The method sent upstream instead of the caller's (`context.setRequestBody`). */
+  requestMethod: string | undefined
+  /** The path sent upstream instead of the caller's (`context.setRequestBody`). */
+  requestPath: string | undefined
   /** The hooks that take a relayed answer whole (`context.onResponseBody`; body-phase.ts), with their bound. */
   body: ResponseBodyHooks | undefined
 }
@@ -105,7 +109,7 @@ export function hooksOfRequest (request: FastifyRequest): ResponseHooks {
   const gw = request.gw as WithHooks
   let hooks = gw.response
   if (hooks === undefined) {
-    hooks = { head: undefined, sent: undefined, relayed: undefined, captured: undefined, capturedBytes: 0, requestBody: undefined, body: undefined }
+    hooks = { head: undefined, sent: undefined, relayed: undefined, captured: undefined, capturedBytes: 0, requestBody: undefined, requestMethod: undefined, requestPath: undefined, body: undefined }
     gw.response = hooks
   }
   return hooks

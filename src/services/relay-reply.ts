@@ -26,9 +26,10 @@ export async function relayCallerRequest (request: FastifyRequest, reply: Fastif
   // The chain has run: a request with response hooks may have its relayed body copied for them (`captureBody`).
   const hooks = responseHooksOf(request)
   // A policy that reads the answer whole (`onResponseBody`) gets it from a buffered call instead of the stream.
-  if (hooks?.body !== undefined) return relayWithBodyHooks(request, reply, upstream, path, limits, { requestBody: hooks.requestBody, response: hooks.body })
+  if (hooks?.body !== undefined) return relayWithBodyHooks(request, reply, upstream, path, limits, { requestBody: hooks.requestBody, requestMethod: hooks.requestMethod, requestPath: hooks.requestPath, response: hooks.body })
   await relayUpstream(upstream, {
     body: hooks?.requestBody,
+    method: hooks?.requestMethod,
     req: request.raw,
     res: reply.raw,
     path,

@@ -36,8 +36,8 @@ export async function relayWithBodyHooks (request: FastifyRequest, reply: Fastif
   headers['accept-encoding'] = 'identity'
   const { timeouts } = upstream.settings
   const answer = await callUpstream(upstream, {
-    method: (request.method as Dispatcher.HttpMethod),
-    path,
+    method: (phase.requestMethod ?? request.method) as Dispatcher.HttpMethod,
+    path: phase.requestPath ?? path,
     headers: headers as Record<string, string>,
     body,
     timeoutMs: timeouts.response_ms + timeouts.body_idle_ms,

@@ -11,7 +11,7 @@ import type { Upstream } from './upstream.js'
 /** A request the gateway makes on its own behalf (fan-out's lane calls, timeseries queries). */
 export interface CallInput {
   method: Dispatcher.HttpMethod
-  /** Path and query below the target's base path, starting with `/`. */
+  /** Path and query below the target's base path, starting with `/`; `''` for the target's URL itself. */
   path: string
   /** Request headers; `host` and the upstream's credential (`authorization`) are set by the engine. */
   headers?: Record<string, string>
@@ -93,7 +93,8 @@ async function attempt (upstream: Upstream, target: Target, input: CallInput, he
   try {
     let answer: Dispatcher.ResponseData
     try {
-      answer = await target.pool.request({ path: target.basePath + input.path, method: input.method, headers, body: input.body, signal })
+      // A call to the target's URL itself (path '') on a target without a path asks for '/'.
+      answer = await target.pool.request({ path: target.basePath + input.path || '/', method: input.method, headers, body: input.body, signal })
     } catch (error) {
       throw unreachableError(label, timedOut(signal) ? 'timeout' : failureKindOf(error), error)
     }

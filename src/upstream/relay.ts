@@ -39,6 +39,8 @@ export interface RelayInput {
   takeOver: (upstreamHeaders: UpstreamHeaders, status: number) => OutgoingHttpHeaders | undefined
   /** Sent instead of the caller's body (a policy replaced it; `content-length` already says its size); usually absent. */
   body?: Buffer
+  /** Sent instead of the caller's method (a policy changed it with the body); usually absent. */
+  method?: string
   /** Sees each body chunk relayed to the caller (a response hook's copy of the body); usually absent. */
   observeChunk?: (chunk: Buffer) => void
 }
@@ -113,11 +115,11 @@ function startAttempt (attempt: Attempt): void {
   const body = attempt.requestBody()
   target.pool.dispatch({
     path: target.basePath + input.path,
-    method: input.req.method ?? 'GET',
+    method: input.method ?? input.req.method ?? 'GET',
     headers: attempt.headers,
     body,
     // Writes are never sent twice, even when a kept-alive connection turns out to be closed.
-    idempotent: input.req.method === 'GET' || input.req.method === 'HEAD',
+    idempotent: input.method === undefined && (input.req.method === 'GET' || input.req.method === 'HEAD'),
     // undici's timers are backstops: the attempt runs its own (response_ms to the answer's head, then body_idle_ms,
     // or stream_idle_ms for an event stream, which only the head tells apart). Without a request body those cover
     // the whole exchange, so undici's are off (0): each was a timer object of undici's per request, kept in its

@@ -200,7 +200,7 @@ t.test('options are checked at load with their YAML path: a JSONata syntax error
   t.equal(error.message, [
     'gateway.yaml: 3 configuration errors',
     '  gateway.yaml:67 services.pricing.routes.names.policies[0].transform.request.headers.set.x-sku: unknown placeholder {{principal.email}} (known: subject, client_id, organization_id, token_type)',
-    '  gateway.yaml:73 services.pricing.routes.small.policies[0].transform: nothing to transform: give `request` or `response`',
+    '  gateway.yaml:73 services.pricing.routes.small.policies[0].transform: nothing to transform: give `request`, `response` or `soap`',
     '  gateway.yaml:83 services.pricing.routes.failing.policies[0].transform.request.body.map: not a valid JSONata expression: Expected ")" before end of expression at character 8 ((end))',
   ].join('\n'))
 })
