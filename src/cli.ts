@@ -28,6 +28,7 @@ Commands:
   user-token   Mint a user token from the development user-token issuer
   routes       List every served method and path with its service, envelope and policy chain
   explain      Say what a route's policy chain would do for a client (which step refuses, or that it passes)
+  transform    Try a route's transform policy on a sample request body or upstream answer (nothing is sent)
   loadtest     Load-test a route of a running gateway with autocannon (gets and refreshes its own token)
   help <cmd>   Show a command's options
 
@@ -86,6 +87,10 @@ export async function main (argv: string[]): Promise<number | undefined> {
       console.log(topic === 'reload' ? usage.RELOAD_USAGE : usage.STOP_USAGE)
       return 0
     }
+    if (topic === 'transform') {
+      console.log((await import('./commands/transform.js')).transformCommand.usage)
+      return 0
+    }
     if (topic === 'loadtest') {
       const { LOADTEST_USAGE } = await import('./loadtest/options.js')
       console.log(LOADTEST_USAGE)
@@ -94,7 +99,7 @@ export async function main (argv: string[]): Promise<number | undefined> {
     console.log(HELP[topic] ?? HELP[''])
     return 0
   }
-  if ((rest.includes('--help') || rest.includes('-h')) && (command === 'routes' || command === 'explain' || command === 'reload' || command === 'stop')) return main(['help', command])
+  if ((rest.includes('--help') || rest.includes('-h')) && (command === 'routes' || command === 'explain' || command === 'reload' || command === 'stop' || command === 'transform')) return main(['help', command])
   if ((rest.includes('--help') || rest.includes('-h')) && command !== 'loadtest') {
     console.log(HELP[command] ?? HELP[''])
     return 0
@@ -109,6 +114,7 @@ export async function main (argv: string[]): Promise<number | undefined> {
     case 'routes': return (await import('./cli/describe-commands.js')).routesCommand(rest)
     case 'explain': return (await import('./cli/describe-commands.js')).explainCommand(rest)
     case 'loadtest': return (await import('./loadtest/cli.js')).loadtestCommand(rest)
+    case 'transform': return (await import('./commands/transform.js')).transformCommand.run(rest)
     default:
       console.error(`unknown command "${command}"\n\n${HELP['']}`)
       return 1

@@ -160,7 +160,8 @@ export function describe (options: TransformOptions): string {
     if (changes === undefined) return
     for (const [part, value] of Object.entries(changes)) {
       if (value === undefined) continue
-      parts.push(`${label} ${part}: ${Object.keys(value as object).join(', ')}`)
+      const changes = Object.entries(value as Record<string, unknown>).map(([key, change]) => key === 'map' ? `map ${String(change)}` : ['from', 'to'].includes(key) ? `${key} ${String(change)}` : key)
+      parts.push(`${label} ${part}: ${changes.join(', ')}`)
     }
   }
   side('request', options.request)
