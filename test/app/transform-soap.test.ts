@@ -100,3 +100,19 @@ t.test('a SOAP answer that is not an envelope is 502 protocol; a mapping failure
   t.same({ status: notJson.statusCode, body: notJson.json() }, { status: 400, body: { error: 'transform_failed', location: 'body', path: '', message: 'The request body is not valid JSON.' } })
   t.same(backend.seen.map((s) => [s.method, s.url]), [['POST', '/']], 'one call, by POST to the target\'s URL')
 })
+
+t.test('/openapi.json gives a relayed route the JSON shape its request-validation declares (the SOAP store demo)', async (t) => {
+  const { readFile } = await import('node:fs/promises')
+  const { repoPath } = await import('../helpers/paths.js')
+  const yaml = (await readFile(repoPath('examples/gateway.soap-store.yaml'), 'utf8')).replace('${LANEGATE_ADMIN_PORT:-9464}', '0')
+  const gw = await buildTestApp({ yaml })
+  t.teardown(() => gw.close())
+  const res = await gw.app.inject({ url: '/openapi.json' })
+  const paths = (res.json() as { paths: Record<string, Record<string, { requestBody?: unknown }>> }).paths
+  t.same(paths['/store-api/v1/items/{sku}/reservations']?.post?.requestBody, {
+    required: true,
+    description: 'Checked against the route\'s request-validation schema before it is relayed.',
+    content: { 'application/json': { schema: { type: 'object', required: ['quantity'], additionalProperties: false, properties: { quantity: { type: 'integer', minimum: 1 } } } } },
+  })
+  t.equal(paths['/store-api/v1/items/{sku}']?.get?.requestBody, undefined, 'a GET declares no body')
+})
