@@ -221,3 +221,18 @@ t.test('body and query changes on a route the gateway answers itself are refused
   const headersOnly = await buildTestApp({ yaml: demo.replace(line, 'content_list: [ { scope: { all: [engage:content.view] } }, { transform: { response: { headers: { set: { x-served-by: lanegate } } } } } ]') })
   await headersOnly.close()
 })
+
+t.test('on the live service too: a lane\'s JSON answer is reshaped on its way to the caller', async (t) => {
+  const { apiKeyConfig } = await import('../helpers/api-key-config.js')
+  const lane = await startBackend(t, 'lane')
+  lane.handle(json(200, { ITEM_NO: 'a1', QTY_ON_HAND: '7' }))
+  const yaml = apiKeyConfig({ hashes, backend: lane.url, live: true })
+    .replace('        - organization: { param: store_org_id, not_found: true }\n', `        - organization: { param: store_org_id, not_found: true }
+        - transform: { response: { body: { map: '{ "sku": ITEM_NO, "on_hand": $number(QTY_ON_HAND) }' } } }\n`)
+  t.match(yaml, /transform: \{ response/)
+  const gw = await buildTestApp({ yaml })
+  t.teardown(() => gw.close())
+  const res = await gw.app.inject({ url: '/v1/stores/org_store_001/live/items/a1', headers: { 'x-api-key': KEYS.till } })
+  t.same({ status: res.statusCode, body: res.json() }, { status: 200, body: { sku: 'a1', on_hand: 7 } })
+  t.equal(lane.seen[0]?.url, '/items/a1')
+})
