@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { definePolicy, optionSchemaProblems, type ValidateFunction, type PolicyOptionProblem, type StepOutcome } from '../../src/plugin/index.js'
-import { readBodyAndKeepIt } from './read-body.js'
 import { requestValidationSchema } from './schema.js'
 import { compilePart, failureOf, type Failure, type Part } from './validators.js'
 
@@ -52,7 +51,7 @@ const requestValidation = definePolicy({
       if (!JSON_TYPE.test(request.headers['content-type'] ?? '')) {
         return context.refuse('unsupported_media_type', { message: 'This route accepts a JSON body (application/json) only.' })
       }
-      return readBodyAndKeepIt(request.raw, limit).then(function bodyRead (bytes) {
+      return context.readRequestBody(request, limit).then(function bodyRead (bytes) {
         if (bytes === undefined) return context.refuse('payload_too_large')
         return checkBody(body, bytes, refuse)
       })

@@ -26,6 +26,7 @@ export const lanegateErrorCodes = {
   request_timeout: { status: 408, text: 'The request was not received in time.' },
   header_too_large: { status: 431, text: 'Request header fields too large.' },
   unsupported_media_type: { status: 415 },
+  transform_failed: { status: 400 },
   validation_failed: { status: 422 },
   internal_error: { status: 500, text: 'Internal server error.' },
   service_unavailable: { status: 503, text: 'The gateway is shutting down or a dependency is unavailable; retry shortly.' },

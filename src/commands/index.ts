@@ -6,6 +6,7 @@ import { reload } from './reload.js'
 import { routes } from './routes.js'
 import { start } from './start.js'
 import { stop } from './stop.js'
+import { transformCommand } from './transform.js'
 import { userToken } from './user-token.js'
 import { validate } from './validate.js'
 
@@ -13,7 +14,7 @@ import { validate } from './validate.js'
  * Every `lanegate` subcommand, in the order `lanegate --help` lists them. A command file imports at its top only
  * what its usage needs and loads what it runs inside `run`, so that listing them all stays cheap.
  */
-export const COMMANDS: readonly Command[] = [start, reload, stop, validate, hashSecret, userToken, routes, explain, loadtest]
+export const COMMANDS: readonly Command[] = [start, reload, stop, validate, hashSecret, userToken, routes, explain, transformCommand, loadtest]
 
 /** The command named `name`, if there is one. */
 export function findCommand (name: string): Command | undefined {

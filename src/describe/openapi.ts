@@ -103,8 +103,12 @@ function serviceOperation (row: ServedRoute, method: string, several: boolean): 
   if (parameters.length > 0) operation.parameters = parameters
   operation.security = securityOf(row)
   const body = typeof row.declaration?.body === 'function' && row.settings !== undefined ? row.declaration.body(row.settings) : row.declaration?.body
+  const validated = validatedBody(row)
   if (body !== undefined && typeof body !== 'function') {
     operation.requestBody = { required: true, content: { 'application/json': { schema: body } } }
+  } else if (validated !== undefined && method !== 'GET' && method !== 'HEAD') {
+    // A relayed route that declares its JSON shape (request-validation's body schema): what callers must send.
+    operation.requestBody = { required: true, description: 'Checked against the route\'s request-validation schema before it is relayed.', content: { 'application/json': { schema: validated } } }
   } else if (row.declaration?.rawBody === true && method !== 'GET') {
     operation.requestBody = { required: false, description: 'Relayed upstream as it is (streamed, never parsed).', content: { '*/*': { schema: {} } } }
   }
@@ -115,6 +119,15 @@ function serviceOperation (row: ServedRoute, method: string, several: boolean): 
     operation.responses = { 101: { description: 'Switching Protocols: upgraded to a WebSocket relayed to the upstream (docs/websocket.md). The token may also come as the access_token query parameter.' }, ...operation.responses as Json }
   }
   return operation
+}
+
+/** The body schema a `request-validation` step of the route's chain declares, if any. */
+function validatedBody (row: ServedRoute): Json | undefined {
+  for (const link of row.chain) {
+    const body = link.policy === 'request-validation' ? (link.options as { body?: unknown } | undefined)?.body : undefined
+    if (typeof body === 'object' && body !== null) return body as Json
+  }
+  return undefined
 }
 
 function pathParameters (path: string): Json[] {

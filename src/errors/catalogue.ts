@@ -53,6 +53,7 @@ export const catalogue = {
   request_timeout: { status: 408, message: 'The request was not received in time.', shape: 'text', oauth: 'invalid_request' },
   header_too_large: { status: 431, message: 'Request header fields too large.', shape: 'text', oauth: 'invalid_request' },
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type.', shape: 'code', oauth: 'invalid_request' },
+  transform_failed: { status: 400, message: 'The request body could not be transformed for this route.', shape: 'code', oauth: 'invalid_request' },
   validation_failed: { status: 422, message: 'The request body is invalid.', shape: 'code', oauth: 'invalid_request' },
   internal_error: { status: 500, message: 'Internal server error.', shape: 'text', oauth: 'server_error' },
   service_unavailable: { status: 503, message: 'The gateway is shutting down or a dependency is unavailable; retry shortly.', shape: 'text', oauth: 'temporarily_unavailable' },

@@ -13,6 +13,7 @@ import tokenType from '../../plugins/token-type/index.js'
 import connectionLimit from '../../plugins/connection-limit/index.js'
 import apiKey from '../../plugins/api-key/index.js'
 import requestValidation from '../../plugins/request-validation/index.js'
+import transform from '../../plugins/transform/index.js'
 import cache from '../../plugins/cache/index.js'
 import externalAuth from '../../plugins/external-auth/index.js'
 
@@ -37,7 +38,7 @@ export interface PluginOrigin {
 }
 
 /** The policies bundled with lanegate (folders under `plugins/`), all on the public contract of `lanegate/plugin`. */
-export const builtInPolicies: readonly PolicyPlugin[] = [rateLimit, auth, apiKey, tokenType, scope, organization, cors, ipRestriction, headers, clientCertificate, connectionLimit, requestValidation, cache, externalAuth]
+export const builtInPolicies: readonly PolicyPlugin[] = [rateLimit, auth, apiKey, tokenType, scope, organization, cors, ipRestriction, headers, clientCertificate, connectionLimit, requestValidation, cache, externalAuth, transform]
 
 /** Every built-in policy by its YAML key (the folder name under plugins/). */
 export const policyPlugins: ReadonlyMap<string, PolicyPlugin> = new Map(builtInPolicies.map((plugin) => [plugin.name, plugin]))

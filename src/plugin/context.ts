@@ -5,13 +5,14 @@ import type { Principal } from './request-state.js'
 import type { Refusal } from './step.js'
 import { addHeadHook, addSentHook, RESPONSE_BODY_LIMIT } from './response-phase.js'
 import type { PolicyContext, PolicyPlugin, RefuseOptions } from './policy.js'
+import { addResponseBodyHook, readRequestBody, setRequestBody } from './body-phase.js'
 import { verifiedClientCertificate, type ClientCertificate } from './client-certificate.js'
 
 /**
  * The route-level facts a context is built from: the route, and the gateway's resources as the contract's narrow
  * views (`tokens`, `limiter`), which the pipeline builds from its shared resources.
  */
-export type RouteFacts = Omit<PolicyContext, 'refuse' | 'principal' | 'setPrincipal' | 'answer' | 'onResponseHead' | 'onResponseSent' | 'clientCertificate'>
+export type RouteFacts = Omit<PolicyContext, 'refuse' | 'principal' | 'setPrincipal' | 'answer' | 'onResponseHead' | 'onResponseSent' | 'clientCertificate' | 'readRequestBody' | 'setRequestBody' | 'onResponseBody'>
 
 /**
  * The context one policy's `create` gets for one route. `refuse` turns the policy's own `errors` entries into
@@ -36,6 +37,9 @@ export function policyContext (plugin: PolicyPlugin, facts: RouteFacts): PolicyC
     onResponseHead: addHeadHook,
     onResponseSent: addSentHook,
     clientCertificate: clientCertificateOf,
+    readRequestBody,
+    setRequestBody,
+    onResponseBody: addResponseBodyHook,
   }
 }
 

@@ -9,7 +9,7 @@ import { GatewayError } from '../errors/gateway-error.js'
 import type { PolicyPlugin } from './policy.js'
 
 export type {
-  DeclaredError, ExplainRequest, Explanation, PolicyContext, PolicyOptionProblem, PolicyPlugin, PolicyStep, Refusal, RefuseOptions, StepOutcome,
+  DeclaredError, ExplainRequest, Explanation, PolicyContext, PolicyOptionProblem, PolicyPlace, PolicyPlugin, PolicyStep, Refusal, RefuseOptions, StepOutcome,
 } from './policy.js'
 export type { Principal, RequestState } from './request-state.js'
 export type { CountOutcome, LimiterHandle } from './limiter.js'
@@ -21,6 +21,8 @@ export type { ConfigIndexes } from '../config/indexes.js'
 export type { EnvelopeName } from '../errors/envelopes.js'
 export type { ErrorCode } from '../errors/catalogue.js'
 export type { ClientCertificate } from './client-certificate.js'
+export type { ReplacedAnswer, ResponseBodyHook, UpstreamAnswer } from './body-hook.js'
+export type { RequestBodyOptions } from './body-phase.js'
 /** TypeBox, to declare options once: `Type.Object({...})` is the JSON Schema, `Static<typeof X>` its type. */
 export { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox'
 export { bearerChallenge, defaultRealm } from './bearer-challenge.js'

@@ -9,6 +9,8 @@ import type { ErrorFields } from '../errors/gateway-error.js'
 import type { LimiterHandle } from './limiter.js'
 import type { Principal } from './request-state.js'
 import type { ResponseHeadHook, ResponseSentHook } from './response-phase.js'
+import type { ResponseBodyHook } from './body-hook.js'
+import type { RequestBodyOptions } from './body-phase.js'
 import type { PolicyStep, Refusal, StepOutcome } from './step.js'
 import type { TokenVerifierView } from './tokens.js'
 import type { ApiKeyVerifierView } from './api-keys.js'
@@ -95,6 +97,22 @@ export interface PolicyContext<Codes extends string = string> {
   /** Response phase: `hook` runs once this request's answer is sent (or its connection closed). */
   onResponseSent (reply: FastifyReply, hook: ResponseSentHook): void
   /**
+   * Body phase: the caller's whole body, at most `limit` bytes (undefined when larger: refuse `payload_too_large`),
+   * left in the request stream for whoever reads it next. Call it only for a request that declares a body.
+   */
+  readRequestBody (request: FastifyRequest, limit: number): Promise<Buffer | undefined>
+  /**
+   * Body phase: on a relayed route (live, `type: proxy`), `body` is sent upstream instead of the caller's body
+   * (`content-length` is set to its size), with `options.contentType` and by `options.method` when given.
+   */
+  setRequestBody (request: FastifyRequest, body: Buffer, options?: RequestBodyOptions): void
+  /**
+   * Body phase: on a relayed route, the upstream's answer is read whole (at most `maxBodyBytes`, else 502
+   * `upstream_error` with `upstream_failure: too_large`) and `hook` decides what the caller gets. Build `hook` in
+   * `create`.
+   */
+  onResponseBody (reply: FastifyReply, hook: ResponseBodyHook, maxBodyBytes: number): void
+  /**
    * The caller's certificate, verified in the TLS handshake against `server.tls.client_ca_file` (mutual TLS), or
    * undefined: plain HTTP, no `client_ca_file`, no certificate sent, or one that CA did not sign.
    */
@@ -128,6 +146,12 @@ export interface Explanation {
   readonly note: string
 }
 
+/** Where a checked chain is in gateway.yaml: `services.<service>` and, in a route's own chain, the route. */
+export interface PolicyPlace {
+  readonly service: string
+  readonly routeId: string | undefined
+}
+
 /** A problem found in a policy's options beyond what its JSON Schema says. */
 export interface PolicyOptionProblem {
   /** Path below the policy's options, e.g. `all/0`. Empty for the whole options object. */
@@ -156,8 +180,11 @@ export interface PolicyPlugin<Options = any, Codes extends string = string> { //
    * principal with `context.setPrincipal`), so `scope` or `organization` may follow it.
    */
   readonly provides?: readonly string[]
-  /** Checks that need the whole config (e.g. that named scopes exist). */
-  check?(options: Options, config: GatewayConfig, indexes: ConfigIndexes): PolicyOptionProblem[]
+  /**
+   * Checks that need the whole config (e.g. that named scopes exist). `place` is where the chain is: its service
+   * and, for a route's own chain, the route (undefined for the service's `policies:`).
+   */
+  check?(options: Options, config: GatewayConfig, indexes: ConfigIndexes, place?: PolicyPlace): PolicyOptionProblem[]
   /**
    * Set by a policy that answers CORS preflights (`OPTIONS` with `Access-Control-Request-Method`): for a preflight
    * of one of its routes, the gateway runs this policy's step alone (a preflight carries no credentials, so the

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { OutgoingHttpHeaders } from 'node:http'
+import type { ResponseBodyHook } from './body-hook.js'
 
 /**
  * The response phase of the policy contract (docs/plugins.md, "The response phase"). A step registers, for its own
@@ -80,16 +81,35 @@ export interface ResponseHooks {
   /** The body copy a head hook asked for (`captureBody`): chunks so far, `false` once it went over the limit. */
   captured: Buffer[] | false | undefined
   capturedBytes: number
+  /** The body a step set to send upstream instead of the caller's (`context.setRequestBody`; body-phase.ts). */
+  requestBody: Buffer | undefined
+  /** The method sent upstream instead of the caller's (`context.setRequestBody`). */
+  requestMethod: string | undefined
+  /** The path sent upstream instead of the caller's (`context.setRequestBody`). */
+  requestPath: string | undefined
+  /** The hooks that take a relayed answer whole (`context.onResponseBody`; body-phase.ts), with their bound. */
+  body: ResponseBodyHooks | undefined
+}
+
+/** The response body hooks of one request and the largest answer body they are given (bytes). */
+export interface ResponseBodyHooks {
+  hooks: ResponseBodyHook[]
+  maxBodyBytes: number
 }
 
 /** The request-scoped state the response phase keeps (`request.gw`). */
 interface WithHooks { response?: ResponseHooks }
 
 function hooksOf (reply: FastifyReply): ResponseHooks {
-  const gw = reply.request.gw as WithHooks
+  return hooksOfRequest(reply.request)
+}
+
+/** The request's hooks object, made on first use. */
+export function hooksOfRequest (request: FastifyRequest): ResponseHooks {
+  const gw = request.gw as WithHooks
   let hooks = gw.response
   if (hooks === undefined) {
-    hooks = { head: undefined, sent: undefined, relayed: undefined, captured: undefined, capturedBytes: 0 }
+    hooks = { head: undefined, sent: undefined, relayed: undefined, captured: undefined, capturedBytes: 0, requestBody: undefined, requestMethod: undefined, requestPath: undefined, body: undefined }
     gw.response = hooks
   }
   return hooks

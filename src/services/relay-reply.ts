@@ -7,6 +7,7 @@ import { captureRelayedChunk, responseHooksOf, runRelayedHeadHooks } from '../pl
 import { relayedResponseHeaders } from '../upstream/headers.js'
 import { isEventStream, relayUpstream, type UpstreamHeaders } from '../upstream/relay.js'
 import type { Upstream } from '../upstream/upstream.js'
+import { relayWithBodyHooks } from './transformed-relay.js'
 
 /** The body limits of a relaying service (`max_body_bytes`, `max_upstream_error_body_bytes`). */
 export interface RelayLimits {
@@ -25,7 +26,11 @@ export async function relayCallerRequest (request: FastifyRequest, reply: Fastif
   if (declared > limits.max_body_bytes) throw new GatewayError('payload_too_large')
   // The chain has run: a request with response hooks may have its relayed body copied for them (`captureBody`).
   const hooks = responseHooksOf(request)
+  // A policy that reads the answer whole (`onResponseBody`) gets it from a buffered call instead of the stream.
+  if (hooks?.body !== undefined) return relayWithBodyHooks(request, reply, upstream, path, limits, { requestBody: hooks.requestBody, requestMethod: hooks.requestMethod, requestPath: hooks.requestPath, response: hooks.body })
   await relayUpstream(upstream, {
+    body: hooks?.requestBody,
+    method: hooks?.requestMethod,
     req: request.raw,
     res: reply.raw,
     path,

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici'
 import { GatewayError } from '../errors/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
-import { failureKindOf, isTransportFailure, unreachableError } from './failure.js'
+import { failureKindOf, isTransportFailure, unreachableError, type UpstreamFailureKind } from './failure.js'
 import type { UpstreamTrace } from './headers.js'
 import { outcomeOfStatus } from '../observability/recorders.js'
 import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
@@ -11,15 +11,17 @@ import type { Upstream } from './upstream.js'
 /** A request the gateway makes on its own behalf (fan-out's lane calls, timeseries queries). */
 export interface CallInput {
   method: Dispatcher.HttpMethod
-  /** Path and query below the target's base path, starting with `/`. */
+  /** Path and query below the target's base path, starting with `/`; `''` for the target's URL itself. */
   path: string
   /** Request headers; `host` and the upstream's credential (`authorization`) are set by the engine. */
   headers?: Record<string, string>
   body?: string | Buffer
   /** The whole exchange (connect, head and body, every attempt) is bounded by this. */
   timeoutMs: number
-  /** A longer 2xx/3xx body is a failure (`protocol`); a longer 4xx/5xx body is cut with " [truncated]". */
+  /** A longer 2xx/3xx body is a failure (`overLimit`); a longer 4xx/5xx body is cut with " [truncated]". */
   maxBodyBytes: number
+  /** The `upstream_failure` of a 2xx/3xx body over `maxBodyBytes`: `protocol` unless given. */
+  overLimit?: UpstreamFailureKind
   /** How much of a 4xx/5xx body `errorBody` keeps. */
   maxErrorBodyBytes: number
   /** Aborts the call (e.g. the service closes); rejected like a network failure (`unreachable`). */
@@ -91,7 +93,8 @@ async function attempt (upstream: Upstream, target: Target, input: CallInput, he
   try {
     let answer: Dispatcher.ResponseData
     try {
-      answer = await target.pool.request({ path: target.basePath + input.path, method: input.method, headers, body: input.body, signal })
+      // A call to the target's URL itself (path '') on a target without a path asks for '/'.
+      answer = await target.pool.request({ path: target.basePath + input.path || '/', method: input.method, headers, body: input.body, signal })
     } catch (error) {
       throw unreachableError(label, timedOut(signal) ? 'timeout' : failureKindOf(error), error)
     }
@@ -101,14 +104,24 @@ async function attempt (upstream: Upstream, target: Target, input: CallInput, he
       const body = await readUpstreamBody(answer.body, answer.headers['content-encoding'], input.maxErrorBodyBytes)
       return { status, headers: answer.headers, body }
     }
-    return { status, headers: answer.headers, body: await readBounded(answer.body, input.maxBodyBytes, label, signal) }
+    const kind = input.overLimit ?? 'protocol'
+    // A body declared larger than the bound is not read at all.
+    if (Number(answer.headers['content-length'] ?? 0) > input.maxBodyBytes) {
+      answer.body.destroy()
+      throw overLimitError(label, kind, input.maxBodyBytes)
+    }
+    return { status, headers: answer.headers, body: await readBounded(answer.body, input.maxBodyBytes, label, signal, kind) }
   } finally {
     target.inFlight--
   }
 }
 
 /** The whole body as text, or a `protocol` failure past `limit` bytes (the rest is not read). */
-async function readBounded (body: Dispatcher.ResponseData['body'], limit: number, label: string, signal: AbortSignal): Promise<string> {
+function overLimitError (label: string, kind: UpstreamFailureKind, limit: number): GatewayError {
+  return unreachableError(label, kind, undefined, `${label} answered with a body larger than ${limit} bytes.`)
+}
+
+async function readBounded (body: Dispatcher.ResponseData['body'], limit: number, label: string, signal: AbortSignal, kind: UpstreamFailureKind): Promise<string> {
   const chunks: Buffer[] = []
   let size = 0
   try {
@@ -116,7 +129,7 @@ async function readBounded (body: Dispatcher.ResponseData['body'], limit: number
       size += (chunk as Buffer).length
       if (size > limit) {
         body.destroy()
-        throw unreachableError(label, 'protocol', undefined, `${label} answered with a body larger than ${limit} bytes.`)
+        throw overLimitError(label, kind, limit)
       }
       chunks.push(chunk as Buffer)
     }

@@ -10,10 +10,11 @@ import { tlsAlertOn } from './tls-alerts.js'
  * - `dns`: the host name did not resolve;
  * - `tls`: the TLS handshake failed (certificate, protocol);
  * - `protocol`: the answer was not usable HTTP (invalid status, malformed head, body over the limit);
+ * - `too_large`: the answer's body is larger than a route that reads it whole accepts (a body transform);
  * - `ejected`: every target is ejected by health checks: answered at once, nothing was sent;
  * - `unreachable`: any other network failure.
  */
-export type UpstreamFailureKind = 'timeout' | 'refused' | 'reset' | 'dns' | 'tls' | 'protocol' | 'ejected' | 'unreachable'
+export type UpstreamFailureKind = 'timeout' | 'refused' | 'reset' | 'dns' | 'tls' | 'protocol' | 'too_large' | 'ejected' | 'unreachable'
 
 const BY_CODE: Readonly<Record<string, UpstreamFailureKind>> = {
   UND_ERR_CONNECT_TIMEOUT: 'timeout',
@@ -72,6 +73,7 @@ const PHRASES: Readonly<Record<UpstreamFailureKind, string>> = {
   dns: 'could not be reached.',
   tls: 'could not be reached.',
   protocol: 'answered with an invalid response.',
+  too_large: 'answered with a body larger than this route accepts.',
   ejected: 'has no healthy target.',
   unreachable: 'could not be reached.',
 }

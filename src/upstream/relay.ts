@@ -37,6 +37,10 @@ export interface RelayInput {
    * the caller is gone: the upstream request is dropped.
    */
   takeOver: (upstreamHeaders: UpstreamHeaders, status: number) => OutgoingHttpHeaders | undefined
+  /** Sent instead of the caller's body (a policy replaced it; `content-length` already says its size); usually absent. */
+  body?: Buffer
+  /** Sent instead of the caller's method (a policy changed it with the body); usually absent. */
+  method?: string
   /** Sees each body chunk relayed to the caller (a response hook's copy of the body); usually absent. */
   observeChunk?: (chunk: Buffer) => void
 }
@@ -111,11 +115,11 @@ function startAttempt (attempt: Attempt): void {
   const body = attempt.requestBody()
   target.pool.dispatch({
     path: target.basePath + input.path,
-    method: input.req.method ?? 'GET',
+    method: input.method ?? input.req.method ?? 'GET',
     headers: attempt.headers,
     body,
     // Writes are never sent twice, even when a kept-alive connection turns out to be closed.
-    idempotent: input.req.method === 'GET' || input.req.method === 'HEAD',
+    idempotent: input.method === undefined && (input.req.method === 'GET' || input.req.method === 'HEAD'),
     // undici's timers are backstops: the attempt runs its own (response_ms to the answer's head, then body_idle_ms,
     // or stream_idle_ms for an event stream, which only the head tells apart). Without a request body those cover
     // the whole exchange, so undici's are off (0): each was a timer object per request that outlived a scavenge
@@ -177,8 +181,9 @@ class Attempt implements Dispatcher.DispatchHandler {
   }
 
   /** The caller's body, counted against `maxBodyBytes`, or null when the request declares none. */
-  requestBody (): ByteLimit | null {
+  requestBody (): ByteLimit | Buffer | null {
     const { req } = this.input
+    if (this.input.body !== undefined) return this.input.body.length === 0 ? null : this.input.body
     // A request that declares no body (no Content-Length above 0, no Transfer-Encoding: node's parser then reads
     // none) sends none; only a body is counted against the limit.
     if (!hasBody(req.headers, h2StreamOf(req))) return null

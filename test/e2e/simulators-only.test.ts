@@ -32,7 +32,7 @@ t.test('--only pricing-9302 starts that instance alone, and stopping it stops on
 t.test('an unknown name is refused with the known ones; --only and --except exclude each other', async (t) => {
   const wrong = simulators(['--only', 'pricing-a'], 0)
   t.equal(await wrong.exited, 1)
-  t.equal(wrong.output(), 'unknown simulator pricing-a (known: lane-9101, lane-9102, lane-9190, cs-9200, pricing-9301, pricing-9302)\n')
+  t.equal(wrong.output(), 'unknown simulator pricing-a (known: lane-9101, lane-9102, lane-9190, cs-9200, pricing-9301, pricing-9302, soap-store-9401, soap-store-9402)\n')
   const both = simulators(['--only', 'cs-9200', '--except', 'lane-9101'], 0)
   t.equal(await both.exited, 1)
   t.equal(both.output(), '--only and --except exclude each other\n')

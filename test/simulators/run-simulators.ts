@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { startCsSimulator } from './cs-simulator.js'
 import { startLaneSimulator } from './lane-simulator.js'
 import { demoPrices, startPricingSimulator } from './pricing-simulator.js'
+import { startSoapStoreSimulator } from './soap-store-simulator.js'
 
 const USAGE = `npm run simulators [-- --only NAME[,NAME…] | --except NAME[,NAME…]]
 
@@ -9,6 +10,7 @@ Starts the demo's simulators on 127.0.0.1 (SIM_HOST to change; SIM_PORT_OFFSET=N
   lane-9101, lane-9102, lane-9190   store lanes (docs/data-exchange.md)
   cs-9200                           the stream materialization service
   pricing-9301, pricing-9302        two instances of the legacy pricing service (docs/proxy.md)
+  soap-store-9401, soap-store-9402  a SOAP store system, SOAP 1.1 and SOAP 1.2 (docs/walkthrough-soap.md)
 --only / --except pick some: run the pricing instances in processes of their own to stop one and see failover:
   npm run simulators -- --except pricing-9302 &
   npm run simulators -- --only pricing-9302 &     # kill this one (kill %2): GETs keep answering from 9301
@@ -36,10 +38,16 @@ function pricing (port: number): Simulator {
   return { name, start: async (host, prices) => { const s = await startPricingSimulator({ name, port: port + offset, host, credential, prices }); return { describe: `legacy pricing simulator ${name} on ${s.url}`, close: () => s.close() } } }
 }
 
+function soapStore (port: number, version: '1.1' | '1.2'): Simulator {
+  const name = `soap-store-${port}`
+  return { name, start: async (host) => { const s = await startSoapStoreSimulator({ version, port: port + offset, host }); return { describe: `SOAP ${version} store simulator ${name} on ${s.url}/store (WSDL: ${s.url}/store?wsdl)`, close: () => s.close() } } }
+}
+
 const SIMULATORS: readonly Simulator[] = [
   lane(9101), lane(9102), lane(9190),
   { name: 'cs-9200', start: async (host) => { const s = await startCsSimulator({ port: 9200 + offset, host }); return { describe: `stream materialization simulator on http://${host}:${s.port}`, close: () => s.close() } } },
   pricing(9301), pricing(9302),
+  soapStore(9401, '1.1'), soapStore(9402, '1.2'),
 ]
 
 /** The simulators `--only` / `--except` select, or a sentence naming what is wrong. */
@@ -58,7 +66,8 @@ function selectSimulators (args: string[]): { chosen: Simulator[] } | { problem:
 /**
  * Standalone simulators for `npm start` demos (`npm run simulators`): lanes on 9101, 9102 and 9190, the
  * stream materialization service on 9200 and two instances of a legacy pricing service on 9301 and 9302 (the
- * `pricing` proxy service's targets, docs/proxy.md), on 127.0.0.1 (override with SIM_HOST), all or the ones
+ * `pricing` proxy service's targets, docs/proxy.md), a SOAP store system on 9401 (SOAP 1.1) and 9402 (SOAP 1.2;
+ * docs/walkthrough-soap.md), on 127.0.0.1 (override with SIM_HOST), all or the ones
  * `--only` / `--except` name. Ctrl-C (or SIGTERM) stops them.
  */
 async function main (): Promise<void> {

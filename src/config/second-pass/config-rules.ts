@@ -8,6 +8,7 @@ import { routePolicies, type GatewayConfig, type PolicyEntry } from '../types.js
 import { parseSecretHash } from '../../secrets/secret-hash.js'
 import { checkAdminAuth } from './admin-auth-rules.js'
 import { declaredRoutes, moduleForService, type ServiceModule } from '../../services/service-module.js'
+import type { PolicyPlace } from '../../plugin/policy.js'
 import { loadOutsidePlugins, type Report } from '../../pipeline/load-plugins.js'
 import { checkPolicyOptions } from '../../plugin/options.js'
 import type { Catalog } from '../../pipeline/registry.js'
@@ -140,13 +141,19 @@ function checkChain (chain: Placed[], ranBefore: ReadonlySet<string>, config: Ga
     for (const required of plugin.requires?.(options, config) ?? []) {
       if (!before.has(required)) report([...at, name], `policy "${name}" must come after "${required}" in the chain`)
     }
-    for (const problem of plugin.check?.(options, config, indexes) ?? []) {
+    for (const problem of plugin.check?.(options, config, indexes, placeOf(at)) ?? []) {
       report([...at, name, ...splitPointer(problem.path)], problem.message)
     }
     before.add(name)
     for (const stoodFor of plugin.provides ?? []) before.add(stoodFor)
   }
   return before
+}
+
+/** The service (and route) a chain entry at YAML path `at` belongs to: `services.<service>[.routes.<route>]…`. */
+function placeOf (at: readonly (string | number)[]): PolicyPlace | undefined {
+  if (at[0] !== 'services' || typeof at[1] !== 'string') return undefined
+  return { service: at[1], routeId: at[2] === 'routes' && typeof at[3] === 'string' ? at[3] : undefined }
 }
 
 function splitPointer (path: string): (string | number)[] {

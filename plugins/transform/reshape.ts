@@ -1,0 +1,52 @@
+import type { JsonBodyChanges } from './schema.js'
+import { changeFields, FieldError } from './json-fields.js'
+import { compileMapping, MappingError, runMapping, type Mapping } from './mapping.js'
+
+/** One direction's JSON body changes, built once per chain: field changes, then the mapping. */
+export interface Reshape {
+  readonly fields: JsonBodyChanges | undefined
+  readonly mapping: Mapping | undefined
+}
+
+export function compileReshape (changes: JsonBodyChanges): Reshape {
+  const hasFields = changes.rename !== undefined || changes.remove !== undefined || changes.set !== undefined
+  return { fields: hasFields ? changes : undefined, mapping: changes.map === undefined ? undefined : compileMapping(changes.map) }
+}
+
+/** Where and why a reshaping failed, for the caller's `transform_failed` or the upstream's `protocol` failure. */
+export interface ReshapeFailure {
+  readonly path: string
+  readonly message: string
+  readonly position?: number
+}
+
+/**
+ * Applies the changes to a parsed body (the fields in place, then the mapping over the result). Resolves the new
+ * body, or a ReshapeFailure naming the path (a dotted path, or `map`). Synchronous when there is no mapping.
+ */
+export function reshape (plan: Reshape, body: unknown, bindings: () => Record<string, unknown>): unknown | ReshapeFailure | Promise<unknown | ReshapeFailure> {
+  let current = body
+  if (plan.fields !== undefined) {
+    try {
+      current = changeFields(current, plan.fields)
+    } catch (error) {
+      if (error instanceof FieldError) return failure(error.path, `cannot change field ${error.path === '' ? 'of the body' : `"${error.path}"`}: ${error.message}`)
+      throw error
+    }
+  }
+  if (plan.mapping === undefined) return current
+  return runMapping(plan.mapping, current, bindings()).catch(function mappingFailed (error: unknown) {
+    if (error instanceof MappingError) return failure('map', `the mapping failed: ${error.message}`, error.position)
+    throw error
+  })
+}
+
+const FAILED = Symbol('reshape failure')
+
+function failure (path: string, message: string, position?: number): ReshapeFailure {
+  return Object.assign(position === undefined ? { path, message } : { path, message, position }, { [FAILED]: true })
+}
+
+export function isReshapeFailure (value: unknown): value is ReshapeFailure {
+  return typeof value === 'object' && value !== null && FAILED in value
+}

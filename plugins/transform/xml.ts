@@ -1,0 +1,81 @@
+import { XMLBuilder, XMLParser, XMLValidator, type X2jOptions } from 'fast-xml-parser'
+
+/**
+ * XML ↔ JSON with fast-xml-parser (maintained, no native code, a validator and a builder with the same options).
+ * The mapping, in the documented subset (docs/policies.md, `transform`): an element is a key; its text is a string
+ * (values are never guessed into numbers), or `#text` beside attributes, which are `@name` keys; an empty element
+ * is `""`; an element repeated is an array, and one listed in `arrays` (dotted path from the root, e.g.
+ * `Envelope.Body.Items.Item`) is an array even when it occurs once. Namespace prefixes are kept (`s:Body`) or
+ * stripped (`namespaces: strip`, then `xmlns` attributes go too). Comments, processing instructions and the XML
+ * declaration are dropped; mixed content (text between child elements) keeps its text joined in `#text`.
+ *
+ * Parsed safely: a document with a DTD (`<!DOCTYPE`) or an entity declaration is refused before parsing, so no
+ * entity is ever expanded (billion laughs) or fetched (XXE); only the five XML entities and numeric references are
+ * decoded, and nesting is bounded (100 levels).
+ */
+
+/** The policy's `xml` options. */
+export interface XmlSettings {
+  readonly attribute_prefix: string
+  readonly text_key: string
+  readonly arrays: readonly string[]
+  readonly namespaces: 'keep' | 'strip'
+}
+
+/** Why a body is not XML the gateway accepts, or a value that cannot be written as XML. */
+export class XmlError extends Error {
+  constructor (readonly unsafe: boolean, message: string) {
+    super(message)
+  }
+}
+
+const DTD = /<!\s*(?:DOCTYPE|ENTITY)/i
+
+export interface XmlCodec {
+  parse (text: string): unknown
+  build (value: unknown): string
+}
+
+export function xmlCodec (settings: XmlSettings): XmlCodec {
+  const arrays = new Set(settings.arrays)
+  const common = {
+    ignoreAttributes: false,
+    attributeNamePrefix: settings.attribute_prefix,
+    textNodeName: settings.text_key,
+  }
+  const options: Partial<X2jOptions> = {
+    ...common,
+    removeNSPrefix: settings.namespaces === 'strip',
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues: true,
+    ignoreDeclaration: true,
+    ignorePiTags: true,
+    processEntities: true,
+    // An object (not `true`): no HTML named entities, and numeric references (`&#65;`) are decoded.
+    htmlEntities: {} as unknown as boolean,
+    isArray: (_name: string, path: unknown, _leaf: boolean, attribute: boolean) => !attribute && arrays.has(String(path)),
+  }
+  const parser = new XMLParser(options)
+  const builder = new XMLBuilder({ ...common, format: false, suppressEmptyNode: false, processEntities: true })
+
+  return {
+    parse (text) {
+      if (DTD.test(text)) throw new XmlError(true, 'XML with a DTD or an entity declaration: refused, never expanded')
+      const valid = XMLValidator.validate(text)
+      if (valid !== true) throw new XmlError(false, `not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`)
+      try {
+        return parser.parse(text)
+      } catch (error) {
+        throw new XmlError(false, `not XML the gateway accepts: ${(error as Error).message}`)
+      }
+    },
+    build (value) {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new XmlError(false, 'an XML body is built from an object with one key, its root element')
+      const roots = Object.keys(value).filter((key) => !key.startsWith('?'))
+      if (roots.length !== 1) throw new XmlError(false, `an XML body has one root element (given ${roots.length}: ${roots.slice(0, 5).join(', ')})`)
+      if (Array.isArray((value as Record<string, unknown>)[roots[0] as string])) throw new XmlError(false, 'an XML body has one root element (given an array)')
+      return builder.build(value) as string
+    },
+  }
+}
