@@ -1,4 +1,5 @@
-import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { AccessLogController } from './access-log.js'
 import type { GatewayError } from '../errors/gateway-error.js'
 import { isLongLived } from './long-lived.js'
 import type { GatewayMetrics, RouteSeries } from './metrics.js'
@@ -8,18 +9,18 @@ const UNROUTED_SERVICE = 'gateway'
 const UNROUTED_ROUTE = 'unrouted'
 
 /**
- * fastify's LogController with every answered request of the public app counted by service, route id, method and
+ * The access log's controller (access-log.ts) with every answered request of the public app counted by service, route id, method and
  * status, with its latency. fastify calls `requestCompleted` once per request when the response has finished (or
  * failed) — hijacked relays and 404s included — whether or not it logs it, so counting here costs the request no
  * hook: an `onResponse` hook ran fastify's hook runner (three closures and a callback) on every request for the
  * same call. The route's series is found with two Map lookups on ids that `request.gw` already carries, so no
  * label string is built per request.
  */
-export class MeteredLogController extends LogController {
+export class MeteredLogController extends AccessLogController {
   readonly #metrics: GatewayMetrics
   readonly #unrouted: RouteSeries
 
-  constructor (metrics: GatewayMetrics, options: ConstructorParameters<typeof LogController>[0]) {
+  constructor (metrics: GatewayMetrics, options: ConstructorParameters<typeof AccessLogController>[0]) {
     super(options)
     this.#metrics = metrics
     this.#unrouted = metrics.route(UNROUTED_SERVICE, UNROUTED_ROUTE)

@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { createErrorHandler } from '../errors/error-handler.js'
 import { gatewayClientErrorHandler } from '../errors/client-error-handler.js'
@@ -16,7 +16,10 @@ import { moduleForService, serviceRoutes } from '../services/service-module.js'
 import { deferredRequestLogging } from '../logging/request-logger.js'
 import type { GatewayMetrics } from '../observability/metrics.js'
 import { countRefusal, MeteredLogController } from '../observability/instrument-app.js'
+import { AccessLogController } from '../observability/access-log.js'
 import { addHttp2RequestTimeout } from '../tls/http2-request-timeout.js'
+import { refusePlainHttp } from '../tls/plain-http-refusal.js'
+import type { Server as TlsServer } from 'node:tls'
 import { listenerTransport, type ListenerTls } from '../tls/listener-tls.js'
 import { OpenWebSockets } from '../websocket/open-websockets.js'
 import { requestIdGenerator } from '../logging/request-id.js'
@@ -39,6 +42,7 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
   const envelopeForPath = envelopeFinder(config)
   const app = createFastify(config.server, logger, metrics, envelopeForPath, listenerTls)
   addRootHooks(app, metrics)
+  if (config.server.tls !== undefined) refusePlainHttp(app.server as unknown as TlsServer, config.server.headers_timeout_ms)
   // HTTP/2 streams get request_timeout_ms too (node applies it to HTTP/1.1 connections only).
   if (config.server.tls !== undefined && config.server.http2 === true) addHttp2RequestTimeout(app, config.server.request_timeout_ms)
 
@@ -100,12 +104,12 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
     }, listenerTls),
     requestIdHeader: false,
     genReqId: requestLogging.genReqId,
-    // fastify's "incoming request" / "request completed" lines are info-level: below that level (the level is
-    // fixed at boot) skip the work of preparing them on every request.
+    // One "request completed" line per request at info ("incoming request" at debug, observability/access-log.ts):
+    // below info (the level is fixed at boot) skip the work of preparing them on every request.
     // (fastify 5.12 deprecates the top-level disableRequestLogging for this.)
     // With metrics, the same controller also counts every answered request (observability/instrument-app.ts).
     logController: metrics === undefined
-      ? new LogController({ disableRequestLogging: !logger.isLevelEnabled('info') })
+      ? new AccessLogController({ disableRequestLogging: !logger.isLevelEnabled('info') })
       : new MeteredLogController(metrics, { disableRequestLogging: !logger.isLevelEnabled('info') }),
     return503OnClosing: true,
     clientErrorHandler: gatewayClientErrorHandler,

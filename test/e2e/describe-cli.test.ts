@@ -75,7 +75,7 @@ t.test('routes prints a table, one line per route, with the chain summarised', a
   t.equal(lines.length, 26)
   // The demo's live read route upgrades to WebSockets (services.live.websocket): `+WS` after its methods.
   const read = lines.find((l) => l.startsWith('GET+WS ') && l.includes('live/*'))
-  t.match(read, /^GET\+WS\s+\/v1\/stores\/:store_org_id\/live\/\*\s+live\s+read\s+exchange\s+auth\(bearer token\) → token-type\(service or user tokens\) → rate-limit\(limit exchange-per-client\) → scope\(all of exchange:live\.read\) → organization\(path :store_org_id in the caller's tree \(404 otherwise\)\)$/)
+  t.match(read, /^GET\+WS\s+\/v1\/stores\/:store_org_id\/live\/\*\s+live\s+read\s+exchange\s+cors\(origins http:\/\/localhost:3000\) → auth\(bearer token\) → token-type\(service or user tokens\) → rate-limit\(limit exchange-per-client\) → scope\(all of exchange:live\.read\) → organization\(path :store_org_id in the caller's tree \(404 otherwise\)\)$/)
   // The demo `pricing` block is a proxy service (`type: proxy`): its routes come from its settings.
   t.same(lines.filter((l) => l.includes(' pricing ')).map((l) => l.split(/\s{2,}/).slice(0, 5)), [
     ['GET,HEAD', '/legacy/pricing/prices', 'pricing', 'list_prices', 'exchange'],

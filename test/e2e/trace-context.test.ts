@@ -21,7 +21,8 @@ t.before(async () => {
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
   })
   await new Promise<void>((resolve) => lane.listen(0, '127.0.0.1', resolve))
-  gw = await spawnGateway({ env: { LANEGATE_DATA_DIR: dir, LANE_001_URL: `http://127.0.0.1:${(lane.address() as AddressInfo).port}` } })
+  // At debug a request writes "incoming request" as well as "request completed": both must carry the trace id.
+  gw = await spawnGateway({ env: { LANEGATE_DATA_DIR: dir, LANEGATE_LOG_LEVEL: 'debug', LANE_001_URL: `http://127.0.0.1:${(lane.address() as AddressInfo).port}` } })
   t.teardown(async () => {
     gw.child.kill('SIGTERM')
     await gw.exited

@@ -34,7 +34,8 @@ t.test('workers: 2 with Redis on a closed port: the primary exits 1 after startu
 t.test('workers: 2, SIGTERM then SIGHUP to the primary: the drain goes on and the primary exits 0 (not killed by SIGHUP)', async (t) => {
   const cfg = await gatewayFixture().set('server.data_dir', './data').set('server.shutdown_grace_ms', 2000).set('server.workers', 2).write()
   t.teardown(() => cfg.remove())
-  const gw = await spawnGateway({ config: cfg.file })
+  // At debug: a request still in flight is logged ("incoming request"); at info only completed ones are.
+  const gw = await spawnGateway({ config: cfg.file, env: { LANEGATE_LOG_LEVEL: 'debug' } })
   t.teardown(() => { gw.child.kill('SIGKILL') })
   // Both workers listening before the signal (the second may still be booting when the first logs).
   await waitFor(() => (gw.output().match(/Server listening at/g) ?? []).length >= 2, { what: 'both workers listening' })
