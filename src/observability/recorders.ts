@@ -34,3 +34,8 @@ export function recordTokenIssued (clientId: string): void {
 export function recordFanoutDispatch (status: string): void {
   active?.fanoutDispatches.inc(status)
 }
+
+/** A target's circuit breaker changed state (`to`: closed, half_open, open); `upstream` is the registry key. */
+export function recordCircuitTransition (upstream: string, target: string, to: string): void {
+  active?.circuitTransitions.inc(upstream, target, to)
+}

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici'
 import { GatewayError } from '../errors/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
-import { failureKindOf, isTransportFailure, unreachableError } from './failure.js'
+import { failureKindOf, isTransportFailure, noTargetError, unreachableError } from './failure.js'
 import type { UpstreamTrace } from './headers.js'
 import { outcomeOfStatus } from '../observability/recorders.js'
 import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
@@ -63,14 +63,17 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
     for (;;) {
       const target = upstream.pick(tried)
       // No target left: every one is ejected (first attempt), or the last failure stands (a retry found none).
-      if (target === undefined) throw failure ?? unreachableError(label, 'ejected')
+      if (target === undefined) throw failure ?? noTargetError(label, upstream.circuitRetryAfter())
       headers.host = target.host
       let answer: CallAnswer
       try {
         answer = await attempt(upstream, target, input, headers, signal)
       } catch (error) {
         if (!(error instanceof GatewayError)) throw error
-        if (isTransportFailure(error)) upstream.reportFailure(target, error.fields.upstream_failure as string)
+        if (isTransportFailure(error)) {
+          target.breaker?.recordFailure()
+          upstream.reportFailure(target, error.fields.upstream_failure as string)
+        }
         tried.push(target)
         failure = error
         if (!mayRetry || tried.length >= retry.attempts || signal.aborted) throw error
@@ -88,6 +91,7 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
 async function attempt (upstream: Upstream, target: Target, input: CallInput, headers: Record<string, string>, signal: AbortSignal): Promise<CallAnswer> {
   const { label } = upstream.settings
   target.inFlight++
+  const started = target.breaker === undefined ? 0 : performance.now()
   try {
     let answer: Dispatcher.ResponseData
     try {
@@ -96,6 +100,7 @@ async function attempt (upstream: Upstream, target: Target, input: CallInput, he
       throw unreachableError(label, timedOut(signal) ? 'timeout' : failureKindOf(error), error)
     }
     target.recordSuccess()
+    target.breaker?.recordAnswer(answer.statusCode, performance.now() - started)
     const { statusCode: status } = answer
     if (status >= 400) {
       const body = await readUpstreamBody(answer.body, answer.headers['content-encoding'], input.maxErrorBodyBytes)

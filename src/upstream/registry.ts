@@ -1,4 +1,5 @@
 import type { LaneConfig } from '../config/types.js'
+import { CIRCUIT_STATE_VALUE, type CircuitState } from './circuit-breaker.js'
 import { singleTargetSettings, type UpstreamSettings } from './settings.js'
 import { SingleUseUpstream } from './single-use.js'
 import type { Target } from './target.js'
@@ -17,6 +18,8 @@ export interface UpstreamState {
     readonly url: string
     readonly weight: number
     readonly state: Target['state']
+    /** The target's circuit breaker state, absent when the upstream has none. */
+    readonly circuit?: CircuitState
     readonly inFlight: number
     readonly lastProbe: Target['lastProbe']
   }>
@@ -113,6 +116,17 @@ export class UpstreamRegistry<S extends object> {
     })
   }
 
+  /** Each target's circuit breaker state now (0 closed, 1 half-open, 2 open): targets without a breaker are left out. */
+  circuitStates (): Array<{ service: string, target: string, state: number }> {
+    const states: Array<{ service: string, target: string, state: number }> = []
+    for (const [key, entry] of this.entries) {
+      for (const target of entry.upstream.targets) {
+        if (target.breaker !== undefined) states.push({ service: key, target: target.url, state: CIRCUIT_STATE_VALUE[target.breaker.currentState] })
+      }
+    }
+    return states
+  }
+
   /** Each upstream's targets as they are now (the console reads it when asked; nothing is kept per request). */
   states (): UpstreamState[] {
     return [...this.entries].map(([key, entry]) => ({
@@ -121,6 +135,7 @@ export class UpstreamRegistry<S extends object> {
         url: target.url,
         weight: target.weight,
         state: target.state,
+        ...(target.breaker === undefined ? {} : { circuit: target.breaker.currentState }),
         inFlight: target.inFlight,
         lastProbe: target.lastProbe,
       })),
@@ -136,7 +151,8 @@ export class UpstreamRegistry<S extends object> {
   private singleUse (key: string, source: S): Upstream {
     const settings = this.derive(source)
     const { passive } = settings.health
-    return new SingleUseUpstream({ ...settings, health: passive === undefined ? {} : { passive } }, this.logger, key)
+    // One request: nothing for a breaker to learn, and no breaker of the removed upstream to share with.
+    return new SingleUseUpstream({ ...settings, health: passive === undefined ? {} : { passive }, circuit_breaker: undefined }, this.logger, key)
   }
 
   /** Closes every connection of every upstream, draining ones included (shutdown). */

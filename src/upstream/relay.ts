@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream'
 import type { Dispatcher } from 'undici'
 import { GatewayError } from '../errors/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
-import { failureKindOf, isTransportFailure, mirroredError, unreachableError, type UpstreamFailureKind } from './failure.js'
+import { failureKindOf, isTransportFailure, mirroredError, noTargetError, unreachableError, type UpstreamFailureKind } from './failure.js'
 import { upstreamRequestHeaders, type UpstreamTrace } from './headers.js'
 import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
 import { ByteLimit, h2StreamOf, hasBody } from './request-body.js'
@@ -67,8 +67,10 @@ export function relayUpstream (upstream: Upstream, input: RelayInput): Promise<v
     const started = performance.now()
     const target = upstream.pick()
     if (target === undefined) {
-      recordOutcome(upstream, 'unreachable', started)
-      reject(unreachableError(upstream.settings.label, 'ejected'))
+      // Nothing is sent: health checks ejected every target, or circuit breakers keep them out (503 circuit_open).
+      const error = noTargetError(upstream.settings.label, upstream.circuitRetryAfter())
+      recordOutcome(upstream, upstreamFailureOutcome(error), started)
+      reject(error)
       return
     }
     const headers = upstreamRequestHeaders(input.req.headers, {
@@ -151,6 +153,8 @@ class Attempt implements Dispatcher.DispatchHandler {
    * upstream waits for the caller, not the other way round: neither response_ms nor body_idle_ms runs.
    */
   private bodySent = true
+  /** `performance.now()` when this attempt started, for the circuit breaker's `slow` rule (0 without a breaker). */
+  private readonly attemptStarted: number
 
   constructor (
     readonly upstream: Upstream,
@@ -164,6 +168,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     private readonly resolve: () => void,
     private readonly reject: (error: GatewayError) => void,
   ) {
+    this.attemptStarted = target.breaker === undefined ? 0 : performance.now()
     this.armResponseTimer()
     input.res.once('close', () => { this.callerClosed() })
   }
@@ -225,6 +230,8 @@ class Attempt implements Dispatcher.DispatchHandler {
       return
     }
     this.target.recordSuccess()
+    const breaker = this.target.breaker
+    if (breaker !== undefined && statusCode >= 100 && statusCode <= 599) breaker.recordAnswer(statusCode, performance.now() - this.attemptStarted)
     if (statusCode < 100 || statusCode > 599) {
       // fail() aborts the upstream request too (after settling, so the abort's own error report is ignored).
       this.fail(unreachableError(this.upstream.settings.label, 'protocol', undefined, `${this.upstream.settings.label} answered with an invalid status.`))
@@ -373,6 +380,8 @@ class Attempt implements Dispatcher.DispatchHandler {
     clearTimeout(this.timer)
     this.controller?.abort(error)
     if (isTransportFailure(error)) {
+      // Once the head came its status was the breaker's outcome; a break-off after it is not counted twice.
+      if (this.status === 0) this.target.breaker?.recordFailure()
       this.upstream.reportFailure(this.target, error.fields.upstream_failure as string)
       if (this.retry(error)) return
     }

@@ -1,4 +1,5 @@
 import type { BackendTlsConfig } from '../config/types.js'
+import type { CircuitBreakerSettings } from './circuit-breaker.js'
 
 /**
  * The settings of one upstream: the shape the `proxy` service's `upstream:` block in gateway.yaml takes (targets
@@ -22,6 +23,8 @@ export interface UpstreamSettings {
   readonly label: string
   /** TLS to https targets: private CA, client certificate, server name, verification (backend-tls.ts). */
   readonly tls?: BackendTlsConfig
+  /** A circuit breaker per target (circuit-breaker.ts); none when absent. */
+  readonly circuit_breaker?: CircuitBreakerSettings
 }
 
 export type BalanceStrategy = 'round_robin' | 'least_connections'

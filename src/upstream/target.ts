@@ -1,5 +1,6 @@
 import { Pool } from 'undici'
 import { BackendTlsConnector, type BackendTlsOptions } from './backend-tls.js'
+import type { CircuitBreaker } from './circuit-breaker.js'
 import type { UpstreamSettings, UpstreamTarget } from './settings.js'
 
 /**
@@ -26,6 +27,8 @@ export class Target {
   probeDown = false
   /** The last active probe: when, whether it passed, and what it got (a status, or the failure). */
   lastProbe: { at: number, ok: boolean, detail: string } | undefined
+  /** Its circuit breaker (upstream.ts sets it), or undefined when the upstream configures none. */
+  breaker: CircuitBreaker | undefined = undefined
   private failures = 0
   private ejectedUntil = 0
   /** An https target's connector (the `tls:` settings' CA and client certificate, re-read when the files change). */
@@ -64,6 +67,8 @@ export class Target {
   /** Whether the balancer may pick this target now. */
   available (): boolean {
     if (this.probeDown) return false
+    // One comparison when no breaker is configured.
+    if (this.breaker !== undefined && !this.breaker.allows()) return false
     if (this.ejectedUntil === 0) return true
     if (Date.now() < this.ejectedUntil) return false
     // Back on probation: the next failure ejects it again at once.

@@ -1,4 +1,5 @@
 import { ActiveHealth } from './active-health.js'
+import { attachBreakers, detachBreakers } from './target-breakers.js'
 import { poolFingerprint, type UpstreamSettings } from './settings.js'
 import { Target } from './target.js'
 
@@ -56,7 +57,11 @@ export class Upstream {
         next.push(new Target(wanted, settings, this.logger))
       }
     }
-    for (const removed of old.values()) void removed.retire()
+    for (const removed of old.values()) {
+      detachBreakers(this.name, [removed])
+      void removed.retire()
+    }
+    attachBreakers(this, next, settings.circuit_breaker)
     this.targets = next
     this.settings = settings
     this.fingerprint = fingerprint
@@ -73,11 +78,29 @@ export class Upstream {
    */
   pick (tried?: readonly Target[]): Target | undefined {
     const targets = this.targets
+    let picked: Target | undefined
     if (targets.length === 1) {
       const only = targets[0] as Target
-      return (tried === undefined || !tried.includes(only)) && only.available() ? only : undefined
+      picked = (tried === undefined || !tried.includes(only)) && only.available() ? only : undefined
+    } else {
+      picked = this.settings.balance === 'least_connections' ? this.leastConnections(targets, tried) : this.roundRobin(targets, tried)
     }
-    return this.settings.balance === 'least_connections' ? this.leastConnections(targets, tried) : this.roundRobin(targets, tried)
+    // A half-open breaker counts the trial it lets through.
+    if (picked?.breaker !== undefined) picked.breaker.admit()
+    return picked
+  }
+
+  /**
+   * When `pick` found no target and a circuit breaker keeps at least one out: the seconds until the first of them
+   * lets a trial through (the caller's `Retry-After`); 0 when none is open (health checks ejected them all).
+   */
+  circuitRetryAfter (): number {
+    let soonest = 0
+    for (const target of this.targets) {
+      const seconds = target.breaker?.retryAfterSeconds() ?? 0
+      if (seconds !== 0 && (soonest === 0 || seconds < soonest)) soonest = seconds
+    }
+    return soonest
   }
 
   /** Smooth weighted round robin (nginx's): each cycle of sum(weights) picks gives every target its weight, spread out. */
@@ -130,6 +153,7 @@ export class Upstream {
     this.health = undefined
     const targets = this.targets
     this.targets = []
+    detachBreakers(this.name, targets)
     this.retired.push(...targets)
     await Promise.all(targets.map((target) => target.retire()))
   }
@@ -139,6 +163,7 @@ export class Upstream {
     this.health?.stop()
     this.health = undefined
     const targets = [...this.targets, ...this.retired]
+    detachBreakers(this.name, this.targets)
     this.targets = []
     this.retired = []
     await Promise.all(targets.map((target) => target.destroy()))

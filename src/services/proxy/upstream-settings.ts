@@ -24,6 +24,7 @@ export function proxyUpstreamSettings (upstream: ProxyUpstreamConfig): UpstreamS
       credential: upstream.credential,
       label: PROXY_LABEL,
       tls: upstream.tls,
+      circuit_breaker: upstream.circuit_breaker,
     }
     derived.set(upstream, settings)
   }
