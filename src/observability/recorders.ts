@@ -39,3 +39,8 @@ export function recordFanoutDispatch (status: string): void {
 export function recordCircuitTransition (upstream: string, target: string, to: string): void {
   active?.circuitTransitions.inc(upstream, target, to)
 }
+
+/** A retry of a request to `upstream`: `sent`, or `over_budget` (not sent: its `retry.budget` was spent). */
+export function recordRetry (upstream: string, result: 'sent' | 'over_budget'): void {
+  active?.upstreamRetries.inc(upstream, result)
+}

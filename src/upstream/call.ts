@@ -3,7 +3,7 @@ import { GatewayError } from '../errors/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
 import { failureKindOf, isTransportFailure, noTargetError, unreachableError } from './failure.js'
 import type { UpstreamTrace } from './headers.js'
-import { outcomeOfStatus } from '../observability/recorders.js'
+import { outcomeOfStatus, recordRetry } from '../observability/recorders.js'
 import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
 import type { Target } from './target.js'
 import type { Upstream } from './upstream.js'
@@ -59,11 +59,17 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
   const mayRetry = retry.methods.includes(input.method)
   const started = performance.now()
   let failure: GatewayError | undefined
+  let budgetSpent = false
   try {
     for (;;) {
       const target = upstream.pick(tried)
       // No target left: every one is ejected (first attempt), or the last failure stands (a retry found none).
-      if (target === undefined) throw failure ?? noTargetError(label, upstream.circuitRetryAfter())
+      if (target === undefined) {
+        if (budgetSpent) upstream.budget?.refund()
+        throw failure ?? noTargetError(label, upstream.circuitRetryAfter())
+      }
+      if (failure === undefined) upstream.budget?.request()
+      else recordRetry(upstream.name, 'sent')
       headers.host = target.host
       let answer: CallAnswer
       try {
@@ -77,6 +83,12 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
         tried.push(target)
         failure = error
         if (!mayRetry || tried.length >= retry.attempts || signal.aborted) throw error
+        // Over the budget the retry is not sent: this failure is the answer.
+        budgetSpent = upstream.budget !== undefined
+        if (budgetSpent && !(upstream.budget as NonNullable<typeof upstream.budget>).spend()) {
+          recordRetry(upstream.name, 'over_budget')
+          throw error
+        }
         continue
       }
       recordOutcome(upstream, outcomeOfStatus(answer.status), started)

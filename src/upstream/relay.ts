@@ -6,6 +6,7 @@ import { readUpstreamBody } from './error-body.js'
 import { failureKindOf, isTransportFailure, mirroredError, noTargetError, unreachableError, type UpstreamFailureKind } from './failure.js'
 import { upstreamRequestHeaders, type UpstreamTrace } from './headers.js'
 import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
+import { recordRetry } from '../observability/recorders.js'
 import { ByteLimit, h2StreamOf, hasBody } from './request-body.js'
 import type { Target } from './target.js'
 import type { Upstream } from './upstream.js'
@@ -73,6 +74,8 @@ export function relayUpstream (upstream: Upstream, input: RelayInput): Promise<v
       reject(error)
       return
     }
+    // A request (not a retry) adds its share to the retry budget.
+    if (upstream.budget !== undefined) upstream.budget.request()
     const headers = upstreamRequestHeaders(input.req.headers, {
       host: target.host,
       clientIp: input.clientIp,
@@ -398,9 +401,19 @@ class Attempt implements Dispatcher.DispatchHandler {
     const tried = this.tried ?? []
     if (tried.length + 2 > retry.attempts || this.input.res.destroyed || hasBody(this.input.req.headers, h2StreamOf(this.input.req))) return false
     if (!retry.methods.includes(this.input.req.method ?? 'GET')) return false
+    // Over the budget the retry is not sent: the original failure is answered.
+    const budget = this.upstream.budget
+    if (budget !== undefined && !budget.spend()) {
+      recordRetry(this.upstream.name, 'over_budget')
+      return false
+    }
     tried.push(this.target)
     const next = this.upstream.pick(tried)
-    if (next === undefined) return false
+    if (next === undefined) {
+      budget?.refund()
+      return false
+    }
+    recordRetry(this.upstream.name, 'sent')
     this.headers.host = next.host
     this.upstream.logger?.info({ upstream_failure: error.fields.upstream_failure, attempt: tried.length + 1 }, 'upstream request retried on another target')
     startAttempt(new Attempt(this.upstream, this.input, this.headers, next, tried, this.started, this.resolve, this.reject))

@@ -1,5 +1,6 @@
 import type { BackendTlsConfig } from '../config/types.js'
 import type { CircuitBreakerSettings } from './circuit-breaker.js'
+import type { RetryBudgetSettings } from './retry-budget.js'
 
 /**
  * The settings of one upstream: the shape the `proxy` service's `upstream:` block in gateway.yaml takes (targets
@@ -55,6 +56,8 @@ export interface UpstreamRetry {
   readonly attempts: number
   /** Upper-case methods that may be retried; a request with a body never is (its body is already consumed). */
   readonly methods: readonly string[]
+  /** Retries sent at most `percent` % of the requests plus `min_per_second` a second (retry-budget.ts); none when absent. */
+  readonly budget?: RetryBudgetSettings
 }
 
 export interface UpstreamHealth {

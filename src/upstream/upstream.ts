@@ -1,4 +1,5 @@
 import { ActiveHealth } from './active-health.js'
+import { RetryBudget } from './retry-budget.js'
 import { attachBreakers, detachBreakers } from './target-breakers.js'
 import { poolFingerprint, type UpstreamSettings } from './settings.js'
 import { Target } from './target.js'
@@ -29,6 +30,8 @@ export class Upstream {
   private retired: Target[] = []
   /** least_connections: where the scan for a tie starts, so ties rotate. */
   private cursor = 0
+  /** `retry.budget`: what retries may still be sent; undefined without one (retries bounded by `attempts` only). */
+  budget: RetryBudget | undefined
 
   /**
    * `name` is the upstream's `upstream` label in `lanegate_upstream_*` metrics (a lane's store id, `timeseries`):
@@ -62,6 +65,7 @@ export class Upstream {
       void removed.retire()
     }
     attachBreakers(this, next, settings.circuit_breaker)
+    this.budget = budgetFor(settings.retry.budget, this.budget)
     this.targets = next
     this.settings = settings
     this.fingerprint = fingerprint
@@ -168,4 +172,11 @@ export class Upstream {
     this.retired = []
     await Promise.all(targets.map((target) => target.destroy()))
   }
+}
+
+/** The budget `wanted` asks for: the current one kept when its settings are equal (a reload keeps what it saved). */
+function budgetFor (wanted: UpstreamSettings['retry']['budget'], current: RetryBudget | undefined): RetryBudget | undefined {
+  if (wanted === undefined) return undefined
+  if (current !== undefined && (current.settings === wanted || JSON.stringify(current.settings) === JSON.stringify(wanted))) return current
+  return new RetryBudget(wanted)
 }

@@ -14,7 +14,7 @@ import { waitFor } from '../helpers/wait-for.js'
  * without the backend being contacted, in both workers although only one of them saw the failures.
  */
 
-const config = (dataDir: string, a: Backend, b: Backend, c: Backend): string => `
+const config = (dataDir: string, a: Backend, b: Backend, c: Backend, d: Backend, e: Backend): string => `
 server: { data_dir: ${dataDir}, workers: 2 }
 admin: { port: 0 }
 issuer: { issuer: http://localhost:8080 }
@@ -39,18 +39,29 @@ services:
       circuit_breaker: { consecutive_failures: 2, open_seconds: 60, max_open_seconds: 60 }
     routes:
       read: { methods: [GET], path: "/*" }
+  budgeted:
+    type: proxy
+    prefix: /budgeted
+    envelope: exchange
+    upstream:
+      targets: [ "${d.url}", "${e.url}" ]
+      retry: { attempts: 2, budget: { percent: 10, min_per_second: 2 } }
+    routes:
+      read: { methods: [GET], path: "/*" }
 `
 
 let gateway: SpawnedGateway
 let a: Backend
 let b: Backend
 let c: Backend
+let d: Backend
+let e: Backend
 
 t.before(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'lanegate-circuit-'))
-  ;[a, b, c] = await Promise.all(['a', 'b', 'c'].map((name) => startBackend(t, name)))
+  ;[a, b, c, d, e] = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((name) => startBackend(t, name)))
   const file = join(dir, 'gateway.yaml')
-  await writeFile(file, config(join(dir, 'data'), a, b, c))
+  await writeFile(file, config(join(dir, 'data'), a, b, c, d, e))
   gateway = await spawnGateway({ config: file })
   t.teardown(async () => {
     gateway.child.kill('SIGTERM')
@@ -86,11 +97,11 @@ async function circuitState (target: string): Promise<string | undefined> {
 
 t.test('a target answering 503 is opened after 3 failures, its traffic moves to the sibling, and it is closed once it recovers', async (t) => {
   a.handle((_req, res) => { res.writeHead(503).end('down') })
-  const first = await load('/pair/items', 2)
+  const first = await load('/pair/items', 3)
   // Without the breaker a would get half of the load. With it: 3 failures per worker at most before an opening
   // (the other worker's observations usually open it first), plus what the 4 connections had in flight.
   t.ok(a.seen.length <= 3 * 2 + 4, `a received ${a.seen.length} of ${first.total} requests`)
-  t.ok(first.total > 50, `${first.total} requests under load`)
+  t.ok(first.total > 40, `${first.total} requests under load (without the breaker a would get half)`)
   t.equal(first.server, a.seen.length, 'every caller-visible 5xx is one of a\'s 503s')
   t.equal(await circuitState(a.url), '2', 'open (2) on the gauge')
 
@@ -139,4 +150,17 @@ t.test('a single open target: 503 circuit_open with Retry-After from both worker
   const loaded = await load('/single/w', 1)
   t.same({ server: loaded.server, ok: loaded.ok }, { server: loaded.total, ok: 0 }, `${loaded.total} requests, all 503`)
   t.equal(c.seen.length, 2, 'nothing reached the backend after the opening')
+})
+
+t.test('retry budget under load: with both targets failing every request, the backends get at most (1 + 10 %) × callers + 2/s (+ 1 s saved) per worker', async (t) => {
+  for (const backend of [d, e]) backend.handle((req) => { req.socket.destroy() })
+  const started = Date.now()
+  const loaded = await load('/budgeted/items', 2)
+  const seconds = Math.ceil((Date.now() - started) / 1000) + 1
+  const atBackends = d.seen.length + e.seen.length
+  // Each worker has its own budget: the floor (and the one second of it a budget may have saved) once per worker.
+  const bound = 1.1 * loaded.total + 2 * 2 * (seconds + 1)
+  t.ok(atBackends <= bound, `${atBackends} requests at the backends for ${loaded.total} callers (bound ${bound}; without a budget ${2 * loaded.total})`)
+  t.ok(loaded.total > 50, `${loaded.total} callers under load`)
+  t.equal(loaded.server, loaded.total, 'every caller got the original failure (502)')
 })

@@ -122,3 +122,11 @@ t.test('circuit_breaker: defaults filled in and handed to the engine; a breaker 
     ['services.pricing.upstream.circuit_breaker.failure_rate.window', 10, 'unknown key "window"'],
   ])
 })
+
+t.test('retry.budget: defaults filled in and handed to the engine; a percent over 100 is refused with its path', async (t) => {
+  const { config } = await parseGatewayConfig(file('      targets: [ "http://a.test" ]\n      retry: { attempts: 3, budget: {} }'), 'gateway.yaml', { env: {} })
+  t.same(proxyUpstreamSettings(proxySettings(config.services.pricing!).upstream).retry, { attempts: 3, methods: ['GET', 'HEAD', 'OPTIONS'], budget: { percent: 20, min_per_second: 1 } })
+  t.same(await problemsOf(file('      targets: [ "http://a.test" ]\n      retry: { budget: { percent: 101 } }')), [
+    ['services.pricing.upstream.retry.budget.percent', 10, 'must be <= 100'],
+  ])
+})

@@ -67,6 +67,10 @@ const Upstream = Type.Object({
   retry: Type.Object({
     attempts: Type.Integer({ minimum: 1, maximum: 10, default: 2, description: 'Attempts in all, the first included (1: never retried); each retry goes to a target not tried yet.' }),
     methods: Type.Array(Method, { uniqueItems: true, default: ['GET', 'HEAD', 'OPTIONS'], description: 'Methods that may be retried; a request with a body never is, nor one whose answer started.' }),
+    budget: Type.Optional(Type.Object({
+      percent: Type.Integer({ minimum: 0, maximum: 100, default: 20, description: 'Retries sent at most this share of the requests, in percent.' }),
+      min_per_second: Type.Integer({ minimum: 0, maximum: 100000, default: 1, description: 'Retries allowed per second (per process) whatever the traffic.' }),
+    }, { additionalProperties: false, description: 'A retry beyond the budget is not sent (the original failure is answered): retries cannot multiply the load on a failing backend (unbounded when absent).' })),
   }, { additionalProperties: false, default: {}, description: 'Retry of idempotent requests on another target after a no-answer failure.' }),
   health: Type.Object({
     passive: Type.Optional(Type.Object({
