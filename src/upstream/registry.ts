@@ -1,5 +1,5 @@
-import type { LaneConfig } from '../config/types.js'
 import { CIRCUIT_STATE_VALUE, type CircuitState } from './circuit-breaker.js'
+import type { DeclaredLane } from './declared-lanes.js'
 import { singleTargetSettings, type UpstreamSettings } from './settings.js'
 import { SingleUseUpstream } from './single-use.js'
 import type { Target } from './target.js'
@@ -166,16 +166,18 @@ export class UpstreamRegistry<S extends object> {
 
 /**
  * A store lane as an upstream: one target (its `base_url`), `max_sockets` connections, its timeouts (a body silent
- * for `response_timeout_ms` is cut too), its credential. No retry (there is no other target) and no health checks.
+ * for `response_timeout_ms` is cut too), its credential. No retry (there is no other target) and no health checks;
+ * the live proxy's circuit breaker when `services.live.circuit_breaker` is set (declared-lanes.ts).
  */
-export function laneUpstreamSettings (lane: LaneConfig): UpstreamSettings {
-  return singleTargetSettings(lane.base_url, {
+export function laneUpstreamSettings (lane: DeclaredLane): UpstreamSettings {
+  const settings = singleTargetSettings(lane.base_url, {
     label: 'The lane software',
     max_sockets: lane.max_sockets,
     timeouts: { connect_ms: lane.connect_timeout_ms, response_ms: lane.response_timeout_ms, body_idle_ms: lane.response_timeout_ms },
     credential: lane.credential,
     tls: lane.tls,
   })
+  return lane.circuit_breaker === undefined ? settings : { ...settings, circuit_breaker: lane.circuit_breaker }
 }
 
 /**
@@ -187,7 +189,7 @@ export function laneUpstreamSettings (lane: LaneConfig): UpstreamSettings {
  * are reconciled and retired with the config (`UpstreamRegistry.reconcile`), not with traffic.
  */
 export interface SharedUpstreams {
-  readonly lanes: UpstreamRegistry<LaneConfig>
+  readonly lanes: UpstreamRegistry<DeclaredLane>
   readonly services: UpstreamRegistry<UpstreamSettings>
   readonly proxies: UpstreamRegistry<UpstreamSettings>
   close (): Promise<void>
@@ -195,7 +197,7 @@ export interface SharedUpstreams {
 
 export function createSharedUpstreams (logger?: UpstreamLogger): SharedUpstreams {
   // A lane has no health checks and there may be many stores: its pool is made when the store is first used.
-  const lanes = new UpstreamRegistry<LaneConfig>(laneUpstreamSettings, logger, { build: 'on_first_use' })
+  const lanes = new UpstreamRegistry<DeclaredLane>(laneUpstreamSettings, logger, { build: 'on_first_use' })
   const services = new UpstreamRegistry<UpstreamSettings>((settings) => settings, logger)
   const proxies = new UpstreamRegistry<UpstreamSettings>((settings) => settings, logger)
   return {

@@ -1,6 +1,7 @@
 import type { ServiceConfig } from '../../config/types.js'
 import type { ServiceSettingProblem } from '../service-module.js'
-import { ProxyRouteEntrySchema, proxySettings, type ProxySettings } from './settings.js'
+import { ProxyRouteEntrySchema, proxySettings } from './settings.js'
+import { circuitBreakerProblems } from '../circuit-breaker-settings.js'
 import { blockRoutes } from '../service-settings.js'
 import { targetUrl } from './upstream-settings.js'
 
@@ -26,7 +27,7 @@ export function checkProxySettings (block: ServiceConfig): ServiceSettingProblem
     else seen.set(key, i)
   })
 
-  problems.push(...circuitBreakerProblems(settings.upstream.circuit_breaker))
+  problems.push(...circuitBreakerProblems(settings.upstream.circuit_breaker, 'upstream.circuit_breaker'))
 
   const served = new Map<string, string>()
   for (const [id, { methods, path, websocket }] of Object.entries(blockRoutes(settings, ProxyRouteEntrySchema))) {
@@ -41,19 +42,6 @@ export function checkProxySettings (block: ServiceConfig): ServiceSettingProblem
       if (other !== undefined) problems.push({ path: `routes.${id}.methods`, message: `route "${other}" serves ${method} ${path} already` })
       else served.set(`${method} ${path}`, id)
     }
-  }
-  return problems
-}
-
-/** A breaker needs a rule that can open it, and an open time it can double into. */
-function circuitBreakerProblems (breaker: ProxySettings['upstream']['circuit_breaker']): ServiceSettingProblem[] {
-  if (breaker === undefined) return []
-  const problems: ServiceSettingProblem[] = []
-  if (breaker.consecutive_failures === undefined && breaker.failure_rate === undefined && breaker.slow === undefined) {
-    problems.push({ path: 'upstream.circuit_breaker', message: 'needs a rule that opens it: consecutive_failures, failure_rate or slow' })
-  }
-  if (breaker.max_open_seconds < breaker.open_seconds) {
-    problems.push({ path: 'upstream.circuit_breaker.max_open_seconds', message: `must be at least open_seconds (${breaker.open_seconds})` })
   }
   return problems
 }

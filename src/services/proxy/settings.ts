@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { backendTls, policyChain } from '../../config/schema.js'
 import type { ServiceConfig } from '../../config/types.js'
 import { blockSettings, settingsProperties } from '../service-settings.js'
+import { CircuitBreakerSchema } from '../circuit-breaker-settings.js'
 import { WebSocketLimitsSchema, websocketSwitchSchema, type WebSocketSwitch } from '../websocket-settings.js'
 
 /** Methods a proxied route may serve (upper case; `lanegate validate` refuses `get`). */
@@ -25,31 +26,6 @@ const Target = Type.Unsafe<string | { url: string, weight: number }>({
   required: ['url'],
   additionalProperties: false,
 })
-
-/** The share and the window of a circuit breaker's rate rules (`failure_rate`, `slow`). */
-const rateRule = {
-  percent: Type.Integer({ minimum: 1, maximum: 100, description: 'Share of the window\'s answers, in percent, at or above which the breaker opens.' }),
-  window_seconds: Type.Integer({ minimum: 1, maximum: 3600, default: 30, description: 'The window: the last this many seconds.' }),
-  min_requests: Type.Integer({ minimum: 1, maximum: 1000000, default: 20, description: 'Fewer answers than this in the window never open the breaker.' }),
-}
-
-/** `upstream.circuit_breaker`: one breaker per target (src/upstream/circuit-breaker.ts). */
-const CircuitBreaker = Type.Object({
-  failure_statuses: Type.Array(Type.Integer({ minimum: 100, maximum: 599 }), {
-    uniqueItems: true,
-    default: [500, 502, 503, 504],
-    description: 'Answer statuses that count as failures (a no-answer failure always counts).',
-  }),
-  consecutive_failures: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: 'Opens after this many failures in a row.' })),
-  failure_rate: Type.Optional(Type.Object(rateRule, { additionalProperties: false, description: 'Opens when failures reach `percent` % of at least `min_requests` answers over the last `window_seconds`.' })),
-  slow: Type.Optional(Type.Object({
-    ms: Type.Integer({ minimum: 1, maximum: 600000, description: 'An answer whose head takes this long or longer is slow.' }),
-    ...rateRule,
-  }, { additionalProperties: false, description: 'Opens when slow answers reach `percent` % of at least `min_requests` answers over the last `window_seconds`.' })),
-  open_seconds: Type.Integer({ minimum: 1, maximum: 86400, default: 30, description: 'How long an opened breaker keeps the target out the first time.' }),
-  max_open_seconds: Type.Integer({ minimum: 1, maximum: 86400, default: 300, description: 'Each failed half-open trial doubles the open time, up to this.' }),
-  half_open_requests: Type.Integer({ minimum: 1, maximum: 1000, default: 1, description: 'Real requests let through once the open time is over: all succeed, it closes; one fails, it opens again.' }),
-}, { additionalProperties: false, description: 'A circuit breaker per target: failing or slow targets get no traffic for a while (off when absent).' })
 
 const Upstream = Type.Object({
   targets: Type.Array(Target, { minItems: 1, description: 'Where requests go: one or more targets, balanced.' }),
@@ -85,7 +61,7 @@ const Upstream = Type.Object({
   strip_prefix: Type.Boolean({ default: true, description: 'true: the service prefix is removed from the path sent upstream; false: sent as received.' }),
   credential: Type.Optional(Type.String({ minLength: 1, description: 'Sent upstream as the Authorization header (the caller\'s own never is).' })),
   tls: Type.Optional(backendTls),
-  circuit_breaker: Type.Optional(CircuitBreaker),
+  circuit_breaker: Type.Optional(CircuitBreakerSchema),
 }, { additionalProperties: false, description: 'The upstream the service relays to.' })
 
 /** `services.<name>` settings of a `type: proxy` block beside prefix, envelope, policies and routes. */
