@@ -211,7 +211,8 @@
         rows.push(row([
           i === 0 ? u.name : '', i === 0 ? u.kind : '', el('code', t.url), badge(t.state), t.in_flight,
           i === 0 ? ms(u.p99_ms) : '', i === 0 ? `${u.errors_per_min} of ${u.calls_per_min}` : '', probe,
-        ], { 'data-upstream': u.name, 'data-target': t.url, 'data-state': t.state }))
+          t.circuit === undefined ? '–' : badge(t.circuit),
+        ], { 'data-upstream': u.name, 'data-target': t.url, 'data-state': t.state, 'data-circuit': t.circuit ?? '' }))
       })
     }
     fill($('#upstreams-table tbody'), rows)
