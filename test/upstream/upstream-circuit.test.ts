@@ -147,3 +147,16 @@ t.test('metrics: the circuit state gauge per service and target, transitions and
     'lanegate_upstream_requests_total{upstream="pricing",outcome="http_5xx"} 1',
   ])
 })
+
+t.test('a WebSocket upgrade counts against the breaker, and an open one refuses it with 503 circuit_open, nothing sent', async (t) => {
+  const { connectUpstreamWebSocket } = await import('../../src/upstream/websocket-connect.js')
+  const a = await startBackend(t, 'a')
+  a.handle(failing(503)) // refuses every upgrade with 503
+  const upstream = named(t, testSettings([a.url], { circuit_breaker: { ...BREAKER, consecutive_failures: 1, open_seconds: 30, max_open_seconds: 30 } }), 'ws')
+  const input = { req: { headers: {} } as import('node:http').IncomingMessage, path: '/socket', clientIp: '127.0.0.1', requestId: 'r', maxMessageBytes: 1024, maxErrorBodyBytes: 64 }
+  const first = await connectUpstreamWebSocket(upstream, input).then(() => 'open', (error: { status: number }) => error.status)
+  t.equal(first, 503, 'the refused upgrade mirrors the 503')
+  const second = await connectUpstreamWebSocket(upstream, input).then(() => 'open', (error: { status: number, fields: Record<string, unknown>, headers: Record<string, string> }) => [error.status, error.fields.upstream_failure, error.headers['retry-after']])
+  t.same(second, [503, 'circuit_open', '30'])
+  t.equal(a.seen.length, 1)
+})
