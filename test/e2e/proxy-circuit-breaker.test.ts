@@ -14,7 +14,7 @@ import { waitFor } from '../helpers/wait-for.js'
  * without the backend being contacted, in both workers although only one of them saw the failures.
  */
 
-const config = (dataDir: string, a: Backend, b: Backend, c: Backend, d: Backend, e: Backend): string => `
+const config = (dataDir: string, a: Backend, b: Backend, c: Backend, d: Backend, e: Backend, slow: Backend): string => `
 server: { data_dir: ${dataDir}, workers: 2 }
 admin: { port: 0 }
 issuer: { issuer: http://localhost:8080 }
@@ -39,6 +39,15 @@ services:
       circuit_breaker: { consecutive_failures: 2, open_seconds: 60, max_open_seconds: 60 }
     routes:
       read: { methods: [GET], path: "/*" }
+  slow:
+    type: proxy
+    prefix: /slow
+    envelope: exchange
+    upstream:
+      targets: [ "${slow.url}" ]
+      circuit_breaker: { slow: { ms: 1000, percent: 50, min_requests: 3 }, open_seconds: 60, max_open_seconds: 60 }
+    routes:
+      read: { methods: [GET], path: "/*" }
   budgeted:
     type: proxy
     prefix: /budgeted
@@ -56,12 +65,13 @@ let b: Backend
 let c: Backend
 let d: Backend
 let e: Backend
+let slow: Backend
 
 t.before(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'lanegate-circuit-'))
-  ;[a, b, c, d, e] = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((name) => startBackend(t, name)))
+  ;[a, b, c, d, e, slow] = await Promise.all(['a', 'b', 'c', 'd', 'e', 'slow'].map((name) => startBackend(t, name)))
   const file = join(dir, 'gateway.yaml')
-  await writeFile(file, config(join(dir, 'data'), a, b, c, d, e))
+  await writeFile(file, config(join(dir, 'data'), a, b, c, d, e, slow))
   gateway = await spawnGateway({ config: file })
   t.teardown(async () => {
     gateway.child.kill('SIGTERM')
@@ -163,4 +173,26 @@ t.test('retry budget under load: with both targets failing every request, the ba
   t.ok(atBackends <= bound, `${atBackends} requests at the backends for ${loaded.total} callers (bound ${bound}; without a budget ${2 * loaded.total})`)
   t.ok(loaded.total > 50, `${loaded.total} callers under load`)
   t.equal(loaded.server, loaded.total, 'every caller got the original failure (502)')
+})
+
+t.test('a slow target (answers after 2 s) is opened by the slow rule, in both workers', async (t) => {
+  slow.handle((_req, res) => { setTimeout(() => res.end('late'), 2_000) })
+  const keepAlive = new (await import('node:http')).Agent({ keepAlive: true, maxSockets: 1 })
+  t.teardown(() => keepAlive.destroy())
+  // Three slow answers on one connection: one worker's window holds them and opens the breaker.
+  for (let i = 0; i < 3; i++) {
+    const body = await new Promise<string>((resolve, reject) => {
+      httpRequest(`${gateway.base}/slow/x`, { agent: keepAlive }, (res) => {
+        let text = ''
+        res.on('data', (d: Buffer) => { text += d.toString() })
+        res.on('end', () => resolve(text))
+      }).on('error', reject).end()
+    })
+    t.equal(body, 'late', 'a slow answer is still relayed')
+  }
+  await waitFor(async () => (await fresh('/slow/y')).status === 503, { what: 'the slow rule\'s opening applied' })
+  const answers = await Promise.all(Array.from({ length: 6 }, () => fresh('/slow/z')))
+  t.same(answers.map((r) => [r.status, JSON.parse(r.body).upstream_failure]), Array.from({ length: 6 }, () => [503, 'circuit_open']))
+  t.equal(slow.seen.length, 3, 'nothing reached the slow backend after the opening')
+  t.match(gateway.output(), /"reason":"slow"[^\n]*upstream circuit opened|upstream circuit opened[^\n]*"reason":"slow"/)
 })
