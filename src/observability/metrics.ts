@@ -112,6 +112,7 @@ export class GatewayMetrics {
   /** Open WebSockets, their messages and closes (websocket-metrics.ts). */
   readonly websockets = new WebSocketMetrics(this.registry)
   readonly upstreamRetries = new CounterFamily('lanegate_upstream_retries_total', 'Retries of upstream requests on another target, by result: sent, or over_budget (not sent: retry.budget spent).', ['upstream', 'result'])
+  readonly ejections = new CounterFamily('lanegate_upstream_ejections_total', 'Upstream targets ejected, by service, target and reason (outlier: its failure rate stood far above its siblings\').', ['service', 'target', 'reason'])
   readonly circuitTransitions = new CounterFamily('lanegate_upstream_circuit_transitions_total', 'Circuit breaker state changes of upstream targets, by service, target and the state entered (open, half_open, closed).', ['service', 'target', 'to'])
   readonly cacheLookups = new CounterFamily('lanegate_cache_lookups_total', 'GET/HEAD answers of routes with the cache policy, by service, route id and result (hit, miss).', ['service', 'route', 'result'])
   readonly #routes = new Map<string, Map<string, RouteSeries>>()
@@ -119,7 +120,7 @@ export class GatewayMetrics {
 
   constructor (sources: MetricSources) {
     for (const family of [this.requests, this.durations, this.upstreamRequests, this.upstreamDurations, this.rateLimited,
-      this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches, this.cacheLookups, this.circuitTransitions, this.upstreamRetries]) {
+      this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches, this.cacheLookups, this.circuitTransitions, this.upstreamRetries, this.ejections]) {
       this.registry.registerMetric(asPromMetric(family))
     }
     new Gauge({

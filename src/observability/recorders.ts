@@ -44,3 +44,8 @@ export function recordCircuitTransition (upstream: string, target: string, to: s
 export function recordRetry (upstream: string, result: 'sent' | 'over_budget'): void {
   active?.upstreamRetries.inc(upstream, result)
 }
+
+/** A target ejected (`reason`: `outlier`) of `upstream` (the registry key). */
+export function recordEjection (upstream: string, target: string, reason: string): void {
+  active?.ejections.inc(upstream, target, reason)
+}

@@ -78,6 +78,7 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
         if (!(error instanceof GatewayError)) throw error
         if (isTransportFailure(error)) {
           target.breaker?.recordFailure()
+          target.outcomes?.failure()
           upstream.reportFailure(target, error.fields.upstream_failure as string)
         }
         tried.push(target)
@@ -113,6 +114,7 @@ async function attempt (upstream: Upstream, target: Target, input: CallInput, he
     }
     target.recordSuccess()
     target.breaker?.recordAnswer(answer.statusCode, performance.now() - started)
+    target.outcomes?.answer(answer.statusCode)
     const { statusCode: status } = answer
     if (status >= 400) {
       const body = await readUpstreamBody(answer.body, answer.headers['content-encoding'], input.maxErrorBodyBytes)

@@ -235,6 +235,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     this.target.recordSuccess()
     const breaker = this.target.breaker
     if (breaker !== undefined && statusCode >= 100 && statusCode <= 599) breaker.recordAnswer(statusCode, performance.now() - this.attemptStarted)
+    if (this.target.outcomes !== undefined) this.target.outcomes.answer(statusCode)
     if (statusCode < 100 || statusCode > 599) {
       // fail() aborts the upstream request too (after settling, so the abort's own error report is ignored).
       this.fail(unreachableError(this.upstream.settings.label, 'protocol', undefined, `${this.upstream.settings.label} answered with an invalid status.`))
@@ -384,7 +385,10 @@ class Attempt implements Dispatcher.DispatchHandler {
     this.controller?.abort(error)
     if (isTransportFailure(error)) {
       // Once the head came its status was the breaker's outcome; a break-off after it is not counted twice.
-      if (this.status === 0) this.target.breaker?.recordFailure()
+      if (this.status === 0) {
+        this.target.breaker?.recordFailure()
+        this.target.outcomes?.failure()
+      }
       this.upstream.reportFailure(this.target, error.fields.upstream_failure as string)
       if (this.retry(error)) return
     }

@@ -1,6 +1,7 @@
 import type { BackendTlsConfig } from '../config/types.js'
 import type { CircuitBreakerSettings } from './circuit-breaker.js'
 import type { RetryBudgetSettings } from './retry-budget.js'
+import type { OutlierEjectionSettings } from './outlier-counts.js'
 
 /**
  * The settings of one upstream: the shape the `proxy` service's `upstream:` block in gateway.yaml takes (targets
@@ -26,6 +27,8 @@ export interface UpstreamSettings {
   readonly tls?: BackendTlsConfig
   /** A circuit breaker per target (circuit-breaker.ts); none when absent. */
   readonly circuit_breaker?: CircuitBreakerSettings
+  /** Targets failing far more than their siblings are ejected a while (outlier-ejection.ts); none when absent. */
+  readonly outlier_ejection?: OutlierEjectionSettings
 }
 
 export type BalanceStrategy = 'round_robin' | 'least_connections'

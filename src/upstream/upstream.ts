@@ -1,5 +1,6 @@
 import { ActiveHealth } from './active-health.js'
 import { RetryBudget } from './retry-budget.js'
+import { OutlierEjector } from './outlier-ejection.js'
 import { attachBreakers, detachBreakers } from './target-breakers.js'
 import { poolFingerprint, type UpstreamSettings } from './settings.js'
 import { Target } from './target.js'
@@ -32,6 +33,8 @@ export class Upstream {
   private cursor = 0
   /** `retry.budget`: what retries may still be sent; undefined without one (retries bounded by `attempts` only). */
   budget: RetryBudget | undefined
+  /** `outlier_ejection`: compares the targets' failure rates every interval; undefined without it. */
+  outliers: OutlierEjector | undefined
 
   /**
    * `name` is the upstream's `upstream` label in `lanegate_upstream_*` metrics (a lane's store id, `timeseries`):
@@ -66,6 +69,7 @@ export class Upstream {
     }
     attachBreakers(this, next, settings.circuit_breaker)
     this.budget = budgetFor(settings.retry.budget, this.budget)
+    this.reconcileOutliers(settings, next)
     this.targets = next
     this.settings = settings
     this.fingerprint = fingerprint
@@ -74,6 +78,19 @@ export class Upstream {
       this.health?.stop()
       this.health = active === undefined ? undefined : new ActiveHealth(this, active)
     }
+  }
+
+  /** Starts, keeps (equal settings: the new targets get counts) or stops the outlier comparison. */
+  private reconcileOutliers (settings: UpstreamSettings, targets: readonly Target[]): void {
+    const wanted = settings.outlier_ejection
+    const current = this.outliers
+    if (current !== undefined && wanted !== undefined && (current.settings === wanted || JSON.stringify(current.settings) === JSON.stringify(wanted))) {
+      current.attach(targets)
+      return
+    }
+    current?.stop(targets)
+    this.outliers = wanted === undefined ? undefined : new OutlierEjector(wanted, this)
+    this.outliers?.attach(targets)
   }
 
   /**
@@ -158,6 +175,8 @@ export class Upstream {
     const targets = this.targets
     this.targets = []
     detachBreakers(this.name, targets)
+    this.outliers?.stop(targets)
+    this.outliers = undefined
     this.retired.push(...targets)
     await Promise.all(targets.map((target) => target.retire()))
   }
@@ -168,6 +187,8 @@ export class Upstream {
     this.health = undefined
     const targets = [...this.targets, ...this.retired]
     detachBreakers(this.name, this.targets)
+    this.outliers?.stop(this.targets)
+    this.outliers = undefined
     this.targets = []
     this.retired = []
     await Promise.all(targets.map((target) => target.destroy()))

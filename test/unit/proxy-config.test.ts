@@ -130,3 +130,16 @@ t.test('retry.budget: defaults filled in and handed to the engine; a percent ove
     ['services.pricing.upstream.retry.budget.percent', 10, 'must be <= 100'],
   ])
 })
+
+t.test('outlier_ejection: defaults filled in and handed to the engine; refused on a single target', async (t) => {
+  const { config } = await parseGatewayConfig(file('      targets: [ "http://a.test", "http://b.test" ]\n      outlier_ejection: {}'), 'gateway.yaml', { env: {} })
+  t.same(proxyUpstreamSettings(proxySettings(config.services.pricing!).upstream).outlier_ejection, {
+    interval_seconds: 10, min_requests: 20, above_siblings_percent: 50, failure_statuses: [500, 502, 503, 504], eject_seconds: 30, max_ejected_percent: 50,
+  })
+  t.same(await problemsOf(file('      targets: [ "http://a.test", "http://b.test" ]\n      outlier_ejection: { max_ejected_percent: 0 }')), [
+    ['services.pricing.upstream.outlier_ejection.max_ejected_percent', 10, 'must be >= 1'],
+  ])
+  t.same(await problemsOf(file('      targets: [ "http://a.test" ]\n      outlier_ejection: {}')), [
+    ['services.pricing.upstream.outlier_ejection', 10, 'compares a target with its siblings: needs two targets or more'],
+  ])
+})

@@ -28,6 +28,9 @@ export function checkProxySettings (block: ServiceConfig): ServiceSettingProblem
   })
 
   problems.push(...circuitBreakerProblems(settings.upstream.circuit_breaker, 'upstream.circuit_breaker'))
+  if (settings.upstream.outlier_ejection !== undefined && settings.upstream.targets.length < 2) {
+    problems.push({ path: 'upstream.outlier_ejection', message: 'compares a target with its siblings: needs two targets or more' })
+  }
 
   const served = new Map<string, string>()
   for (const [id, { methods, path, websocket }] of Object.entries(blockRoutes(settings, ProxyRouteEntrySchema))) {

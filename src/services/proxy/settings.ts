@@ -62,6 +62,14 @@ const Upstream = Type.Object({
   credential: Type.Optional(Type.String({ minLength: 1, description: 'Sent upstream as the Authorization header (the caller\'s own never is).' })),
   tls: Type.Optional(backendTls),
   circuit_breaker: Type.Optional(CircuitBreakerSchema),
+  outlier_ejection: Type.Optional(Type.Object({
+    interval_seconds: Type.Integer({ minimum: 1, maximum: 3600, default: 10, description: 'How often the targets\' failure rates over the last interval are compared.' }),
+    min_requests: Type.Integer({ minimum: 1, maximum: 1000000, default: 20, description: 'A target with fewer answers in the interval is neither judged nor counted among the siblings.' }),
+    above_siblings_percent: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Ejected when its failure rate is at least this many percentage points above its siblings\' together.' }),
+    failure_statuses: Type.Array(Type.Integer({ minimum: 100, maximum: 599 }), { uniqueItems: true, default: [500, 502, 503, 504], description: 'Answer statuses that count as failures (a no-answer failure always counts).' }),
+    eject_seconds: Type.Integer({ minimum: 1, maximum: 86400, default: 30, description: 'How long an outlier is left out.' }),
+    max_ejected_percent: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Never more than this share of the targets ejected as outliers at once (rounded down; at least one may be).' }),
+  }, { additionalProperties: false, description: 'Outlier ejection: a target whose failure rate stands far above its siblings\' is ejected for a while (off when absent; needs two targets or more).' })),
 }, { additionalProperties: false, description: 'The upstream the service relays to.' })
 
 /** `services.<name>` settings of a `type: proxy` block beside prefix, envelope, policies and routes. */

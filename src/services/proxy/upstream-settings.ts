@@ -25,6 +25,7 @@ export function proxyUpstreamSettings (upstream: ProxyUpstreamConfig): UpstreamS
       label: PROXY_LABEL,
       tls: upstream.tls,
       circuit_breaker: upstream.circuit_breaker,
+      outlier_ejection: upstream.outlier_ejection,
     }
     derived.set(upstream, settings)
   }
