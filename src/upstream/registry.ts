@@ -151,8 +151,9 @@ export class UpstreamRegistry<S extends object> {
   private singleUse (key: string, source: S): Upstream {
     const settings = this.derive(source)
     const { passive } = settings.health
-    // One request: nothing for a breaker to learn, and no breaker of the removed upstream to share with.
-    return new SingleUseUpstream({ ...settings, health: passive === undefined ? {} : { passive }, circuit_breaker: undefined }, this.logger, key)
+    // One request: nothing for a breaker or an outlier comparison to learn (whose timer nobody would stop), and no
+    // breaker of the removed upstream to share with.
+    return new SingleUseUpstream({ ...settings, health: passive === undefined ? {} : { passive }, circuit_breaker: undefined, outlier_ejection: undefined }, this.logger, key)
   }
 
   /** Closes every connection of every upstream, draining ones included (shutdown). */
