@@ -257,8 +257,8 @@
         const own = i > 0
           ? []
           : [el('td', u.name, span), el('td', u.kind, span), el('td', u.calls_per_min, span), el('td', u.errors_per_min, span), el('td', ms(u.p99_ms), span)]
-        const tr = row([...own, el('code', t.url), badge(t.state, STATE_BADGE[t.state]), t.in_flight, probe],
-          { 'data-upstream': u.name, 'data-target': t.url, 'data-state': t.state })
+        const tr = row([...own, el('code', t.url), badge(t.state, STATE_BADGE[t.state]), t.in_flight, probe, t.circuit === undefined ? '–' : badge(t.circuit)],
+          { 'data-upstream': u.name, 'data-target': t.url, 'data-state': t.state, 'data-circuit': t.circuit ?? '' })
         rows.push(tr)
       })
     }

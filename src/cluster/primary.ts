@@ -13,6 +13,7 @@ import { startPrimaryAdmin, type PrimaryAdmin } from './primary-admin.js'
 import { serveWorkerCounters } from './primary-counters.js'
 import { serveWorkerSlots } from '../limits/connection-slots.js'
 import { coordinateProbes } from './primary-probes.js'
+import { coordinateBreakers } from './primary-breakers.js'
 import { resolveWorkerCount } from './worker-count.js'
 
 /** A worker that dies sooner than this after its start counts as crash-looping: its restart is delayed. */
@@ -88,6 +89,8 @@ function runPrimary (options: PrimaryOptions): void {
   const stopSlots = serveWorkerSlots()
   // One worker probes the upstreams for the host; the others apply its results (upstream/probe-sharing.ts).
   coordinateProbes()
+  // A worker's circuit breaker openings and closings reach the others (upstream/breaker-sharing.ts).
+  coordinateBreakers()
   // Every worker starts with the gateway's node options, however the primary was started (node-flags.ts).
   cluster.setupPrimary({ execArgv: withGatewayNodeFlags(process.execArgv) })
   let stopping = false

@@ -104,6 +104,8 @@ function shapeUpstreams (raws: readonly RawUpstreams[], context: ShapeContext): 
               state: STATE_RANK[t.state] > STATE_RANK[seen.state] ? t.state : seen.state,
               inFlight: seen.inFlight + t.inFlight,
               lastProbe: (t.lastProbe?.at ?? 0) > (seen.lastProbe?.at ?? 0) ? t.lastProbe : seen.lastProbe,
+              // The most open breaker a worker reports (workers share openings, half-open is each one's own).
+              ...(t.circuit === undefined && seen.circuit === undefined ? {} : { circuit: moreOpen(t.circuit, seen.circuit) }),
             })
       }
     }
@@ -126,6 +128,8 @@ function shapeUpstreams (raws: readonly RawUpstreams[], context: ShapeContext): 
           state: !u.used ? 'unused' : u.kind === 'lane' && t.state === 'healthy' ? 'unchecked' : t.state,
           in_flight: t.inFlight,
           last_probe: t.lastProbe === undefined ? null : { at: new Date(t.lastProbe.at).toISOString(), ok: t.lastProbe.ok, detail: t.lastProbe.detail },
+          // Only for targets with a circuit breaker: `closed`, `half_open` or `open`.
+          ...(t.circuit === undefined ? {} : { circuit: t.circuit }),
         })),
       }
     }),
@@ -210,4 +214,13 @@ function describeError (error: Record<string, unknown> | undefined): string | nu
   if (error === undefined) return null
   const parts = ['error', 'upstream_failure', 'upstream_status', 'code'].map((k) => error[k]).filter((v) => (typeof v === 'string' && v !== '') || (typeof v === 'number' && v !== 0))
   return parts.length === 0 ? 'failed' : parts.join(' ')
+}
+
+const CIRCUIT_RANK: Readonly<Record<string, number>> = { closed: 0, half_open: 1, open: 2 }
+
+/** Of two workers' views of one target's breaker, the more open one. */
+function moreOpen<T extends string> (a: T | undefined, b: T | undefined): T | undefined {
+  if (a === undefined) return b
+  if (b === undefined) return a
+  return (CIRCUIT_RANK[a] ?? 0) >= (CIRCUIT_RANK[b] ?? 0) ? a : b
 }

@@ -68,6 +68,8 @@ export const catalogue = {
   connected_account_not_found: { status: 404, message: 'Connected account not found.', shape: 'code' },
 
   // ---- Data exchange (the spec's envelope table) ----
+  // 502 when no answer came, the upstream's own 4xx/5xx (`withStatus`), or 503 with `Retry-After` for
+  // `upstream_failure: 'circuit_open'` (upstream/failure.ts `circuitOpenError`): docs/errors.md#upstream-failures.
   upstream_error: { status: 502, message: 'The upstream returned an error or could not be reached.', shape: 'code', upstream: true },
   store_not_found: { status: 404, message: 'Store not found or not accessible.', shape: 'code' },
   report_not_found: { status: 404, message: 'Report not found.', shape: 'code' },

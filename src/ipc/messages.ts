@@ -53,6 +53,20 @@ export interface ProbeResultMessage {
   healthy: boolean
 }
 
+/**
+ * Worker → primary → every other worker: a target's circuit breaker opened (until `until`, ms since the epoch, for
+ * `openMs`) or closed in one worker (upstream/breaker-sharing.ts).
+ */
+export interface CircuitMessage {
+  channel: 'lanegate:circuit'
+  upstream: string
+  url: string
+  to: 'open' | 'closed'
+  reason: string
+  openMs: number
+  until: number
+}
+
 /** Primary → worker: whether it is the one that runs the active health probes of this host. */
 export interface ProberCommand { channel: 'lanegate:prober', probing: boolean }
 
@@ -84,7 +98,7 @@ export interface SlotRequest { channel: 'lanegate:slots', op: 'acquire' | 'relea
 /** Primary → worker: whether the `acquire` with this `id` got its place. */
 export interface SlotReply { channel: 'lanegate:slots', id: number, allowed: boolean }
 
-export type PrimaryMessage = CountReply | WindowAddReply | ProbeResultMessage | ProberCommand | ReloadCommand | ShutdownCommand | AdminQuery | SlotReply
+export type PrimaryMessage = CountReply | WindowAddReply | ProbeResultMessage | CircuitMessage | ProberCommand | ReloadCommand | ShutdownCommand | AdminQuery | SlotReply
 
 export function isMessage<T extends { channel: string }> (value: unknown, channel: T['channel']): value is T {
   return typeof value === 'object' && value !== null && (value as { channel?: unknown }).channel === channel

@@ -3,7 +3,7 @@ import { asPromMetric, CounterFamily, HistogramFamily, type CounterCell, type Hi
 import { WebSocketMetrics } from './websocket-metrics.js'
 
 /** How one call to an upstream (a lane, a proxied service) ended. */
-export type UpstreamOutcome = 'ok' | 'http_4xx' | 'http_5xx' | 'unreachable' | 'timeout' | 'tls'
+export type UpstreamOutcome = 'ok' | 'http_4xx' | 'http_5xx' | 'unreachable' | 'timeout' | 'tls' | 'circuit_open'
 
 /** Latency buckets in seconds: a cached-token GET is well under a millisecond, a lane call up to its timeout. */
 export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
@@ -67,6 +67,8 @@ export interface MetricSources {
   dependencies (): Promise<Record<string, boolean>>
   /** The `proxy` blocks' upstreams now: targets the health checks leave in and those they have ejected. */
   upstreamTargets? (): Iterable<UpstreamTargetCount>
+  /** The circuit breakers of the `proxy` blocks' targets now (only upstreams that configure one). */
+  upstreamCircuits? (): Iterable<UpstreamCircuitState>
   /** Log lines the process's log destination dropped so far (it was backed up); absent: 0. */
   logLinesDropped? (): number
 }
@@ -77,6 +79,16 @@ export interface UpstreamTargetCount {
   readonly upstream: string
   readonly available: number
   readonly ejected: number
+}
+
+/** One target's circuit breaker, as `lanegate_upstream_circuit_state` exports it. */
+export interface UpstreamCircuitState {
+  /** The registry key (a `proxy` block's name). */
+  readonly service: string
+  /** The target's URL as configured. */
+  readonly target: string
+  /** 0 closed, 1 half-open, 2 open. */
+  readonly state: number
 }
 
 /**
@@ -108,13 +120,16 @@ export class GatewayMetrics {
   readonly certificateExpiry = new Map<string, number>()
   /** Open WebSockets, their messages and closes (websocket-metrics.ts). */
   readonly websockets = new WebSocketMetrics(this.registry)
+  readonly upstreamRetries = new CounterFamily('lanegate_upstream_retries_total', 'Retries of upstream requests on another target, by result: sent, or over_budget (not sent: retry.budget spent).', ['upstream', 'result'])
+  readonly ejections = new CounterFamily('lanegate_upstream_ejections_total', 'Upstream targets ejected, by service, target and reason (outlier: its failure rate stood far above its siblings\').', ['service', 'target', 'reason'])
+  readonly circuitTransitions = new CounterFamily('lanegate_upstream_circuit_transitions_total', 'Circuit breaker state changes of upstream targets, by service, target and the state entered (open, half_open, closed).', ['service', 'target', 'to'])
   readonly cacheLookups = new CounterFamily('lanegate_cache_lookups_total', 'GET/HEAD answers of routes with the cache policy, by service, route id and result (hit, miss).', ['service', 'route', 'result'])
   readonly #routes = new Map<string, Map<string, RouteSeries>>()
   readonly #upstreams = new Map<string, { outcomes: Map<UpstreamOutcome, CounterCell>, duration: HistogramCell }>()
 
   constructor (sources: MetricSources) {
     for (const family of [this.requests, this.durations, this.streamDurations, this.upstreamRequests, this.upstreamDurations, this.rateLimited,
-      this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches, this.cacheLookups]) {
+      this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches, this.cacheLookups, this.circuitTransitions, this.upstreamRetries, this.ejections]) {
       this.registry.registerMetric(asPromMetric(family))
     }
     new Gauge({
@@ -150,6 +165,19 @@ export class GatewayMetrics {
           this.set({ upstream: count.upstream, state: 'available' }, count.available)
           this.set({ upstream: count.upstream, state: 'ejected' }, count.ejected)
         }
+      },
+    })
+    const upstreamCircuits = sources.upstreamCircuits
+    new Gauge({
+      name: 'lanegate_upstream_circuit_state',
+      help: 'Circuit breaker state of each proxy service target at scrape time: 0 closed, 1 half-open, 2 open.',
+      labelNames: ['service', 'target'],
+      registers: [this.registry],
+      // With server.workers > 1: the most open state a worker reports (workers share openings and closings).
+      aggregator: 'max',
+      collect () {
+        this.reset()
+        for (const circuit of upstreamCircuits?.() ?? []) this.set({ service: circuit.service, target: circuit.target }, circuit.state)
       },
     })
     new Counter({

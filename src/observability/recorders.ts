@@ -34,3 +34,18 @@ export function recordTokenIssued (clientId: string): void {
 export function recordFanoutDispatch (status: string): void {
   active?.fanoutDispatches.inc(status)
 }
+
+/** A target's circuit breaker changed state (`to`: closed, half_open, open); `upstream` is the registry key. */
+export function recordCircuitTransition (upstream: string, target: string, to: string): void {
+  active?.circuitTransitions.inc(upstream, target, to)
+}
+
+/** A retry of a request to `upstream`: `sent`, or `over_budget` (not sent: its `retry.budget` was spent). */
+export function recordRetry (upstream: string, result: 'sent' | 'over_budget'): void {
+  active?.upstreamRetries.inc(upstream, result)
+}
+
+/** A target ejected (`reason`: `outlier`) of `upstream` (the registry key). */
+export function recordEjection (upstream: string, target: string, reason: string): void {
+  active?.ejections.inc(upstream, target, reason)
+}

@@ -79,6 +79,7 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
       configVersion: () => gateway?.current().version ?? 0,
       dependencies: () => readiness.dependencies(),
       upstreamTargets: () => shared.upstreams.proxies.targetCounts(),
+      upstreamCircuits: () => [...shared.upstreams.proxies.circuitStates(), ...shared.upstreams.lanes.circuitStates()],
       logLinesDropped: () => destination?.dropped ?? 0,
     })
   const reloads = new ReloadHistory(options.text === undefined ? options.file : undefined, config)

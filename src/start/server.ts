@@ -3,6 +3,7 @@ import { bootGateway, type Booted } from './boot.js'
 import { followPrimary } from '../cluster/worker.js'
 import { answerPrimaryAdmin } from '../cluster/worker-admin.js'
 import { shareProbesWithPrimary } from '../cluster/worker-probes.js'
+import { shareBreakersWithPrimary } from '../cluster/worker-breakers.js'
 import { watchConfigFile } from '../config/watch-config.js'
 import { startAdminListener } from './admin-listener.js'
 import { workerConsole } from '../console/worker-console.js'
@@ -52,6 +53,8 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
   const lanegateWorker = isLanegateWorker()
   // Before the boot: the checks the first snapshot starts must already know that only one worker probes.
   if (lanegateWorker) shareProbesWithPrimary()
+  // Likewise circuit breakers: one worker's openings protect the others (upstream/breaker-sharing.ts).
+  if (lanegateWorker) shareBreakersWithPrimary()
   // `loaded` (from loadStartConfig) is booted as it is; the overrides still apply to every reload.
   const booted = await bootGateway({ file: options.file, loaded, adjust: startOverrides(options) })
   const { app, gateway, logger } = booted

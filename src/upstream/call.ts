@@ -1,9 +1,9 @@
 import type { Dispatcher } from 'undici'
 import { GatewayError } from '../errors/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
-import { failureKindOf, isTransportFailure, unreachableError, type UpstreamFailureKind } from './failure.js'
+import { failureKindOf, isTransportFailure, noTargetError, unreachableError, type UpstreamFailureKind } from './failure.js'
 import type { UpstreamTrace } from './headers.js'
-import { outcomeOfStatus } from '../observability/recorders.js'
+import { outcomeOfStatus, recordRetry } from '../observability/recorders.js'
 import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
 import type { Target } from './target.js'
 import type { Upstream } from './upstream.js'
@@ -61,21 +61,37 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
   const mayRetry = retry.methods.includes(input.method)
   const started = performance.now()
   let failure: GatewayError | undefined
+  let budgetSpent = false
   try {
     for (;;) {
       const target = upstream.pick(tried)
       // No target left: every one is ejected (first attempt), or the last failure stands (a retry found none).
-      if (target === undefined) throw failure ?? unreachableError(label, 'ejected')
+      if (target === undefined) {
+        if (budgetSpent) upstream.budget?.refund()
+        throw failure ?? noTargetError(label, upstream.circuitRetryAfter())
+      }
+      if (failure === undefined) upstream.budget?.request()
+      else recordRetry(upstream.name, 'sent')
       headers.host = target.host
       let answer: CallAnswer
       try {
         answer = await attempt(upstream, target, input, headers, signal)
       } catch (error) {
         if (!(error instanceof GatewayError)) throw error
-        if (isTransportFailure(error)) upstream.reportFailure(target, error.fields.upstream_failure as string)
+        if (isTransportFailure(error)) {
+          target.breaker?.recordFailure()
+          target.outcomes?.failure()
+          upstream.reportFailure(target, error.fields.upstream_failure as string)
+        }
         tried.push(target)
         failure = error
         if (!mayRetry || tried.length >= retry.attempts || signal.aborted) throw error
+        // Over the budget the retry is not sent: this failure is the answer.
+        budgetSpent = upstream.budget !== undefined
+        if (budgetSpent && !(upstream.budget as NonNullable<typeof upstream.budget>).spend()) {
+          recordRetry(upstream.name, 'over_budget')
+          throw error
+        }
         continue
       }
       recordOutcome(upstream, outcomeOfStatus(answer.status), started)
@@ -90,6 +106,7 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
 async function attempt (upstream: Upstream, target: Target, input: CallInput, headers: Record<string, string>, signal: AbortSignal): Promise<CallAnswer> {
   const { label } = upstream.settings
   target.inFlight++
+  const started = target.breaker === undefined ? 0 : performance.now()
   try {
     let answer: Dispatcher.ResponseData
     try {
@@ -99,6 +116,8 @@ async function attempt (upstream: Upstream, target: Target, input: CallInput, he
       throw unreachableError(label, timedOut(signal) ? 'timeout' : failureKindOf(error), error)
     }
     target.recordSuccess()
+    target.breaker?.recordAnswer(answer.statusCode, performance.now() - started)
+    target.outcomes?.answer(answer.statusCode)
     const { statusCode: status } = answer
     if (status >= 400) {
       const body = await readUpstreamBody(answer.body, answer.headers['content-encoding'], input.maxErrorBodyBytes)

@@ -12,9 +12,11 @@ import { tlsAlertOn } from './tls-alerts.js'
  * - `protocol`: the answer was not usable HTTP (invalid status, malformed head, body over the limit);
  * - `too_large`: the answer's body is larger than a route that reads it whole accepts (a body transform);
  * - `ejected`: every target is ejected by health checks: answered at once, nothing was sent;
+ * - `circuit_open`: every target is out and at least one by its open circuit breaker: 503 with `Retry-After`,
+ *   answered at once, nothing was sent (`circuitOpenError`);
  * - `unreachable`: any other network failure.
  */
-export type UpstreamFailureKind = 'timeout' | 'refused' | 'reset' | 'dns' | 'tls' | 'protocol' | 'too_large' | 'ejected' | 'unreachable'
+export type UpstreamFailureKind = 'timeout' | 'refused' | 'reset' | 'dns' | 'tls' | 'protocol' | 'too_large' | 'ejected' | 'circuit_open' | 'unreachable'
 
 const BY_CODE: Readonly<Record<string, UpstreamFailureKind>> = {
   UND_ERR_CONNECT_TIMEOUT: 'timeout',
@@ -75,6 +77,7 @@ const PHRASES: Readonly<Record<UpstreamFailureKind, string>> = {
   protocol: 'answered with an invalid response.',
   too_large: 'answered with a body larger than this route accepts.',
   ejected: 'has no healthy target.',
+  circuit_open: 'is failing: its circuit breaker is open.',
   unreachable: 'could not be reached.',
 }
 
@@ -90,6 +93,26 @@ export function unreachableError (label: string, kind: UpstreamFailureKind, caus
   })
 }
 
+/**
+ * The caller's answer when circuit breakers keep every target out (and at least one is open): 503 `upstream_error`
+ * with `upstream_failure: 'circuit_open'` and `Retry-After` (the seconds until the first breaker lets a trial
+ * through). Nothing was sent to any target.
+ */
+export function circuitOpenError (label: string, retryAfterSeconds: number): GatewayError {
+  return new GatewayError('upstream_error', {
+    message: `${label} ${PHRASES.circuit_open}`,
+    fields: { upstream_status: 0, upstream_failure: 'circuit_open', upstream_body: '' },
+    headers: { 'retry-after': String(retryAfterSeconds) },
+  }).withStatus(503)
+}
+
+/**
+ * The caller's answer when `pick` found no target: `circuit_open` when a breaker keeps one out, else `ejected`.
+ */
+export function noTargetError (label: string, retryAfterSeconds: number): GatewayError {
+  return retryAfterSeconds === 0 ? unreachableError(label, 'ejected') : circuitOpenError(label, retryAfterSeconds)
+}
+
 /** The caller's answer when an upstream answered 4xx/5xx: its status, mirrored, with a bounded body. */
 export function mirroredError (label: string, status: number, body: string): GatewayError {
   return new GatewayError('upstream_error', {
@@ -100,9 +123,11 @@ export function mirroredError (label: string, status: number, body: string): Gat
 
 /**
  * A failure that counts against a target's passive health and may be retried on another target: no usable answer
- * (timeout, refused, reset, dns, tls, protocol…). A status (any 4xx/5xx) does not count; neither does `ejected`
- * (nothing was sent).
+ * (timeout, refused, reset, dns, tls, protocol…). A status (any 4xx/5xx) does not count; neither do `ejected` and
+ * `circuit_open` (nothing was sent).
  */
 export function isTransportFailure (error: GatewayError): boolean {
-  return error.code === 'upstream_error' && error.fields.upstream_status === 0 && error.fields.upstream_failure !== 'ejected'
+  if (error.code !== 'upstream_error' || error.fields.upstream_status !== 0) return false
+  const kind = error.fields.upstream_failure
+  return kind !== 'ejected' && kind !== 'circuit_open'
 }

@@ -7,7 +7,7 @@ import type { Upstream } from './upstream.js'
  * The `lanegate_upstream_requests_total` outcome of a call that failed, or undefined when the failure was not the
  * upstream's (the caller went away, its body was too large): a mirrored 4xx/5xx by its status; no answer
  * (`upstream_status: 0`) is `timeout` for the `timeout` kind, `tls` for the `tls` kind (a failed handshake or
- * certificate check) and `unreachable` for every other kind (refused, reset, dns, protocol, ejected, unreachable:
+ * certificate check), `circuit_open` when circuit breakers kept every target out (nothing was sent) and `unreachable` for every other kind (refused, reset, dns, protocol, ejected, unreachable:
  * docs/errors.md).
  */
 export function upstreamFailureOutcome (error: unknown): UpstreamOutcome | undefined {
@@ -16,7 +16,7 @@ export function upstreamFailureOutcome (error: unknown): UpstreamOutcome | undef
   if (typeof status !== 'number') return undefined
   if (status !== 0) return outcomeOfStatus(status)
   const kind = error.fields.upstream_failure
-  return kind === 'timeout' || kind === 'tls' ? kind : 'unreachable'
+  return kind === 'timeout' || kind === 'tls' || kind === 'circuit_open' ? kind : 'unreachable'
 }
 
 /**

@@ -1,4 +1,5 @@
-import type { LaneConfig } from '../config/types.js'
+import { CIRCUIT_STATE_VALUE, type CircuitState } from './circuit-breaker.js'
+import type { DeclaredLane } from './declared-lanes.js'
 import { singleTargetSettings, type UpstreamSettings } from './settings.js'
 import { SingleUseUpstream } from './single-use.js'
 import type { Target } from './target.js'
@@ -17,6 +18,8 @@ export interface UpstreamState {
     readonly url: string
     readonly weight: number
     readonly state: Target['state']
+    /** The target's circuit breaker state, absent when the upstream has none. */
+    readonly circuit?: CircuitState
     readonly inFlight: number
     readonly lastProbe: Target['lastProbe']
   }>
@@ -113,6 +116,17 @@ export class UpstreamRegistry<S extends object> {
     })
   }
 
+  /** Each target's circuit breaker state now (0 closed, 1 half-open, 2 open): targets without a breaker are left out. */
+  circuitStates (): Array<{ service: string, target: string, state: number }> {
+    const states: Array<{ service: string, target: string, state: number }> = []
+    for (const [key, entry] of this.entries) {
+      for (const target of entry.upstream.targets) {
+        if (target.breaker !== undefined) states.push({ service: key, target: target.url, state: CIRCUIT_STATE_VALUE[target.breaker.currentState] })
+      }
+    }
+    return states
+  }
+
   /** Each upstream's targets as they are now (the console reads it when asked; nothing is kept per request). */
   states (): UpstreamState[] {
     return [...this.entries].map(([key, entry]) => ({
@@ -121,6 +135,7 @@ export class UpstreamRegistry<S extends object> {
         url: target.url,
         weight: target.weight,
         state: target.state,
+        ...(target.breaker === undefined ? {} : { circuit: target.breaker.currentState }),
         inFlight: target.inFlight,
         lastProbe: target.lastProbe,
       })),
@@ -136,7 +151,9 @@ export class UpstreamRegistry<S extends object> {
   private singleUse (key: string, source: S): Upstream {
     const settings = this.derive(source)
     const { passive } = settings.health
-    return new SingleUseUpstream({ ...settings, health: passive === undefined ? {} : { passive } }, this.logger, key)
+    // One request: nothing for a breaker or an outlier comparison to learn (whose timer nobody would stop), and no
+    // breaker of the removed upstream to share with.
+    return new SingleUseUpstream({ ...settings, health: passive === undefined ? {} : { passive }, circuit_breaker: undefined, outlier_ejection: undefined }, this.logger, key)
   }
 
   /** Closes every connection of every upstream, draining ones included (shutdown). */
@@ -150,16 +167,18 @@ export class UpstreamRegistry<S extends object> {
 
 /**
  * A store lane as an upstream: one target (its `base_url`), `max_sockets` connections, its timeouts (a body silent
- * for `response_timeout_ms` is cut too), its credential. No retry (there is no other target) and no health checks.
+ * for `response_timeout_ms` is cut too), its credential. No retry (there is no other target) and no health checks;
+ * the live proxy's circuit breaker when `services.live.circuit_breaker` is set (declared-lanes.ts).
  */
-export function laneUpstreamSettings (lane: LaneConfig): UpstreamSettings {
-  return singleTargetSettings(lane.base_url, {
+export function laneUpstreamSettings (lane: DeclaredLane): UpstreamSettings {
+  const settings = singleTargetSettings(lane.base_url, {
     label: 'The lane software',
     max_sockets: lane.max_sockets,
     timeouts: { connect_ms: lane.connect_timeout_ms, response_ms: lane.response_timeout_ms, body_idle_ms: lane.response_timeout_ms },
     credential: lane.credential,
     tls: lane.tls,
   })
+  return lane.circuit_breaker === undefined ? settings : { ...settings, circuit_breaker: lane.circuit_breaker }
 }
 
 /**
@@ -171,7 +190,7 @@ export function laneUpstreamSettings (lane: LaneConfig): UpstreamSettings {
  * are reconciled and retired with the config (`UpstreamRegistry.reconcile`), not with traffic.
  */
 export interface SharedUpstreams {
-  readonly lanes: UpstreamRegistry<LaneConfig>
+  readonly lanes: UpstreamRegistry<DeclaredLane>
   readonly services: UpstreamRegistry<UpstreamSettings>
   readonly proxies: UpstreamRegistry<UpstreamSettings>
   close (): Promise<void>
@@ -179,7 +198,7 @@ export interface SharedUpstreams {
 
 export function createSharedUpstreams (logger?: UpstreamLogger): SharedUpstreams {
   // A lane has no health checks and there may be many stores: its pool is made when the store is first used.
-  const lanes = new UpstreamRegistry<LaneConfig>(laneUpstreamSettings, logger, { build: 'on_first_use' })
+  const lanes = new UpstreamRegistry<DeclaredLane>(laneUpstreamSettings, logger, { build: 'on_first_use' })
   const services = new UpstreamRegistry<UpstreamSettings>((settings) => settings, logger)
   const proxies = new UpstreamRegistry<UpstreamSettings>((settings) => settings, logger)
   return {

@@ -3,9 +3,10 @@ import { PassThrough } from 'node:stream'
 import type { Dispatcher } from 'undici'
 import { GatewayError } from '../errors/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
-import { failureKindOf, isTransportFailure, mirroredError, unreachableError, type UpstreamFailureKind } from './failure.js'
+import { failureKindOf, isTransportFailure, mirroredError, noTargetError, unreachableError, type UpstreamFailureKind } from './failure.js'
 import { upstreamRequestHeaders, type UpstreamTrace } from './headers.js'
 import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
+import { recordRetry } from '../observability/recorders.js'
 import { ByteLimit, h2StreamOf, hasBody } from './request-body.js'
 import type { Target } from './target.js'
 import type { Upstream } from './upstream.js'
@@ -71,10 +72,14 @@ export function relayUpstream (upstream: Upstream, input: RelayInput): Promise<v
     const started = performance.now()
     const target = upstream.pick()
     if (target === undefined) {
-      recordOutcome(upstream, 'unreachable', started)
-      reject(unreachableError(upstream.settings.label, 'ejected'))
+      // Nothing is sent: health checks ejected every target, or circuit breakers keep them out (503 circuit_open).
+      const error = noTargetError(upstream.settings.label, upstream.circuitRetryAfter())
+      recordOutcome(upstream, upstreamFailureOutcome(error), started)
+      reject(error)
       return
     }
+    // A request (not a retry) adds its share to the retry budget.
+    if (upstream.budget !== undefined) upstream.budget.request()
     const headers = upstreamRequestHeaders(input.req.headers, {
       host: target.host,
       clientIp: input.clientIp,
@@ -154,6 +159,8 @@ class Attempt implements Dispatcher.DispatchHandler {
    * upstream waits for the caller, not the other way round: neither response_ms nor body_idle_ms runs.
    */
   private bodySent = true
+  /** `performance.now()` when this attempt started, for the circuit breaker's `slow` rule (0 without a breaker). */
+  private readonly attemptStarted: number
 
   constructor (
     readonly upstream: Upstream,
@@ -167,6 +174,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     private readonly resolve: () => void,
     private readonly reject: (error: GatewayError) => void,
   ) {
+    this.attemptStarted = target.breaker === undefined ? 0 : performance.now()
     this.armResponseTimer()
     input.res.once('close', () => { this.callerClosed() })
   }
@@ -229,6 +237,9 @@ class Attempt implements Dispatcher.DispatchHandler {
       return
     }
     this.target.recordSuccess()
+    const breaker = this.target.breaker
+    if (breaker !== undefined && statusCode >= 100 && statusCode <= 599) breaker.recordAnswer(statusCode, performance.now() - this.attemptStarted)
+    if (this.target.outcomes !== undefined) this.target.outcomes.answer(statusCode)
     if (statusCode < 100 || statusCode > 599) {
       // fail() aborts the upstream request too (after settling, so the abort's own error report is ignored).
       this.fail(unreachableError(this.upstream.settings.label, 'protocol', undefined, `${this.upstream.settings.label} answered with an invalid status.`))
@@ -377,6 +388,11 @@ class Attempt implements Dispatcher.DispatchHandler {
     clearTimeout(this.timer)
     this.controller?.abort(error)
     if (isTransportFailure(error)) {
+      // Once the head came its status was the breaker's outcome; a break-off after it is not counted twice.
+      if (this.status === 0) {
+        this.target.breaker?.recordFailure()
+        this.target.outcomes?.failure()
+      }
       this.upstream.reportFailure(this.target, error.fields.upstream_failure as string)
       if (this.retry(error)) return
     }
@@ -393,9 +409,19 @@ class Attempt implements Dispatcher.DispatchHandler {
     const tried = this.tried ?? []
     if (tried.length + 2 > retry.attempts || this.input.res.destroyed || hasBody(this.input.req.headers, h2StreamOf(this.input.req))) return false
     if (!retry.methods.includes(this.input.req.method ?? 'GET')) return false
+    // Over the budget the retry is not sent: the original failure is answered.
+    const budget = this.upstream.budget
+    if (budget !== undefined && !budget.spend()) {
+      recordRetry(this.upstream.name, 'over_budget')
+      return false
+    }
     tried.push(this.target)
     const next = this.upstream.pick(tried)
-    if (next === undefined) return false
+    if (next === undefined) {
+      budget?.refund()
+      return false
+    }
+    recordRetry(this.upstream.name, 'sent')
     this.headers.host = next.host
     this.upstream.logger?.info({ upstream_failure: error.fields.upstream_failure, attempt: tried.length + 1 }, 'upstream request retried on another target')
     startAttempt(new Attempt(this.upstream, this.input, this.headers, next, tried, this.started, this.resolve, this.reject))

@@ -1,4 +1,7 @@
 import type { BackendTlsConfig } from '../config/types.js'
+import type { CircuitBreakerSettings } from './circuit-breaker.js'
+import type { RetryBudgetSettings } from './retry-budget.js'
+import type { OutlierEjectionSettings } from './outlier-counts.js'
 
 /**
  * The settings of one upstream: the shape the `proxy` service's `upstream:` block in gateway.yaml takes (targets
@@ -22,6 +25,10 @@ export interface UpstreamSettings {
   readonly label: string
   /** TLS to https targets: private CA, client certificate, server name, verification (backend-tls.ts). */
   readonly tls?: BackendTlsConfig
+  /** A circuit breaker per target (circuit-breaker.ts); none when absent. */
+  readonly circuit_breaker?: CircuitBreakerSettings
+  /** Targets failing far more than their siblings are ejected a while (outlier-ejection.ts); none when absent. */
+  readonly outlier_ejection?: OutlierEjectionSettings
 }
 
 export type BalanceStrategy = 'round_robin' | 'least_connections'
@@ -52,6 +59,8 @@ export interface UpstreamRetry {
   readonly attempts: number
   /** Upper-case methods that may be retried; a request with a body never is (its body is already consumed). */
   readonly methods: readonly string[]
+  /** Retries sent at most `percent` % of the requests plus `min_per_second` a second (retry-budget.ts); none when absent. */
+  readonly budget?: RetryBudgetSettings
 }
 
 export interface UpstreamHealth {

@@ -1,5 +1,7 @@
 import { Pool } from 'undici'
 import { BackendTlsConnector, type BackendTlsOptions } from './backend-tls.js'
+import type { CircuitBreaker } from './circuit-breaker.js'
+import type { OutlierCounts } from './outlier-counts.js'
 import type { UpstreamSettings, UpstreamTarget } from './settings.js'
 
 /**
@@ -26,6 +28,12 @@ export class Target {
   probeDown = false
   /** The last active probe: when, whether it passed, and what it got (a status, or the failure). */
   lastProbe: { at: number, ok: boolean, detail: string } | undefined
+  /** Its circuit breaker (upstream.ts sets it), or undefined when the upstream configures none. */
+  breaker: CircuitBreaker | undefined = undefined
+  /** Its answers since the last outlier comparison (outlier-ejection.ts), or undefined when the upstream has none. */
+  outcomes: OutlierCounts | undefined = undefined
+  /** Ejected as an outlier until then (ms since the epoch); 0 when not. */
+  outlierUntil = 0
   private failures = 0
   private ejectedUntil = 0
   /** An https target's connector (the `tls:` settings' CA and client certificate, re-read when the files change). */
@@ -64,6 +72,12 @@ export class Target {
   /** Whether the balancer may pick this target now. */
   available (): boolean {
     if (this.probeDown) return false
+    // One comparison when no breaker is configured.
+    if (this.breaker !== undefined && !this.breaker.allows()) return false
+    if (this.outlierUntil !== 0) {
+      if (Date.now() < this.outlierUntil) return false
+      this.outlierUntil = 0
+    }
     if (this.ejectedUntil === 0) return true
     if (Date.now() < this.ejectedUntil) return false
     // Back on probation: the next failure ejects it again at once.
@@ -74,7 +88,7 @@ export class Target {
 
   /** Whether health checks have this target ejected right now (for logs and tests). */
   get ejected (): boolean {
-    return this.probeDown || (this.ejectedUntil !== 0 && Date.now() < this.ejectedUntil)
+    return this.probeDown || (this.ejectedUntil !== 0 && Date.now() < this.ejectedUntil) || (this.outlierUntil !== 0 && Date.now() < this.outlierUntil)
   }
 
   /**

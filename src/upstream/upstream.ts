@@ -1,4 +1,7 @@
 import { ActiveHealth } from './active-health.js'
+import { RetryBudget } from './retry-budget.js'
+import { OutlierEjector } from './outlier-ejection.js'
+import { attachBreakers, detachBreakers } from './target-breakers.js'
 import { poolFingerprint, type UpstreamSettings } from './settings.js'
 import { Target } from './target.js'
 
@@ -28,6 +31,10 @@ export class Upstream {
   private retired: Target[] = []
   /** least_connections: where the scan for a tie starts, so ties rotate. */
   private cursor = 0
+  /** `retry.budget`: what retries may still be sent; undefined without one (retries bounded by `attempts` only). */
+  budget: RetryBudget | undefined
+  /** `outlier_ejection`: compares the targets' failure rates every interval; undefined without it. */
+  outliers: OutlierEjector | undefined
 
   /**
    * `name` is the upstream's `upstream` label in `lanegate_upstream_*` metrics (a lane's store id, `timeseries`):
@@ -56,7 +63,13 @@ export class Upstream {
         next.push(new Target(wanted, settings, this.logger))
       }
     }
-    for (const removed of old.values()) void removed.retire()
+    for (const removed of old.values()) {
+      detachBreakers(this.name, [removed])
+      void removed.retire()
+    }
+    attachBreakers(this, next, settings.circuit_breaker)
+    this.budget = budgetFor(settings.retry.budget, this.budget)
+    this.reconcileOutliers(settings, next)
     this.targets = next
     this.settings = settings
     this.fingerprint = fingerprint
@@ -67,17 +80,48 @@ export class Upstream {
     }
   }
 
+  /** Starts, keeps (equal settings: the new targets get counts) or stops the outlier comparison. */
+  private reconcileOutliers (settings: UpstreamSettings, targets: readonly Target[]): void {
+    const wanted = settings.outlier_ejection
+    const current = this.outliers
+    if (current !== undefined && wanted !== undefined && (current.settings === wanted || JSON.stringify(current.settings) === JSON.stringify(wanted))) {
+      current.attach(targets)
+      return
+    }
+    current?.stop(targets)
+    this.outliers = wanted === undefined ? undefined : new OutlierEjector(wanted, this)
+    this.outliers?.attach(targets)
+  }
+
   /**
    * The target the next request goes to, skipping ejected ones and `tried` (targets an earlier attempt of the
    * same request used); `undefined` when none is left.
    */
   pick (tried?: readonly Target[]): Target | undefined {
     const targets = this.targets
+    let picked: Target | undefined
     if (targets.length === 1) {
       const only = targets[0] as Target
-      return (tried === undefined || !tried.includes(only)) && only.available() ? only : undefined
+      picked = (tried === undefined || !tried.includes(only)) && only.available() ? only : undefined
+    } else {
+      picked = this.settings.balance === 'least_connections' ? this.leastConnections(targets, tried) : this.roundRobin(targets, tried)
     }
-    return this.settings.balance === 'least_connections' ? this.leastConnections(targets, tried) : this.roundRobin(targets, tried)
+    // A half-open breaker counts the trial it lets through.
+    if (picked?.breaker !== undefined) picked.breaker.admit()
+    return picked
+  }
+
+  /**
+   * When `pick` found no target and a circuit breaker keeps at least one out: the seconds until the first of them
+   * lets a trial through (the caller's `Retry-After`); 0 when none is open (health checks ejected them all).
+   */
+  circuitRetryAfter (): number {
+    let soonest = 0
+    for (const target of this.targets) {
+      const seconds = target.breaker?.retryAfterSeconds() ?? 0
+      if (seconds !== 0 && (soonest === 0 || seconds < soonest)) soonest = seconds
+    }
+    return soonest
   }
 
   /** Smooth weighted round robin (nginx's): each cycle of sum(weights) picks gives every target its weight, spread out. */
@@ -130,6 +174,9 @@ export class Upstream {
     this.health = undefined
     const targets = this.targets
     this.targets = []
+    detachBreakers(this.name, targets)
+    this.outliers?.stop(targets)
+    this.outliers = undefined
     this.retired.push(...targets)
     await Promise.all(targets.map((target) => target.retire()))
   }
@@ -139,8 +186,18 @@ export class Upstream {
     this.health?.stop()
     this.health = undefined
     const targets = [...this.targets, ...this.retired]
+    detachBreakers(this.name, this.targets)
+    this.outliers?.stop(this.targets)
+    this.outliers = undefined
     this.targets = []
     this.retired = []
     await Promise.all(targets.map((target) => target.destroy()))
   }
+}
+
+/** The budget `wanted` asks for: the current one kept when its settings are equal (a reload keeps what it saved). */
+function budgetFor (wanted: UpstreamSettings['retry']['budget'], current: RetryBudget | undefined): RetryBudget | undefined {
+  if (wanted === undefined) return undefined
+  if (current !== undefined && (current.settings === wanted || JSON.stringify(current.settings) === JSON.stringify(wanted))) return current
+  return new RetryBudget(wanted)
 }

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import WebSocket from 'ws'
 import { GatewayError } from '../errors/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
-import { failureKindOf, mirroredError, unreachableError } from './failure.js'
+import { failureKindOf, mirroredError, noTargetError, unreachableError } from './failure.js'
 import { upstreamRequestHeaders, type UpstreamTrace } from './headers.js'
 import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
 import { outcomeOfStatus } from '../observability/recorders.js'
@@ -44,16 +44,18 @@ export interface UpstreamWebSocket {
  * - an answer other than 101: `upstream_error` with its status (4xx/5xx mirrored; any other status is a 502 with
  *   `upstream_status` set to it) and a bounded body;
  * - no answer within `connect_ms` + `response_ms`, refused, reset: 502 `upstream_error` with `upstream_failure`;
- * - every target ejected: 502 `upstream_failure: 'ejected'`.
- * Each upgrade is counted once in `lanegate_upstream_*` like a relayed request.
+ * - every target ejected: 502 `upstream_failure: 'ejected'`; kept out by circuit breakers: 503 `circuit_open`.
+ * The target's circuit breaker counts the handshake's answer (101 a success) or its failure. Each upgrade is counted
+ * once in `lanegate_upstream_*` like a relayed request.
  */
 export function connectUpstreamWebSocket (upstream: Upstream, input: WebSocketConnectInput): Promise<UpstreamWebSocket> {
   const { label, timeouts, credential } = upstream.settings
   const started = performance.now()
   const target = upstream.pick()
   if (target === undefined) {
-    recordOutcome(upstream, 'unreachable', started)
-    return Promise.reject(unreachableError(label, 'ejected'))
+    const error = noTargetError(label, upstream.circuitRetryAfter())
+    recordOutcome(upstream, upstreamFailureOutcome(error), started)
+    return Promise.reject(error)
   }
   const headers = upstreamRequestHeaders(input.req.headers, {
     host: target.host,
@@ -115,6 +117,7 @@ function settleHandshake (socket: WebSocket, upstream: Upstream, target: Target,
       if (settled) return
       settled = true
       target.recordSuccess()
+      target.breaker?.recordAnswer(101, performance.now() - started)
       recordOutcome(upstream, 'ok', started)
       socket.removeAllListeners('error')
       resolve({ socket, release })
@@ -122,6 +125,7 @@ function settleHandshake (socket: WebSocket, upstream: Upstream, target: Target,
     socket.once('unexpected-response', (_request, response: IncomingMessage) => {
       const status = response.statusCode ?? 0
       target.recordSuccess()
+      if (status >= 100 && status <= 599) target.breaker?.recordAnswer(status, performance.now() - started)
       recordOutcome(upstream, outcomeOfStatus(status), started)
       void readUpstreamBody(response, response.headers['content-encoding'], input.maxErrorBodyBytes).then((body) => {
         fail(refusedUpgrade(label, status, body))
@@ -130,6 +134,7 @@ function settleHandshake (socket: WebSocket, upstream: Upstream, target: Target,
     socket.once('error', (error: Error) => {
       if (settled) return
       const kind = /handshake has timed out/.test(error.message) ? 'timeout' : failureKindOf(error)
+      target.breaker?.recordFailure()
       upstream.reportFailure(target, kind)
       const failure = unreachableError(label, kind, error)
       // Counted as a relayed request's failure is: `timeout`, `tls` (handshake, certificate) or `unreachable`.

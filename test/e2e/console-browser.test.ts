@@ -119,7 +119,7 @@ t.test('the console in a real headless Chromium against a real lanegate start', 
     t.match(await page.locator(row(c.pricing[0].url)).textContent(), /failed .* \(GET \/health failed: \w+\)/)
     // The upstream's own cells (name, kind, calls, errors, p99 of all its calls) span both target rows.
     t.equal(await page.locator('#upstreams-table tr[data-upstream="pricing"] td[rowspan="2"]').count(), 5, 'pricing\'s cells span its two targets')
-    t.same(await page.locator('#upstreams-table thead th').allTextContents(), ['Upstream', 'Kind', 'Calls / min', 'Errors / min', 'p99 (1 min)', 'Target', 'State', 'In flight', 'Last probe'])
+    t.same(await page.locator('#upstreams-table thead th').allTextContents(), ['Upstream', 'Kind', 'Calls / min', 'Errors / min', 'p99 (1 min)', 'Target', 'State', 'In flight', 'Last probe', 'Circuit'])
     // Lanes have no health checks: store 001's lane (a 502 a moment ago) is "unchecked", not "healthy".
     t.equal(await page.locator('#upstreams-table tr[data-upstream="org_store_001"]').getAttribute('data-state'), 'unchecked')
     const lane = await page.locator('#upstreams-table tr[data-upstream="org_store_001"] td').allTextContents()

@@ -13,6 +13,7 @@ import { GatewayError } from '../../src/errors/gateway-error.js'
 import type { Principal } from '../../src/runtime/request-context.js'
 import type { SharedResources } from '../../src/runtime/shared-resources.js'
 import { createSharedUpstreams } from '../../src/upstream/registry.js'
+import { declaredLanes } from '../../src/upstream/declared-lanes.js'
 import type { ServiceModule } from '../../src/services/service-module.js'
 import { baseTestConfig, loadTestConfig } from './base-config.js'
 import { mountServiceRoutes } from '../../src/services/mount-service.js'
@@ -85,6 +86,8 @@ export async function buildExchangeApp (given: GatewayConfig, modules: ServiceMo
   const config = await loadTestConfig(given, modules)
   const snapshot: Snapshot = { version: 1, config, indexes: buildIndexes(config), chains: new Map() }
   const upstreams = createSharedUpstreams()
+  // As the gateway does with each snapshot: the stores' lanes (with the live proxy's circuit breaker) are declared.
+  upstreams.lanes.reconcile(declaredLanes(config))
   const shared = { upstreams } as unknown as SharedResources
   const app = Fastify({ logger: false, requestIdHeader: false })
   app.addHook('onClose', async () => { await upstreams.close() })

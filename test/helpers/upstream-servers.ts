@@ -119,7 +119,7 @@ export async function startRelay (t: Teardown, upstream: Upstream, options: { ma
       if (res.headersSent || res.destroyed) return
       // The request body may still be arriving (a refused write): read it so the answer is not a reset.
       req.resume()
-      res.writeHead(gwError.status, { 'content-type': 'application/json' })
+      res.writeHead(gwError.status, { ...gwError.headers, 'content-type': 'application/json' })
       res.end(JSON.stringify(renderError(gwError, 'exchange')))
     })
   })

@@ -93,3 +93,53 @@ services:
 `
   t.same(await problemsOf(text), [['services.pricing', 4, 'unknown service: not a fixed service\'s name, and no `type` (e.g. `type: proxy`) selects a service type']])
 })
+
+t.test('circuit_breaker: defaults filled in and handed to the engine; a breaker without a rule or with max_open below open is refused with its path', async (t) => {
+  const { config } = await parseGatewayConfig(file('      targets: [ "http://a.test" ]\n      circuit_breaker: { consecutive_failures: 5 }'), 'gateway.yaml', { env: {} })
+  t.same(proxyUpstreamSettings(proxySettings(config.services.pricing!).upstream).circuit_breaker, {
+    failure_statuses: [500, 502, 503, 504],
+    consecutive_failures: 5,
+    open_seconds: 30,
+    max_open_seconds: 300,
+    half_open_requests: 1,
+  })
+  const rate = await parseGatewayConfig(file('      targets: [ "http://a.test" ]\n      circuit_breaker: { failure_rate: { percent: 50 }, slow: { ms: 2000, percent: 80 } }'), 'gateway.yaml', { env: {} })
+  t.same(proxySettings(rate.config.services.pricing!).upstream.circuit_breaker, {
+    failure_statuses: [500, 502, 503, 504],
+    failure_rate: { percent: 50, window_seconds: 30, min_requests: 20 },
+    slow: { ms: 2000, percent: 80, window_seconds: 30, min_requests: 20 },
+    open_seconds: 30,
+    max_open_seconds: 300,
+    half_open_requests: 1,
+  })
+  t.same(await problemsOf(file('      targets: [ "http://a.test" ]\n      circuit_breaker: { open_seconds: 60, max_open_seconds: 30 }')), [
+    ['services.pricing.upstream.circuit_breaker', 10, 'needs a rule that opens it: consecutive_failures, failure_rate or slow'],
+    ['services.pricing.upstream.circuit_breaker.max_open_seconds', 10, 'must be at least open_seconds (60)'],
+  ])
+  t.same(await problemsOf(file('      targets: [ "http://a.test" ]\n      circuit_breaker: { consecutive_failures: 0, failure_statuses: [700], failure_rate: { percent: 50, window: 3 } }')), [
+    ['services.pricing.upstream.circuit_breaker.failure_statuses[0]', 10, 'must be <= 599'],
+    ['services.pricing.upstream.circuit_breaker.consecutive_failures', 10, 'must be >= 1'],
+    ['services.pricing.upstream.circuit_breaker.failure_rate.window', 10, 'unknown key "window"'],
+  ])
+})
+
+t.test('retry.budget: defaults filled in and handed to the engine; a percent over 100 is refused with its path', async (t) => {
+  const { config } = await parseGatewayConfig(file('      targets: [ "http://a.test" ]\n      retry: { attempts: 3, budget: {} }'), 'gateway.yaml', { env: {} })
+  t.same(proxyUpstreamSettings(proxySettings(config.services.pricing!).upstream).retry, { attempts: 3, methods: ['GET', 'HEAD', 'OPTIONS'], budget: { percent: 20, min_per_second: 1 } })
+  t.same(await problemsOf(file('      targets: [ "http://a.test" ]\n      retry: { budget: { percent: 101 } }')), [
+    ['services.pricing.upstream.retry.budget.percent', 10, 'must be <= 100'],
+  ])
+})
+
+t.test('outlier_ejection: defaults filled in and handed to the engine; refused on a single target', async (t) => {
+  const { config } = await parseGatewayConfig(file('      targets: [ "http://a.test", "http://b.test" ]\n      outlier_ejection: {}'), 'gateway.yaml', { env: {} })
+  t.same(proxyUpstreamSettings(proxySettings(config.services.pricing!).upstream).outlier_ejection, {
+    interval_seconds: 10, min_requests: 20, above_siblings_percent: 50, failure_statuses: [500, 502, 503, 504], eject_seconds: 30, max_ejected_percent: 50,
+  })
+  t.same(await problemsOf(file('      targets: [ "http://a.test", "http://b.test" ]\n      outlier_ejection: { max_ejected_percent: 0 }')), [
+    ['services.pricing.upstream.outlier_ejection.max_ejected_percent', 10, 'must be >= 1'],
+  ])
+  t.same(await problemsOf(file('      targets: [ "http://a.test" ]\n      outlier_ejection: {}')), [
+    ['services.pricing.upstream.outlier_ejection', 10, 'compares a target with its siblings: needs two targets or more'],
+  ])
+})

@@ -68,6 +68,9 @@ t.test('a key the last snapshot did not declare (a request that straddled its re
   // No probe is an absence: three of the 0.1 s intervals a probed upstream would use.
   await letTimePass(3 * 100)
   t.equal(probes(a), 0, 'a one-off upstream runs no health checks (nothing would stop them)')
+  const guarded = { ...settings, circuit_breaker: { failure_statuses: [503], consecutive_failures: 1, open_seconds: 1, max_open_seconds: 1, half_open_requests: 1 }, outlier_ejection: { interval_seconds: 1, min_requests: 1, above_siblings_percent: 50, failure_statuses: [503], eject_seconds: 1, max_ejected_percent: 50 } }
+  const guardedOneOff = upstreams.get('gone', guarded)
+  t.same([guardedOneOff.targets[0]?.breaker, guardedOneOff.outliers], [undefined, undefined], 'nor a breaker or an outlier timer (nothing would stop it)')
 })
 
 t.test('a single-use upstream relays a GET and a streamed POST whole, then closes its connection', async (t) => {

@@ -11,6 +11,7 @@ import { withoutAccessToken } from '../access-token-query.js'
 import { LiveSettingsSchema, liveSettings, liveSettingsSchema } from './settings.js'
 import { blockSettings } from '../service-settings.js'
 import { websocketLimits } from '../websocket-settings.js'
+import { circuitBreakerProblems } from '../circuit-breaker-settings.js'
 
 /** The routes (ids are the YAML keys under `services.live.routes`). */
 export const liveRoutes: readonly RouteDeclaration[] = [
@@ -47,6 +48,7 @@ export const liveService: ServiceModule = {
   description: 'Lane live proxy: relays reads and writes to a store\'s lane software.',
   routes: liveRoutes,
   settingsSchema: liveSettingsSchema,
+  check: (settings) => circuitBreakerProblems(blockSettings(settings, LiveSettingsSchema).circuit_breaker, 'circuit_breaker'),
   build (deps) {
     // The lanes' pools are shared with fan-out's lane calls (one socket cap per lane) and closed with the gateway.
     const handler = liveHandler(deps.shared.upstreams.lanes)

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { GatewayConfig } from '../../config/types.js'
 import { requiredServiceSettings, settingsProperties } from '../service-settings.js'
 import { websocketSwitchSchema, type WebSocketSwitch } from '../websocket-settings.js'
+import { CircuitBreakerSchema } from '../circuit-breaker-settings.js'
 
 /** `services.live` settings beside prefix, envelope, policies and routes: one declaration, schema and type. */
 export const LiveSettingsSchema = Type.Object({
@@ -17,6 +18,10 @@ export const LiveSettingsSchema = Type.Object({
     default: 8192,
     description: 'How many bytes of a failing lane\'s body (4xx/5xx) are kept in upstream_body; longer bodies are cut and end with " [truncated]".',
   }),
+  circuit_breaker: Type.Optional(Type.Object({ ...CircuitBreakerSchema.properties }, {
+    additionalProperties: false,
+    description: 'A circuit breaker per store lane, each with its own state: a failing lane gets no traffic for a while, its callers 503 circuit_open at once (off when absent).',
+  })),
   websocket: Type.Optional(Type.Unsafe<WebSocketSwitch>(websocketSwitchSchema(
     '`true` (or limits `{ max_message_bytes, idle_timeout_seconds }`): a GET of the live read route may be upgraded to a WebSocket, relayed to the store\'s lane once the route\'s chain passed (docs/websocket.md).',
   ))),

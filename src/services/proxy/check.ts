@@ -1,6 +1,7 @@
 import type { ServiceConfig } from '../../config/types.js'
 import type { ServiceSettingProblem } from '../service-module.js'
 import { ProxyRouteEntrySchema, proxySettings } from './settings.js'
+import { circuitBreakerProblems } from '../circuit-breaker-settings.js'
 import { blockRoutes } from '../service-settings.js'
 import { targetUrl } from './upstream-settings.js'
 
@@ -25,6 +26,11 @@ export function checkProxySettings (block: ServiceConfig): ServiceSettingProblem
     if (first !== undefined) problems.push({ path: at, message: `duplicate target (same as upstream.targets[${first}])` })
     else seen.set(key, i)
   })
+
+  problems.push(...circuitBreakerProblems(settings.upstream.circuit_breaker, 'upstream.circuit_breaker'))
+  if (settings.upstream.outlier_ejection !== undefined && settings.upstream.targets.length < 2) {
+    problems.push({ path: 'upstream.outlier_ejection', message: 'compares a target with its siblings: needs two targets or more' })
+  }
 
   const served = new Map<string, string>()
   for (const [id, { methods, path, websocket }] of Object.entries(blockRoutes(settings, ProxyRouteEntrySchema))) {

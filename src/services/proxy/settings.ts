@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { backendTls, policyChain } from '../../config/schema.js'
 import type { ServiceConfig } from '../../config/types.js'
 import { blockSettings, settingsProperties } from '../service-settings.js'
+import { CircuitBreakerSchema } from '../circuit-breaker-settings.js'
 import { WebSocketLimitsSchema, websocketSwitchSchema, type WebSocketSwitch } from '../websocket-settings.js'
 
 /** Methods a proxied route may serve (upper case; `lanegate validate` refuses `get`). */
@@ -42,6 +43,10 @@ const Upstream = Type.Object({
   retry: Type.Object({
     attempts: Type.Integer({ minimum: 1, maximum: 10, default: 2, description: 'Attempts in all, the first included (1: never retried); each retry goes to a target not tried yet.' }),
     methods: Type.Array(Method, { uniqueItems: true, default: ['GET', 'HEAD', 'OPTIONS'], description: 'Methods that may be retried; a request with a body never is, nor one whose answer started.' }),
+    budget: Type.Optional(Type.Object({
+      percent: Type.Integer({ minimum: 0, maximum: 100, default: 20, description: 'Retries sent at most this share of the requests, in percent.' }),
+      min_per_second: Type.Integer({ minimum: 0, maximum: 100000, default: 1, description: 'Retries allowed per second (per process) whatever the traffic.' }),
+    }, { additionalProperties: false, description: 'A retry beyond the budget is not sent (the original failure is answered): retries cannot multiply the load on a failing backend (unbounded when absent).' })),
   }, { additionalProperties: false, default: {}, description: 'Retry of idempotent requests on another target after a no-answer failure.' }),
   health: Type.Object({
     passive: Type.Optional(Type.Object({
@@ -56,6 +61,15 @@ const Upstream = Type.Object({
   strip_prefix: Type.Boolean({ default: true, description: 'true: the service prefix is removed from the path sent upstream; false: sent as received.' }),
   credential: Type.Optional(Type.String({ minLength: 1, description: 'Sent upstream as the Authorization header (the caller\'s own never is).' })),
   tls: Type.Optional(backendTls),
+  circuit_breaker: Type.Optional(CircuitBreakerSchema),
+  outlier_ejection: Type.Optional(Type.Object({
+    interval_seconds: Type.Integer({ minimum: 1, maximum: 3600, default: 10, description: 'How often the targets\' failure rates over the last interval are compared.' }),
+    min_requests: Type.Integer({ minimum: 1, maximum: 1000000, default: 20, description: 'A target with fewer answers in the interval is neither judged nor counted among the siblings.' }),
+    above_siblings_percent: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Ejected when its failure rate is at least this many percentage points above its siblings\' together.' }),
+    failure_statuses: Type.Array(Type.Integer({ minimum: 100, maximum: 599 }), { uniqueItems: true, default: [500, 502, 503, 504], description: 'Answer statuses that count as failures (a no-answer failure always counts).' }),
+    eject_seconds: Type.Integer({ minimum: 1, maximum: 86400, default: 30, description: 'How long an outlier is left out.' }),
+    max_ejected_percent: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Never more than this share of the targets ejected as outliers at once (rounded down; at least one may be).' }),
+  }, { additionalProperties: false, description: 'Outlier ejection: a target whose failure rate stands far above its siblings\' is ejected for a while (off when absent; needs two targets or more).' })),
 }, { additionalProperties: false, description: 'The upstream the service relays to.' })
 
 /** `services.<name>` settings of a `type: proxy` block beside prefix, envelope, policies and routes. */

@@ -24,6 +24,8 @@ export function proxyUpstreamSettings (upstream: ProxyUpstreamConfig): UpstreamS
       credential: upstream.credential,
       label: PROXY_LABEL,
       tls: upstream.tls,
+      circuit_breaker: upstream.circuit_breaker,
+      outlier_ejection: upstream.outlier_ejection,
     }
     derived.set(upstream, settings)
   }

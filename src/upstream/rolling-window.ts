@@ -1,0 +1,62 @@
+/**
+ * Counts of events and of "bad" ones (failures, slow answers) over the last `seconds` seconds, in one bucket per
+ * second with running sums: adding costs O(1) (buckets that fell out of the window are cleared as time moves on,
+ * each once). A circuit breaker's `failure_rate` and `slow` rules read it.
+ */
+export class RollingWindow {
+  private readonly totals: Uint32Array
+  private readonly bads: Uint32Array
+  private total = 0
+  private bad = 0
+  /** The second (since the epoch) the newest bucket belongs to. */
+  private second = 0
+
+  constructor (private readonly seconds: number, private readonly now: () => number = Date.now) {
+    this.totals = new Uint32Array(seconds)
+    this.bads = new Uint32Array(seconds)
+  }
+
+  add (bad: boolean): void {
+    this.advance()
+    const i = this.second % this.seconds
+    this.totals[i] = (this.totals[i] as number) + 1
+    this.total++
+    if (bad) {
+      this.bads[i] = (this.bads[i] as number) + 1
+      this.bad++
+    }
+  }
+
+  /** Whether at least `min_requests` events were counted and `percent` % or more of them were bad. */
+  trips (rule: { readonly percent: number, readonly min_requests: number }): boolean {
+    return this.total >= rule.min_requests && this.bad * 100 >= rule.percent * this.total
+  }
+
+  /** Events and bad ones in the window now (for tests and the console). */
+  counts (): { total: number, bad: number } {
+    this.advance()
+    return { total: this.total, bad: this.bad }
+  }
+
+  clear (): void {
+    this.totals.fill(0)
+    this.bads.fill(0)
+    this.total = 0
+    this.bad = 0
+  }
+
+  /** Moves to the current second, clearing the buckets of the seconds that passed since the last event. */
+  private advance (): void {
+    const second = Math.floor(this.now() / 1000)
+    if (second === this.second) return
+    const steps = Math.min(second - this.second, this.seconds)
+    for (let s = 1; s <= steps; s++) {
+      const i = (this.second + s) % this.seconds
+      this.total -= this.totals[i] as number
+      this.bad -= this.bads[i] as number
+      this.totals[i] = 0
+      this.bads[i] = 0
+    }
+    this.second = second
+  }
+}
