@@ -18,6 +18,31 @@ export interface TraceContext {
   readonly tracestate: string | undefined
   /** The `traceparent` to send upstream: this trace, the gateway's span as parent. */
   readonly traceparent: string
+  /** The upstream the request's last upstream call went to (its registry name), for the access log. */
+  readonly upstream: string | undefined
+  /** How long that call took until its answer's head or its failure, in milliseconds, retries included. */
+  readonly upstreamMs: number | undefined
+  /** Told by the upstream engine when a call made for this request settled. */
+  upstreamSettled (upstream: string, seconds: number): void
+}
+
+/**
+ * A class rather than an object literal: the upstream fields are written after the trace is made, and a class
+ * whose constructor writes every field keeps one hidden class for it.
+ */
+class RequestTrace implements TraceContext {
+  readonly traceparent: string
+  upstream: string | undefined = undefined
+  upstreamMs: number | undefined = undefined
+
+  constructor (readonly traceId: string, readonly spanId: string, readonly flags: string, readonly tracestate: string | undefined) {
+    this.traceparent = `00-${traceId}-${spanId}-${flags}`
+  }
+
+  upstreamSettled (upstream: string, seconds: number): void {
+    this.upstream = upstream
+    this.upstreamMs = seconds * 1000
+  }
 }
 
 const RANDOM_BYTES = 4096
@@ -63,13 +88,7 @@ export function traceFromHeaders (headers: IncomingMessage['headers']): TraceCon
   const flags = given?.flags ?? '01'
   const spanId = randomHex(8)
   const state = headers.tracestate
-  return {
-    traceId,
-    spanId,
-    flags,
-    tracestate: given === undefined ? undefined : typeof state === 'string' ? state : state?.join(','),
-    traceparent: `00-${traceId}-${spanId}-${flags}`,
-  }
+  return new RequestTrace(traceId, spanId, flags, given === undefined ? undefined : typeof state === 'string' ? state : state?.join(','))
 }
 
 /**
@@ -91,4 +110,9 @@ export function traceOf (req: IncomingMessage): TraceContext {
     ;(req as TracedRequest)[TRACE] = trace
   }
   return trace
+}
+
+/** The trace of `req` if something already worked it out, without making one. */
+export function existingTraceOf (req: IncomingMessage): TraceContext | undefined {
+  return (req as TracedRequest)[TRACE]
 }

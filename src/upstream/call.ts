@@ -76,11 +76,11 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
         if (!mayRetry || tried.length >= retry.attempts || signal.aborted) throw error
         continue
       }
-      recordOutcome(upstream, outcomeOfStatus(answer.status), started)
+      recordOutcome(upstream, outcomeOfStatus(answer.status), started, input.trace)
       return answer
     }
   } catch (error) {
-    recordOutcome(upstream, upstreamFailureOutcome(error), started)
+    recordOutcome(upstream, upstreamFailureOutcome(error), started, input.trace)
     throw error
   }
 }

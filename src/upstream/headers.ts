@@ -42,6 +42,8 @@ function connectionListed (headers: IncomingHttpHeaders): ReadonlySet<string> {
 export interface UpstreamTrace {
   readonly traceparent: string
   readonly tracestate: string | undefined
+  /** Told once a call settles (its answer's head or its final failure), with the upstream's name and the time taken. */
+  upstreamSettled? (upstream: string, seconds: number): void
 }
 
 export interface UpstreamRequestHeaderInput {

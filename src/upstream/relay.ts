@@ -67,7 +67,7 @@ export function relayUpstream (upstream: Upstream, input: RelayInput): Promise<v
     const started = performance.now()
     const target = upstream.pick()
     if (target === undefined) {
-      recordOutcome(upstream, 'unreachable', started)
+      recordOutcome(upstream, 'unreachable', started, input.trace)
       reject(unreachableError(upstream.settings.label, 'ejected'))
       return
     }
@@ -335,14 +335,14 @@ class Attempt implements Dispatcher.DispatchHandler {
     if (headers === undefined || this.input.res.destroyed) {
       this.settled = true
       this.controller?.abort(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))
-      recordOutcome(this.upstream, 'ok', this.started)
+      recordOutcome(this.upstream, 'ok', this.started, this.input.trace)
       this.resolve()
       return false
     }
     this.settled = true
     this.streaming = true
     this.input.res.writeHead(this.status, headers)
-    recordOutcome(this.upstream, 'ok', this.started)
+    recordOutcome(this.upstream, 'ok', this.started, this.input.trace)
     this.resolve()
     return true
   }
@@ -376,7 +376,7 @@ class Attempt implements Dispatcher.DispatchHandler {
       this.upstream.reportFailure(this.target, error.fields.upstream_failure as string)
       if (this.retry(error)) return
     }
-    recordOutcome(this.upstream, upstreamFailureOutcome(error), this.started)
+    recordOutcome(this.upstream, upstreamFailureOutcome(error), this.started, this.input.trace)
     this.reject(error)
   }
 

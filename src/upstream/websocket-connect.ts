@@ -54,7 +54,7 @@ export function connectUpstreamWebSocket (upstream: Upstream, input: WebSocketCo
   const started = performance.now()
   const target = upstream.pick()
   if (target === undefined) {
-    recordOutcome(upstream, 'unreachable', started)
+    recordOutcome(upstream, 'unreachable', started, input.trace)
     return Promise.reject(unreachableError(label, 'ejected'))
   }
   const headers = upstreamRequestHeaders(input.req.headers, {
@@ -71,7 +71,7 @@ export function connectUpstreamWebSocket (upstream: Upstream, input: WebSocketCo
   } catch (error) {
     // The upstream's TLS files never loaded: every connection to it fails as `tls`, the pool's included.
     upstream.reportFailure(target, 'tls')
-    recordOutcome(upstream, 'tls', started)
+    recordOutcome(upstream, 'tls', started, input.trace)
     return Promise.reject(unreachableError(label, 'tls', error))
   }
   const socket = new WebSocket(websocketUrl(target, input.path), offeredProtocols(input.req.headers), {
@@ -108,14 +108,14 @@ export function connectUpstreamWebSocket (upstream: Upstream, input: WebSocketCo
       if (settled) return
       settled = true
       target.recordSuccess()
-      recordOutcome(upstream, 'ok', started)
+      recordOutcome(upstream, 'ok', started, input.trace)
       socket.removeAllListeners('error')
       resolve({ socket, release })
     })
     socket.once('unexpected-response', (_request, response: IncomingMessage) => {
       const status = response.statusCode ?? 0
       target.recordSuccess()
-      recordOutcome(upstream, outcomeOfStatus(status), started)
+      recordOutcome(upstream, outcomeOfStatus(status), started, input.trace)
       void readUpstreamBody(response, response.headers['content-encoding'], input.maxErrorBodyBytes).then((body) => {
         fail(refusedUpgrade(label, status, body))
       })
@@ -126,7 +126,7 @@ export function connectUpstreamWebSocket (upstream: Upstream, input: WebSocketCo
       upstream.reportFailure(target, kind)
       const failure = unreachableError(label, kind, error)
       // Counted as a relayed request's failure is: `timeout`, `tls` (handshake, certificate) or `unreachable`.
-      recordOutcome(upstream, upstreamFailureOutcome(failure), started)
+      recordOutcome(upstream, upstreamFailureOutcome(failure), started, input.trace)
       fail(failure)
     })
   })

@@ -1,0 +1,31 @@
+import { Type, type TUnsafe } from '@sinclair/typebox'
+
+/** Every field an access line can carry, in the order a line writes them (docs/operations.md, Access log). */
+export const ACCESS_LOG_FIELDS = [
+  'time', 'request_id', 'trace_id', 'client_ip', 'method', 'service', 'route', 'path', 'status', 'bytes_in',
+  'bytes_out', 'duration_ms', 'upstream', 'upstream_ms', 'client_id', 'organization_id', 'refused_by', 'limit', 'error',
+] as const
+
+export type AccessLogField = typeof ACCESS_LOG_FIELDS[number]
+
+const field: TUnsafe<AccessLogField> = Type.Unsafe<AccessLogField>({ type: 'string', enum: [...ACCESS_LOG_FIELDS], description: 'One access-line field.' })
+
+/**
+ * One place an access line goes. One object for every sink type (the type-specific keys optional, checked against
+ * `type` by access-log-checks.ts): a union would make ajv report every branch's errors for one typo.
+ */
+const sink = Type.Object({
+  type: Type.Unsafe<'stdout' | 'file'>({ type: 'string', enum: ['stdout', 'file'], description: 'stdout (the process\'s standard output, beside its log lines) or file (appended, rotated).' }),
+  name: Type.Optional(Type.String({ description: 'The sink\'s label in lanegate_access_log_dropped_total (default: its type); unique among the sinks.', pattern: '^[a-z][a-z0-9_-]{0,39}$' })),
+  path: Type.Optional(Type.String({ description: 'type file: the file, relative to the config file\'s folder; its folder must exist.', minLength: 1 })),
+  max_bytes: Type.Optional(Type.Integer({ description: 'type file: rotate once the file would grow past this many bytes.', minimum: 1024 })),
+  daily: Type.Optional(Type.Boolean({ description: 'type file: rotate when the UTC day changes.' })),
+  keep: Type.Optional(Type.Integer({ description: 'type file: rotated files kept (path.1 the newest … path.<keep>); older ones are deleted. Default 7.', minimum: 1, maximum: 1000 })),
+  buffer_bytes: Type.Optional(Type.Integer({ description: 'Most bytes of lines held while the sink is slower than the traffic; lines past it are dropped and counted. Default 8 MiB.', minimum: 1024, maximum: 1_073_741_824 })),
+}, { description: 'One access-log sink.', additionalProperties: false })
+
+/** `access_log:` — one line per answered request, to the sinks listed (absent: no access log). */
+export const accessLog = Type.Object({
+  fields: Type.Optional(Type.Array(field, { description: 'The fields each line carries, in the documented order whatever the order here (default: all).', minItems: 1, uniqueItems: true })),
+  sinks: Type.Array(sink, { description: 'Where access lines go; every sink is bounded and never holds up a request.', minItems: 1 }),
+}, { description: 'The access log: one JSON line per answered request at any log level (off when absent). Applied on reload.', additionalProperties: false })
