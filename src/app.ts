@@ -22,9 +22,11 @@ import { OpenWebSockets } from './websocket/open-websockets.js'
 import { requestIdGenerator } from './request-id.js'
 import { routeUpgradeRequests } from './websocket/upgrade-requests.js'
 import { AccessLog } from './logging/access-log/access-log.js'
-import { AccessLogController } from './logging/access-log/access-log-controller.js'
-import { noteAnsweredError } from './logging/access-log/answered-error.js'
+import { noteAnsweredError } from './observability/answered-error.js'
 import { accessLogHooks, followAccessLogConfig } from './logging/access-log/attach-access-log.js'
+import { RequestCompletedController, type CompletedRequestObserver } from './observability/request-completed-controller.js'
+import { SpanExport } from './observability/tracing/span-export.js'
+import { followSpanExportConfig } from './observability/tracing/follow-config.js'
 
 /** A quarter of the shortest timeout, between 50 ms and 1 s. */
 function connectionsCheckingInterval (headersTimeoutMs: number, requestTimeoutMs: number): number {
@@ -41,11 +43,14 @@ function connectionsCheckingInterval (headersTimeoutMs: number, requestTimeoutMs
 export async function buildApp (gateway: Gateway, logger: Logger, metrics?: GatewayMetrics, listenerTls?: ListenerTls): Promise<FastifyInstance> {
   const { config } = gateway.current()
   const envelopeForPath = envelopeFinder(config)
-  // The access log (off unless `access_log` is set) follows every reload; its line is written by the log controller.
+  // The access log and span export (off unless `access_log` / `telemetry.traces` are set) follow every reload; the
+  // log controller tells them of each answered request.
   const accessLog = new AccessLog(accessLogHooks(logger as FastifyBaseLogger, metrics))
-  const app = createFastify(config.server, logger, metrics, envelopeForPath, listenerTls, accessLog)
-  addRootHooks(app, metrics, accessLog)
+  const spans = new SpanExport((dropped) => { if (metrics !== undefined) metrics.tracesDropped.cell().value += dropped })
+  const app = createFastify(config.server, logger, metrics, envelopeForPath, listenerTls, [accessLog.record, spans.record])
+  addRootHooks(app, metrics)
   followAccessLogConfig(app, gateway, accessLog)
+  followSpanExportConfig(app, gateway, spans)
   // HTTP/2 streams get request_timeout_ms too (node applies it to HTTP/1.1 connections only).
   if (config.server.tls !== undefined && config.server.http2 === true) addHttp2RequestTimeout(app, config.server.request_timeout_ms)
 
@@ -86,7 +91,7 @@ function envelopeFinder (config: GatewayConfig): (url: string) => EnvelopeName {
 }
 
 /** The fastify instance with the server settings, request ids, logging and the router's own errors. */
-function createFastify (server: GatewayConfig['server'], logger: Logger, metrics: GatewayMetrics | undefined, envelopeForPath: (url: string) => EnvelopeName, listenerTls: ListenerTls | undefined, accessLog: AccessLog): FastifyInstance {
+function createFastify (server: GatewayConfig['server'], logger: Logger, metrics: GatewayMetrics | undefined, envelopeForPath: (url: string) => EnvelopeName, listenerTls: ListenerTls | undefined, completed: readonly CompletedRequestObserver[]): FastifyInstance {
   // Each request's logger is a deferred child: a real one only once something is logged at an enabled level.
   const requestLogging = deferredRequestLogging(requestIdGenerator())
   const app = Fastify({
@@ -111,10 +116,10 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
     // fixed at boot) skip the work of preparing them on every request.
     // (fastify 5.12 deprecates the top-level disableRequestLogging for this.)
     // With metrics, the same controller also counts every answered request (observability/instrument-app.ts).
-    // And the access log writes each request's line from it (logging/access-log/access-log-controller.ts).
-    logController: new AccessLogController(metrics === undefined
+    // And the access log and span export hear of each answered request from it (request-completed-controller.ts).
+    logController: new RequestCompletedController(metrics === undefined
       ? new LogController({ disableRequestLogging: !logger.isLevelEnabled('info') })
-      : new MeteredLogController(metrics, { disableRequestLogging: !logger.isLevelEnabled('info') }), accessLog),
+      : new MeteredLogController(metrics, { disableRequestLogging: !logger.isLevelEnabled('info') }), completed),
     return503OnClosing: true,
     clientErrorHandler: gatewayClientErrorHandler,
     // HTTP/2: fastify closes the sessions with GOAWAY at close (their streams in flight finish); `idle` needs HTTP/1.
@@ -132,12 +137,12 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
 }
 
 /** What every request gets at the root: `request.gw`, the error handler, the JSON parser, the standard headers. */
-function addRootHooks (app: FastifyInstance, metrics: GatewayMetrics | undefined, accessLog: AccessLog): void {
+function addRootHooks (app: FastifyInstance, metrics: GatewayMetrics | undefined): void {
   // `request.gw` is declared on every request (runtime/request-context.ts), so it is decorated once, here at the
   // root: every scope (oauth, services, hooks of other plugins) sees the same property. The chain runner sets it.
   app.decorateRequest('gw', null as never)
   app.setErrorHandler(createErrorHandler('plain', function observeRefusal (request, error) {
-    if (accessLog.on) noteAnsweredError(request, error.code)
+    noteAnsweredError(request, error.code)
     if (metrics !== undefined) countRefusal(metrics, request, error)
   }))
   registerBoundedJsonParser(app)

@@ -1,6 +1,7 @@
 import { formatPath, type ConfigProblem } from './config-error.js'
 import { buildIndexes } from './indexes.js'
 import { checkAccessLog } from './access-log-checks.js'
+import { checkTelemetry } from './telemetry-checks.js'
 import { checkTlsSettings } from './tls-checks.js'
 import type { ListenerFiles } from './tls-files.js'
 import type { GatewayConfig, PolicyEntry } from './types.js'
@@ -120,7 +121,7 @@ export function checkReferences (config: GatewayConfig, now = Date.now()): { pro
     prefixes.push([serviceName, service.prefix])
   }
 
-  problems.push(...checkAccessLog(config))
+  problems.push(...checkAccessLog(config), ...checkTelemetry(config))
 
   // TLS files (the listener's, the backends'): read and checked as they will be used.
   const tls = checkTlsSettings(config, now)

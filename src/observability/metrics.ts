@@ -100,13 +100,14 @@ export class GatewayMetrics {
   /** Open WebSockets, their messages and closes (websocket-metrics.ts). */
   readonly websockets = new WebSocketMetrics(this.registry)
   readonly accessLogDropped = new CounterFamily('lanegate_access_log_dropped_total', 'Access lines dropped because the sink was backed up or failing, by sink (its name, else its type).', ['sink'])
+  readonly tracesDropped = new CounterFamily('lanegate_traces_dropped_total', 'Finished spans dropped: the export queue was full, or their export failed (collector down, slow, refusing).', [])
   readonly cacheLookups = new CounterFamily('lanegate_cache_lookups_total', 'GET/HEAD answers of routes with the cache policy, by service, route id and result (hit, miss).', ['service', 'route', 'result'])
   readonly #routes = new Map<string, Map<string, RouteSeries>>()
   readonly #upstreams = new Map<string, { outcomes: Map<UpstreamOutcome, CounterCell>, duration: HistogramCell }>()
 
   constructor (sources: MetricSources) {
     for (const family of [this.requests, this.durations, this.upstreamRequests, this.upstreamDurations, this.rateLimited,
-      this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches, this.cacheLookups, this.accessLogDropped]) {
+      this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches, this.cacheLookups, this.accessLogDropped, this.tracesDropped]) {
       this.registry.registerMetric(asPromMetric(family))
     }
     new Gauge({

@@ -65,10 +65,14 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
       // No target left: every one is ejected (first attempt), or the last failure stands (a retry found none).
       if (target === undefined) throw failure ?? unreachableError(label, 'ejected')
       headers.host = target.host
+      const span = input.trace?.startAttempt?.(upstream.name, input.method, target.url, input.path, tried.length + 1)
+      if (span !== undefined) headers.traceparent = span.traceparent
       let answer: CallAnswer
       try {
         answer = await attempt(upstream, target, input, headers, signal)
+        span?.end({ status: answer.status })
       } catch (error) {
+        span?.end({ failure: error instanceof GatewayError ? String(error.fields.upstream_failure ?? error.code) : 'error' })
         if (!(error instanceof GatewayError)) throw error
         if (isTransportFailure(error)) upstream.reportFailure(target, error.fields.upstream_failure as string)
         tried.push(target)

@@ -4,7 +4,7 @@ import type { Dispatcher } from 'undici'
 import { GatewayError } from '../errors/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
 import { failureKindOf, isTransportFailure, mirroredError, unreachableError, type UpstreamFailureKind } from './failure.js'
-import { upstreamRequestHeaders, type UpstreamTrace } from './headers.js'
+import { upstreamRequestHeaders, type UpstreamAttemptSpan, type UpstreamTrace } from './headers.js'
 import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
 import { ByteLimit, h2StreamOf, hasBody } from './request-body.js'
 import type { Target } from './target.js'
@@ -107,6 +107,8 @@ function unrefTimeout (callback: () => void, ms: number): NodeJS.Timeout {
 
 function startAttempt (attempt: Attempt): void {
   const { target, input } = attempt
+  attempt.span = input.trace?.startAttempt?.(attempt.upstream.name, input.req.method ?? 'GET', target.url, input.path, (attempt.tried?.length ?? 0) + 1)
+  if (attempt.span !== undefined) attempt.headers.traceparent = attempt.span.traceparent
   target.inFlight++
   const body = attempt.requestBody()
   target.pool.dispatch({
@@ -151,6 +153,8 @@ class Attempt implements Dispatcher.DispatchHandler {
    * upstream waits for the caller, not the other way round: neither response_ms nor body_idle_ms runs.
    */
   private bodySent = true
+  /** This attempt's CLIENT span, while span export is on and the trace sampled; ended at the answer's head or the failure. */
+  span: UpstreamAttemptSpan | undefined = undefined
 
   constructor (
     readonly upstream: Upstream,
@@ -158,7 +162,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     readonly headers: Record<string, string | string[]>,
     readonly target: Target,
     /** Targets earlier attempts of this request used (undefined on the first attempt). */
-    private readonly tried: Target[] | undefined,
+    readonly tried: Target[] | undefined,
     /** `performance.now()` when the first attempt started (for the upstream duration metric). */
     private readonly started: number,
     private readonly resolve: () => void,
@@ -231,6 +235,7 @@ class Attempt implements Dispatcher.DispatchHandler {
       return
     }
     this.status = statusCode
+    this.span?.end({ status: statusCode })
     const eventStream = isEventStream(headers)
     this.watchIdle(eventStream)
     if (statusCode >= 400) {
@@ -371,6 +376,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     if (this.settled) return
     this.settled = true
     clearTimeout(this.timer)
+    this.span?.end({ failure: String(error.fields.upstream_failure ?? error.code) })
     this.controller?.abort(error)
     if (isTransportFailure(error)) {
       this.upstream.reportFailure(this.target, error.fields.upstream_failure as string)

@@ -1,11 +1,10 @@
 import type { Socket } from 'node:net'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ACCESS_LOG_FIELDS, type AccessLogField } from '../../config/access-log-schema.js'
-import { policyName } from '../../config/semantic-checks.js'
-import { routePolicies } from '../../config/types.js'
 import { redactUrl } from '../../logging.js'
+import { refusingPolicy } from '../../observability/refusing-policy.js'
 import { traceOf } from '../../observability/trace-context.js'
-import { answeredErrorOf } from './answered-error.js'
+import { answeredErrorOf } from '../../observability/answered-error.js'
 
 /** One access line before it is written: every field, `null` where the request has no value for it. */
 export type AccessRecord = Record<AccessLogField, string | number | null>
@@ -40,7 +39,7 @@ export function accessRecord (request: FastifyRequest, reply: FastifyReply, time
     upstream_ms: trace.upstreamMs === undefined ? null : round(trace.upstreamMs),
     client_id: gw?.principal?.clientId ?? null,
     organization_id: gw?.principal?.organizationId ?? null,
-    refused_by: gw === null || gw.refusedAt === undefined ? null : refusingPolicy(gw, gw.refusedAt),
+    refused_by: refusingPolicy(gw),
     limit: gw?.refusal?.limit ?? null,
     error: answeredErrorOf(request) ?? null,
   }
@@ -57,15 +56,6 @@ export function accessLine (record: AccessRecord, fields: readonly AccessLogFiel
 /** `fields` as configured, put in the documented order (a line's keys never depend on how the list was written). */
 export function orderedFields (fields: readonly AccessLogField[] | undefined): readonly AccessLogField[] | undefined {
   return fields === undefined ? undefined : ACCESS_LOG_FIELDS.filter((field) => fields.includes(field))
-}
-
-/** The name of the policy at `step` of the request's chain: the service's policies, then the route's. */
-function refusingPolicy (gw: FastifyRequest['gw'], step: number): string | null {
-  const settings = gw.snapshot.config.services[gw.service]
-  const route = settings?.routes[gw.routeId]
-  if (settings === undefined || route === undefined) return null
-  const entry = step < settings.policies.length ? settings.policies[step] : routePolicies(route)[step - settings.policies.length]
-  return entry === undefined ? null : policyName(entry)
 }
 
 function connectionBytes (request: FastifyRequest): { in: number | null, out: number | null } {

@@ -52,8 +52,8 @@ export class AccessLog {
     this.#listenForReopen(config?.sinks.some((sink) => sink.type === 'file') === true)
   }
 
-  /** Writes the line of one answered request to every sink (nothing when off). */
-  record (request: FastifyRequest, reply: FastifyReply): void {
+  /** Writes the line of one answered request to every sink (nothing when off). An arrow: handed on as a callback. */
+  readonly record = (request: FastifyRequest, reply: FastifyReply): void => {
     const active = this.#active
     if (active === undefined) return
     const line = accessLine(accessRecord(request, reply, Date.now()), active.fields)

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify'
 const ANSWERED_ERROR = Symbol('lanegate.answeredError')
 type NotedRequest = FastifyRequest & { [ANSWERED_ERROR]?: string }
 
-/** The error handler answered `request` with the error `code` (the access line's `error`). */
+/** The error handler answered `request` with the error `code` (the access line's `error`, the SERVER span's `error.type`). */
 export function noteAnsweredError (request: FastifyRequest, code: string): void {
   ;(request as NotedRequest)[ANSWERED_ERROR] = code
 }

@@ -1,25 +1,27 @@
 import { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
-import type { AccessLog } from './access-log.js'
+
+/** Told of every answered request once its answer finished (the access log's line, the SERVER span). */
+export type CompletedRequestObserver = (request: FastifyRequest, reply: FastifyReply) => void
 
 /**
- * fastify's LogController that also writes each answered request's access line. fastify calls `requestCompleted`
+ * fastify's LogController that also tells `observers` of each answered request. fastify calls `requestCompleted`
  * once per request when the response has finished or failed (hijacked relays, 404s and refusals included), at any
- * log level, so the access log needs no hook of its own; with the access log off the request costs one field read.
- * Every other call goes to `inner` (the metered or the plain controller) unchanged.
+ * log level, so the access log and span export need no hook of their own; while both are off a request costs two
+ * calls that read one field each. Every other call goes to `inner` (the metered or the plain controller) unchanged.
  */
-export class AccessLogController extends LogController {
+export class RequestCompletedController extends LogController {
   readonly #inner: LogController
-  readonly #accessLog: AccessLog
+  readonly #observers: readonly CompletedRequestObserver[]
 
-  constructor (inner: LogController, accessLog: AccessLog) {
+  constructor (inner: LogController, observers: readonly CompletedRequestObserver[]) {
     super({ disableRequestLogging: inner.disableRequestLogging, requestIdLogLabel: inner.requestIdLogLabel })
     this.#inner = inner
-    this.#accessLog = accessLog
+    this.#observers = observers
   }
 
   override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>): void {
     this.#inner.requestCompleted(error, request, reply, metadata)
-    this.#accessLog.record(request, reply)
+    for (const observe of this.#observers) observe(request, reply)
   }
 
   override isLogDisabled (request: FastifyRequest): boolean { return this.#inner.isLogDisabled(request) }
