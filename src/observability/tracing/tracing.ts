@@ -33,7 +33,8 @@ export class Tracing implements ActiveTracing {
 
   constructor (readonly config: TracesConfig, onDropped: (spans: number) => void) {
     const queue = new SpanQueueCount(config.max_queue, onDropped)
-    const options = { url: config.endpoint, headers: { ...config.headers }, timeoutMillis: EXPORT_TIMEOUT_MS }
+    // At most two export requests in flight: with a slow collector, what waits is the bounded queue, not requests.
+    const options = { url: config.endpoint, headers: { ...config.headers }, timeoutMillis: EXPORT_TIMEOUT_MS, concurrencyLimit: 2 }
     const exporter = config.protocol === 'http/json' ? new JsonExporter(options) : new ProtobufExporter(options)
     const batches = new BatchSpanProcessor(new CountingExporter(exporter, queue), {
       // One more than the bound in front of it: the SDK's own never drops (uncounted) before ours.
