@@ -1,8 +1,9 @@
 import { formatPath, type ConfigProblem } from './config-error.js'
 import type { GatewayConfig } from './types.js'
 
-/** Keys only a `type: file` sink takes. */
+/** Keys only a `type: file` sink takes, and only a `type: syslog` one. */
 const FILE_ONLY = ['path', 'max_bytes', 'daily', 'keep'] as const
+const SYSLOG_ONLY = ['host', 'port', 'transport', 'facility', 'app_name'] as const
 
 /**
  * `access_log.sinks`: each sink's keys fit its type, and the names that label lanegate_access_log_dropped_total are
@@ -21,11 +22,17 @@ export function checkAccessLog (config: GatewayConfig): { problem: ConfigProblem
     names.add(name)
     if (sink.type === 'file') {
       if (sink.path === undefined) report(['access_log', 'sinks', i, 'path'], 'required when type is file')
-      if (config.server.workers !== 1) report(['access_log', 'sinks', i, 'type'], 'a file sink needs server.workers: 1 (each worker would rotate the same file); use stdout with several workers')
-      return
+      if (config.server.workers !== 1) report(['access_log', 'sinks', i, 'type'], 'a file sink needs server.workers: 1 (each worker would rotate the same file); use stdout or syslog with several workers')
     }
-    for (const key of FILE_ONLY) {
+    if (sink.type === 'syslog') {
+      if (sink.host === undefined) report(['access_log', 'sinks', i, 'host'], 'required when type is syslog')
+      if (sink.port === undefined) report(['access_log', 'sinks', i, 'port'], 'required when type is syslog')
+    }
+    for (const key of sink.type === 'file' ? [] : FILE_ONLY) {
       if (sink[key] !== undefined) report(['access_log', 'sinks', i, key], `only a file sink takes ${key}`)
+    }
+    for (const key of sink.type === 'syslog' ? [] : SYSLOG_ONLY) {
+      if (sink[key] !== undefined) report(['access_log', 'sinks', i, key], `only a syslog sink takes ${key}`)
     }
   })
   return problems

@@ -8,6 +8,14 @@ export const ACCESS_LOG_FIELDS = [
 
 export type AccessLogField = typeof ACCESS_LOG_FIELDS[number]
 
+/** Syslog facilities by name, in the order of their numbers (RFC 5424 §6.2.1: local0 is 16). */
+export const SYSLOG_FACILITIES = [
+  'kern', 'user', 'mail', 'daemon', 'auth', 'syslog', 'lpr', 'news', 'uucp', 'cron', 'authpriv', 'ftp', 'ntp', 'audit', 'alert', 'clock',
+  'local0', 'local1', 'local2', 'local3', 'local4', 'local5', 'local6', 'local7',
+] as const
+
+export type SyslogFacility = typeof SYSLOG_FACILITIES[number]
+
 const field: TUnsafe<AccessLogField> = Type.Unsafe<AccessLogField>({ type: 'string', enum: [...ACCESS_LOG_FIELDS], description: 'One access-line field.' })
 
 /**
@@ -15,12 +23,17 @@ const field: TUnsafe<AccessLogField> = Type.Unsafe<AccessLogField>({ type: 'stri
  * `type` by access-log-checks.ts): a union would make ajv report every branch's errors for one typo.
  */
 const sink = Type.Object({
-  type: Type.Unsafe<'stdout' | 'file'>({ type: 'string', enum: ['stdout', 'file'], description: 'stdout (the process\'s standard output, beside its log lines) or file (appended, rotated).' }),
+  type: Type.Unsafe<'stdout' | 'file' | 'syslog'>({ type: 'string', enum: ['stdout', 'file', 'syslog'], description: 'stdout (the process\'s standard output, beside its log lines), file (appended, rotated) or syslog (RFC 5424 over UDP or TCP).' }),
   name: Type.Optional(Type.String({ description: 'The sink\'s label in lanegate_access_log_dropped_total (default: its type); unique among the sinks.', pattern: '^[a-z][a-z0-9_-]{0,39}$' })),
   path: Type.Optional(Type.String({ description: 'type file: the file, relative to the config file\'s folder; its folder must exist.', minLength: 1 })),
   max_bytes: Type.Optional(Type.Integer({ description: 'type file: rotate once the file would grow past this many bytes.', minimum: 1024 })),
   daily: Type.Optional(Type.Boolean({ description: 'type file: rotate when the UTC day changes.' })),
   keep: Type.Optional(Type.Integer({ description: 'type file: rotated files kept (path.1 the newest … path.<keep>); older ones are deleted. Default 7.', minimum: 1, maximum: 1000 })),
+  host: Type.Optional(Type.String({ description: 'type syslog: the syslog server\'s address.', minLength: 1 })),
+  port: Type.Optional(Type.Integer({ description: 'type syslog: its port (514 is the usual one).', minimum: 1, maximum: 65535 })),
+  transport: Type.Optional(Type.Unsafe<'udp' | 'tcp'>({ type: 'string', enum: ['udp', 'tcp'], description: 'type syslog: udp (one datagram per line; default) or tcp (RFC 6587 octet counting).' })),
+  facility: Type.Optional(Type.Unsafe<SyslogFacility>({ type: 'string', enum: [...SYSLOG_FACILITIES], description: 'type syslog: the facility of every line (default local0); the severity is always info.' })),
+  app_name: Type.Optional(Type.String({ description: 'type syslog: the APP-NAME field (default lanegate).', pattern: '^[!-~]{1,48}$' })),
   buffer_bytes: Type.Optional(Type.Integer({ description: 'Most bytes of lines held while the sink is slower than the traffic; lines past it are dropped and counted. Default 8 MiB.', minimum: 1024, maximum: 1_073_741_824 })),
 }, { description: 'One access-log sink.', additionalProperties: false })
 

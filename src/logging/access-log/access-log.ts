@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AccessLogConfig, AccessLogSinkConfig } from '../../config/types.js'
-import type { AccessLogField } from '../../config/access-log-schema.js'
+import { SYSLOG_FACILITIES, type AccessLogField } from '../../config/access-log-schema.js'
 import { accessLine, accessRecord, orderedFields } from './access-line.js'
 import { createFileSink } from './file-sink.js'
 import { DEFAULT_BUFFER_BYTES, type AccessLogSink, type SinkHooks } from './sink.js'
 import { createStdoutSink } from './stdout-sink.js'
+import { createSyslogSink } from './syslog-sink.js'
 
 /** How long a sink a reload removed may take to write out its queued lines before they are dropped. */
 const RETIRED_SINK_FLUSH_MS = 2_000
@@ -77,6 +78,19 @@ export class AccessLog {
     const name = config.name ?? config.type
     const bufferBytes = config.buffer_bytes ?? DEFAULT_BUFFER_BYTES
     if (config.type === 'stdout') return createStdoutSink(name, bufferBytes, this.#hooks)
+    if (config.type === 'syslog') {
+      // Validation requires host and port for a syslog sink (config/access-log-checks.ts).
+      if (config.host === undefined || config.port === undefined) throw new Error(`access_log: syslog sink "${name}" has no host or port`)
+      return createSyslogSink({
+        name,
+        host: config.host,
+        port: config.port,
+        transport: config.transport ?? 'udp',
+        facility: SYSLOG_FACILITIES.indexOf(config.facility ?? 'local0'),
+        appName: config.app_name ?? 'lanegate',
+        bufferBytes,
+      }, this.#hooks)
+    }
     // Validation requires a path for a file sink (config/access-log-checks.ts).
     if (config.path === undefined) throw new Error(`access_log: file sink "${name}" has no path`)
     return createFileSink({ name, path: config.path, maxBytes: config.max_bytes, daily: config.daily, keep: config.keep, bufferBytes }, this.#hooks)
