@@ -23,7 +23,7 @@ const field: TUnsafe<AccessLogField> = Type.Unsafe<AccessLogField>({ type: 'stri
  * `type` by access-log-checks.ts): a union would make ajv report every branch's errors for one typo.
  */
 const sink = Type.Object({
-  type: Type.Unsafe<'stdout' | 'file' | 'syslog'>({ type: 'string', enum: ['stdout', 'file', 'syslog'], description: 'stdout (the process\'s standard output, beside its log lines), file (appended, rotated) or syslog (RFC 5424 over UDP or TCP).' }),
+  type: Type.Unsafe<'stdout' | 'file' | 'syslog' | 'http'>({ type: 'string', enum: ['stdout', 'file', 'syslog', 'http'], description: 'stdout (the process\'s standard output, beside its log lines), file (appended, rotated), syslog (RFC 5424 over UDP or TCP) or http (batched JSON POSTs).' }),
   name: Type.Optional(Type.String({ description: 'The sink\'s label in lanegate_access_log_dropped_total (default: its type); unique among the sinks.', pattern: '^[a-z][a-z0-9_-]{0,39}$' })),
   path: Type.Optional(Type.String({ description: 'type file: the file, relative to the config file\'s folder; its folder must exist.', minLength: 1 })),
   max_bytes: Type.Optional(Type.Integer({ description: 'type file: rotate once the file would grow past this many bytes.', minimum: 1024 })),
@@ -34,6 +34,10 @@ const sink = Type.Object({
   transport: Type.Optional(Type.Unsafe<'udp' | 'tcp'>({ type: 'string', enum: ['udp', 'tcp'], description: 'type syslog: udp (one datagram per line; default) or tcp (RFC 6587 octet counting).' })),
   facility: Type.Optional(Type.Unsafe<SyslogFacility>({ type: 'string', enum: [...SYSLOG_FACILITIES], description: 'type syslog: the facility of every line (default local0); the severity is always info.' })),
   app_name: Type.Optional(Type.String({ description: 'type syslog: the APP-NAME field (default lanegate).', pattern: '^[!-~]{1,48}$' })),
+  url: Type.Optional(Type.String({ description: 'type http: the endpoint lines are POSTed to, as JSON arrays.', pattern: '^https?://' })),
+  headers: Type.Optional(Type.Unsafe<Record<string, string>>({ type: 'object', additionalProperties: { type: 'string', description: 'A header value (use ${ENV} for a credential).' }, description: 'type http: headers sent with every request (an API key: take it from ${ENV}).' })),
+  batch_lines: Type.Optional(Type.Integer({ description: 'type http: most lines per request (default 500); fewer are sent at least every second.', minimum: 1, maximum: 100_000 })),
+  retries: Type.Optional(Type.Integer({ description: 'type http: tries after the first when the endpoint answers 429/5xx or not at all (default 3); then the batch is dropped and counted.', minimum: 0, maximum: 10 })),
   buffer_bytes: Type.Optional(Type.Integer({ description: 'Most bytes of lines held while the sink is slower than the traffic; lines past it are dropped and counted. Default 8 MiB.', minimum: 1024, maximum: 1_073_741_824 })),
 }, { description: 'One access-log sink.', additionalProperties: false })
 

@@ -152,3 +152,20 @@ t.test('a reload turns the access log on and off; lanegate_access_log_dropped_to
   await waitFor(() => gw.logs.join('').includes('access log sink failed'), { what: 'the failure logged' })
   t.pass('dropped line counted under the sink\'s name, and its failure logged')
 })
+
+t.test('an http sink POSTs the gateway\'s access lines as JSON arrays', async (t) => {
+  const received: unknown[] = []
+  const endpoint = createServer((req, res) => {
+    let body = ''
+    req.on('data', (c: Buffer) => { body += c.toString() })
+    req.on('end', () => { received.push(...JSON.parse(body) as unknown[]); res.end() })
+  })
+  endpoint.listen(0, '127.0.0.1')
+  await once(endpoint, 'listening')
+  t.teardown(() => new Promise<void>((resolve) => { endpoint.closeAllConnections(); endpoint.close(() => resolve()) }))
+  const url = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/logs`
+  const { base } = await gatewayWithAccessLog(t, `access_log:\n  fields: [path, status]\n  sinks:\n    - { type: http, url: "${url}", batch_lines: 2 }`)
+  for (let n = 0; n < 3; n++) await (await fetch(`${base}/healthz?n=${n}`)).arrayBuffer()
+  await waitFor(() => received.length === 3, { what: 'three lines at the endpoint' })
+  t.same(received, [0, 1, 2].map((n) => ({ path: `/healthz?n=${n}`, status: 200 })))
+})

@@ -3,6 +3,7 @@ import type { AccessLogConfig, AccessLogSinkConfig } from '../../config/types.js
 import { SYSLOG_FACILITIES, type AccessLogField } from '../../config/access-log-schema.js'
 import { accessLine, accessRecord, orderedFields } from './access-line.js'
 import { createFileSink } from './file-sink.js'
+import { createHttpSink } from './http-sink.js'
 import { DEFAULT_BUFFER_BYTES, type AccessLogSink, type SinkHooks } from './sink.js'
 import { createStdoutSink } from './stdout-sink.js'
 import { createSyslogSink } from './syslog-sink.js'
@@ -78,6 +79,11 @@ export class AccessLog {
     const name = config.name ?? config.type
     const bufferBytes = config.buffer_bytes ?? DEFAULT_BUFFER_BYTES
     if (config.type === 'stdout') return createStdoutSink(name, bufferBytes, this.#hooks)
+    if (config.type === 'http') {
+      // Validation requires a url for an http sink (config/access-log-checks.ts).
+      if (config.url === undefined) throw new Error(`access_log: http sink "${name}" has no url`)
+      return createHttpSink({ name, url: config.url, headers: config.headers ?? {}, batchLines: config.batch_lines ?? 500, retries: config.retries ?? 3, bufferBytes }, this.#hooks)
+    }
     if (config.type === 'syslog') {
       // Validation requires host and port for a syslog sink (config/access-log-checks.ts).
       if (config.host === undefined || config.port === undefined) throw new Error(`access_log: syslog sink "${name}" has no host or port`)

@@ -39,7 +39,7 @@ t.test('each bad access_log setting is an error at its YAML path and line', asyn
 `
   t.same(await problemsOf(text), [
     { path: 'access_log.fields[1]', line: 7, message: 'must be one of: time, request_id, trace_id, client_ip, method, service, route, path, status, bytes_in, bytes_out, duration_ms, upstream, upstream_ms, client_id, organization_id, refused_by, limit, error' },
-    { path: 'access_log.sinks[0].type', line: 9, message: 'must be one of: stdout, file, syslog' },
+    { path: 'access_log.sinks[0].type', line: 9, message: 'must be one of: stdout, file, syslog, http' },
     { path: 'access_log.sinks[1].max_bytes', line: 10, message: 'must be >= 1024' },
     { path: 'access_log.sinks[1].path', line: 10, message: 'required when type is file' },
   ])
@@ -59,7 +59,7 @@ access_log:
     { path: 'access_log.sinks[0].keep', line: 10, message: 'only a file sink takes keep' },
     { path: 'access_log.sinks[1].name', line: 11, message: 'duplicate sink name "stdout" (give each sink of the same type a name)' },
     { path: 'access_log.sinks[2].path', line: 12, message: 'required when type is file' },
-    { path: 'access_log.sinks[2].type', line: 12, message: 'a file sink needs server.workers: 1 (each worker would rotate the same file); use stdout or syslog with several workers' },
+    { path: 'access_log.sinks[2].type', line: 12, message: 'a file sink needs server.workers: 1 (each worker would rotate the same file); use stdout, syslog or http with several workers' },
   ])
 })
 
@@ -74,5 +74,17 @@ t.test('a syslog sink needs host and port and takes no file keys; other sinks ta
     { path: 'access_log.sinks[0].port', line: 8, message: 'required when type is syslog' },
     { path: 'access_log.sinks[0].path', line: 8, message: 'only a file sink takes path' },
     { path: 'access_log.sinks[1].transport', line: 9, message: 'only a syslog sink takes transport' },
+  ])
+})
+
+t.test('an http sink needs a url; its keys belong to it alone', async (t) => {
+  const text = `${base}access_log:
+  sinks:
+    - { type: http, batch_lines: 10 }
+    - { type: stdout, name: out, retries: 2 }
+`
+  t.same(await problemsOf(text), [
+    { path: 'access_log.sinks[0].url', line: 8, message: 'required when type is http' },
+    { path: 'access_log.sinks[1].retries', line: 9, message: 'only an http sink takes retries' },
   ])
 })
