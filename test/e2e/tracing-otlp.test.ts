@@ -132,6 +132,14 @@ t.test('one trace caller -> gateway SERVER -> gateway CLIENT -> backend SERVER; 
   t.match(writeServer, { kind: SERVER, parentSpanId: '', name: 'PUT /legacy/pricing/prices/:sku' })
   await waitFor(() => ofTrace(receiver, writeServer?.traceId ?? '').length === 3, { what: 'the write\'s CLIENT span and the backend\'s span in its trace' })
   t.match(ofTrace(receiver, writeServer?.traceId ?? '').find((s) => s.kind === CLIENT), { parentSpanId: writeServer?.spanId, attributes: { 'http.request.method': 'PUT' } })
+  // The token request: its SERVER span, and the issuance as an INTERNAL span under it.
+  const tokenServer = receiver.spans.find((s) => s.service === 'lanegate' && s.name === 'POST /oauth/token')
+  t.match(tokenServer, { kind: SERVER, attributes: { 'http.response.status_code': 200, 'lanegate.service': 'oauth', 'lanegate.route': 'token' } })
+  t.match(receiver.spans.filter((s) => s.traceId === tokenServer?.traceId && s.name === 'issue token'), [{
+    kind: 1,
+    parentSpanId: tokenServer?.spanId,
+    attributes: { 'lanegate.client_id': 'demo-pricing', 'lanegate.organization_id': 'org_hq_demo', 'lanegate.scopes': 'pricing:read pricing:write', 'lanegate.token_lifetime_s': 3600, 'lanegate.auth_method': 'client_secret_post' },
+  }])
   const gatewayValues = JSON.stringify(receiver.spans.filter((s) => s.service === 'lanegate').map((s) => [s.name, s.attributes, s.events]))
   for (const secret of [token, 'Bearer', 'query-secret', 'api_key', 'cookie-secret', 'body-secret', 'demo-pricing-secret', 'demo-pricing-upstream-token']) {
     t.notOk(gatewayValues.includes(secret), `no attribute of the gateway's spans holds "${secret}"`)

@@ -66,6 +66,11 @@ export class Tracing implements ActiveTracing {
     return new ClientAttempt(span, `00-${traceId}-${span.spanContext().spanId}-01`)
   }
 
+  recordInternal (traceId: string, parentSpanId: string, name: string, startMs: number, endMs: number, attributes: Record<string, string | number>): void {
+    const parent = trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId: parentSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: false })
+    this.#tracer.startSpan(name, { kind: SpanKind.INTERNAL, startTime: startMs, attributes }, parent).end(endMs)
+  }
+
   /** The SERVER span of one answered request of a sampled trace, made at its end with its start time. */
   recordServer (request: FastifyRequest, reply: FastifyReply): void {
     const requestTrace = traceOf(request.raw)
