@@ -50,7 +50,7 @@ function end (outcome: GatewayError, step: number, request: FastifyRequest, repl
 
 /** A step threw (or its promise rejected): a thrown refusal refuses like a returned one. */
 function failed (thrown: unknown, step: number, request: FastifyRequest, done: HookHandlerDoneFunction): void {
-  if (thrown instanceof GatewayError) noteRefusal(thrown, step, request)
+  if (thrown instanceof GatewayError && !(thrown instanceof PolicyAnswer)) noteRefusal(thrown, step, request)
   done(asError(thrown))
 }
 
