@@ -18,6 +18,9 @@ export function resolveConfigPaths (config: GatewayConfig, file: string): void {
     if (isObject(upstream) && isObject(upstream.tls)) resolveTlsFiles(upstream.tls as BackendTlsConfig, base)
   }
   if (isObject(config.server.tls)) resolveTlsFiles(config.server.tls, base)
+  for (const sink of config.access_log?.sinks ?? []) {
+    if (sink.path !== undefined) sink.path = resolve(base, sink.path)
+  }
   for (const organization of config.organizations) {
     for (const store of organization.stores ?? []) {
       if (isObject(store.lane?.tls)) resolveTlsFiles(store.lane.tls, base)

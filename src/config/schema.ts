@@ -1,5 +1,7 @@
 import { Type, type Static, type TObject, type TProperties, type TSchema, type TUnsafe } from '@sinclair/typebox'
 import { envelopeNames } from '../errors/envelopes.js'
+import { accessLog } from './access-log-schema.js'
+import { telemetry } from './telemetry-schema.js'
 
 /**
  * The first validation pass: the structure of gateway.yaml as JSON Schema (ajv, `useDefaults`), written in TypeBox
@@ -327,6 +329,8 @@ const sections = {
   service_accounts: Type.Array(serviceAccount, { description: 'Clients of the token endpoint.', default: [] }),
   user_token_issuers: Type.Array(userTokenIssuer, { description: 'Trusted issuers of user tokens.', default: [] }),
   rate_limits: map('Named rate limits; routes that name the same limit share its counters.', rateLimit, { default: {} }),
+  access_log: Type.Optional(accessLog),
+  telemetry: Type.Optional(telemetry),
 }
 
 /** The config's sections but `services:`, for `config/types.ts` (a service block is typed by `serviceBlockShape`). */

@@ -1,5 +1,7 @@
 import { formatPath, type ConfigProblem } from './config-error.js'
 import { buildIndexes, type ConfigIndexes } from './indexes.js'
+import { checkAccessLog } from './access-log-checks.js'
+import { checkTelemetry } from './telemetry-checks.js'
 import { checkTlsSettings } from './tls-checks.js'
 import type { ListenerFiles } from './tls-files.js'
 import type { GatewayConfig, PolicyEntry } from './types.js'
@@ -38,6 +40,7 @@ export function checkReferences (config: GatewayConfig, now = Date.now()): { pro
   checkUserTokenIssuers(config, report)
   checkStores(config, report)
   checkServicePrefixes(config, report)
+  problems.push(...checkAccessLog(config), ...checkTelemetry(config))
   // TLS files (the listener's, the backends'): read and checked as they will be used.
   const tls = checkTlsSettings(config, now)
   problems.push(...tls.problems)

@@ -44,6 +44,9 @@ export type ServiceAccountConfig = Sections['service_accounts'][number]
 export type ServiceAccountSecret = ServiceAccountConfig['secrets'][number]
 export type UserTokenIssuerConfig = Sections['user_token_issuers'][number]
 export type RateLimitConfig = Sections['rate_limits'][string]
+export type AccessLogConfig = NonNullable<Sections['access_log']>
+export type AccessLogSinkConfig = AccessLogConfig['sinks'][number]
+export type TracesConfig = NonNullable<NonNullable<Sections['telemetry']>['traces']>
 
 /**
  * One service block: the keys every service has (prefix, envelope, policies, routes) and its own settings, which

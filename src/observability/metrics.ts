@@ -123,13 +123,16 @@ export class GatewayMetrics {
   readonly upstreamRetries = new CounterFamily('lanegate_upstream_retries_total', 'Retries of upstream requests on another target, by result: sent, or over_budget (not sent: retry.budget spent).', ['upstream', 'result'])
   readonly ejections = new CounterFamily('lanegate_upstream_ejections_total', 'Upstream targets ejected, by service, target and reason (outlier: its failure rate stood far above its siblings\').', ['service', 'target', 'reason'])
   readonly circuitTransitions = new CounterFamily('lanegate_upstream_circuit_transitions_total', 'Circuit breaker state changes of upstream targets, by service, target and the state entered (open, half_open, closed).', ['service', 'target', 'to'])
+  readonly accessLogDropped = new CounterFamily('lanegate_access_log_dropped_total', 'Access lines dropped because the sink was backed up or failing, by sink (its name, else its type).', ['sink'])
+  readonly tracesDropped = new CounterFamily('lanegate_traces_dropped_total', 'Finished spans dropped: the export queue was full, or their export failed (collector down, slow, refusing).', [])
   readonly cacheLookups = new CounterFamily('lanegate_cache_lookups_total', 'GET/HEAD answers of routes with the cache policy, by service, route id and result (hit, miss).', ['service', 'route', 'result'])
   readonly #routes = new Map<string, Map<string, RouteSeries>>()
   readonly #upstreams = new Map<string, { outcomes: Map<UpstreamOutcome, CounterCell>, duration: HistogramCell }>()
 
   constructor (sources: MetricSources) {
     for (const family of [this.requests, this.durations, this.streamDurations, this.upstreamRequests, this.upstreamDurations, this.rateLimited,
-      this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches, this.cacheLookups, this.circuitTransitions, this.upstreamRetries, this.ejections]) {
+      this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches, this.cacheLookups, this.circuitTransitions, this.upstreamRetries, this.ejections,
+      this.accessLogDropped, this.tracesDropped]) {
       this.registry.registerMetric(asPromMetric(family))
     }
     new Gauge({

@@ -1,5 +1,6 @@
 import { randomFillSync } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
+import { activeTracing, type AttemptSpan } from './tracing/active-tracing.js'
 
 /** W3C Trace Context `traceparent`, version 00: version-traceid-parentid-flags, lowercase hex. */
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/
@@ -18,6 +19,51 @@ export interface TraceContext {
   readonly tracestate: string | undefined
   /** The `traceparent` to send upstream: this trace, the gateway's span as parent. */
   readonly traceparent: string
+  /** The upstream the request's last upstream call went to (its registry name), for the access log. */
+  readonly upstream: string | undefined
+  /** How long that call took until its answer's head or its failure, in milliseconds, retries included. */
+  readonly upstreamMs: number | undefined
+  /** The caller's span id (its traceparent's parent id), the parent of the gateway's SERVER span. */
+  readonly parentSpanId: string | undefined
+  /** Whether the trace is recorded (flags' sampled bit). */
+  readonly sampled: boolean
+  /** Told by the upstream engine when a call made for this request settled. */
+  upstreamSettled (upstream: string, seconds: number): void
+  /**
+   * A CLIENT span for one attempt of an upstream call when spans are exported and this trace is sampled (its
+   * `traceparent` is what the attempt sends); undefined otherwise, and the call sends `traceparent` as it is.
+   */
+  startAttempt (upstream: string, method: string, targetUrl: string, path: string, attempt: number): AttemptSpan | undefined
+}
+
+/**
+ * A class rather than an object literal: the upstream fields are written after the trace is made, and a class
+ * whose constructor writes every field keeps one hidden class for it.
+ */
+class RequestTrace implements TraceContext {
+  readonly traceparent: string
+  upstream: string | undefined = undefined
+  upstreamMs: number | undefined = undefined
+
+  readonly sampled: boolean
+
+  constructor (readonly traceId: string, readonly spanId: string, readonly flags: string, readonly tracestate: string | undefined,
+    readonly parentSpanId: string | undefined) {
+    this.traceparent = `00-${traceId}-${spanId}-${flags}`
+    // The sampled bit is the flags' lowest bit (W3C Trace Context §3.2.2.5).
+    this.sampled = (Number.parseInt(flags, 16) & 1) === 1
+  }
+
+  startAttempt (upstream: string, method: string, targetUrl: string, path: string, attempt: number): AttemptSpan | undefined {
+    const tracing = activeTracing()
+    if (tracing === undefined || !this.sampled) return undefined
+    return tracing.startAttempt(this.traceId, this.spanId, upstream, method, targetUrl, path, attempt)
+  }
+
+  upstreamSettled (upstream: string, seconds: number): void {
+    this.upstream = upstream
+    this.upstreamMs = seconds * 1000
+  }
 }
 
 const RANDOM_BYTES = 4096
@@ -46,30 +92,26 @@ function randomHex (bytes: number): string {
  * Parses a `traceparent` header value (W3C Trace Context §3.2): a known shape, not all-zero ids, version not
  * `ff`; version 00 must have exactly four fields. Anything else is treated as absent (the gateway starts a trace).
  */
-export function parseTraceparent (value: string | undefined): { traceId: string, flags: string } | undefined {
+export function parseTraceparent (value: string | undefined): { traceId: string, spanId: string, flags: string } | undefined {
   if (value === undefined || value.length < 55) return undefined
   const m = TRACEPARENT.exec(value.trim())
   if (m === null) return undefined
   const [, version, traceId, spanId, flags, rest] = m as RegExpExecArray & [string, string, string, string, string, string | undefined]
   if (version === 'ff' || (version === '00' && rest !== undefined)) return undefined
   if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return undefined
-  return { traceId, flags }
+  return { traceId, spanId, flags }
 }
 
 /** The trace of `headers`: continued when they carry a valid `traceparent`, else started here. */
 export function traceFromHeaders (headers: IncomingMessage['headers']): TraceContext {
   const given = typeof headers.traceparent === 'string' ? parseTraceparent(headers.traceparent) : undefined
   const traceId = given?.traceId ?? randomHex(16)
-  const flags = given?.flags ?? '01'
+  // Without span export every trace is passed on as sampled, or as the caller said; with it, the sampling settings decide.
+  const tracing = activeTracing()
+  const flags = tracing === undefined ? given?.flags ?? '01' : tracing.flagsFor(traceId, given?.flags)
   const spanId = randomHex(8)
   const state = headers.tracestate
-  return {
-    traceId,
-    spanId,
-    flags,
-    tracestate: given === undefined ? undefined : typeof state === 'string' ? state : state?.join(','),
-    traceparent: `00-${traceId}-${spanId}-${flags}`,
-  }
+  return new RequestTrace(traceId, spanId, flags, given === undefined ? undefined : typeof state === 'string' ? state : state?.join(','), given?.spanId)
 }
 
 /**
@@ -91,4 +133,9 @@ export function traceOf (req: IncomingMessage): TraceContext {
     ;(req as TracedRequest)[TRACE] = trace
   }
   return trace
+}
+
+/** The trace of `req` if something already worked it out, without making one. */
+export function existingTraceOf (req: IncomingMessage): TraceContext | undefined {
+  return (req as TracedRequest)[TRACE]
 }

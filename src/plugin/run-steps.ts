@@ -15,20 +15,20 @@ export function runSteps (chain: readonly PolicyStep[], from: number, request: F
     try {
       outcome = (chain[i] as PolicyStep)(request, reply)
     } catch (error) {
-      done(asError(error))
+      failed(error, i, request, done)
       return
     }
     if (outcome === undefined) continue
     if (outcome instanceof GatewayError) {
-      end(outcome, reply, done)
+      end(outcome, i, request, reply, done)
       return
     }
     outcome.then(
       function stepSettled (settled) {
-        if (settled instanceof GatewayError) end(settled, reply, done)
+        if (settled instanceof GatewayError) end(settled, i, request, reply, done)
         else runSteps(chain, i + 1, request, reply, done)
       },
-      function stepFailed (error: unknown) { done(asError(error)) },
+      function stepFailed (error: unknown) { failed(error, i, request, done) },
     )
     return
   }
@@ -39,9 +39,28 @@ export function runSteps (chain: readonly PolicyStep[], from: number, request: F
  * A step ended the chain: a policy's answer is sent as the route's reply (`done` is then never called, as fastify
  * asks of a hook that replies); a refusal goes to the error handler, which renders it in the route's envelope.
  */
-function end (outcome: GatewayError, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  if (outcome instanceof PolicyAnswer) sendPolicyAnswer(reply, outcome)
-  else done(outcome)
+function end (outcome: GatewayError, step: number, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (outcome instanceof PolicyAnswer) {
+    sendPolicyAnswer(reply, outcome)
+    return
+  }
+  noteRefusal(outcome, step, request)
+  done(outcome)
+}
+
+/** A step threw (or its promise rejected): a thrown refusal refuses like a returned one. */
+function failed (thrown: unknown, step: number, request: FastifyRequest, done: HookHandlerDoneFunction): void {
+  if (thrown instanceof GatewayError && !(thrown instanceof PolicyAnswer)) noteRefusal(thrown, step, request)
+  done(asError(thrown))
+}
+
+/** Which step refused, for the access log (two writes, on refusals only). */
+function noteRefusal (refusal: GatewayError, step: number, request: FastifyRequest): void {
+  // A bare app (a plugin's own tests) may run steps with no request state.
+  const gw = request.gw as FastifyRequest['gw'] | null | undefined
+  if (gw === null || gw === undefined) return
+  gw.refusedAt = step
+  gw.refusal = refusal
 }
 
 /** `done(undefined)` would let the request through: a step that throws nothing still fails the request. */

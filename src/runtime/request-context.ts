@@ -1,5 +1,6 @@
 import type { StoreAccess } from '../config/indexes.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
+import type { GatewayError } from '../errors/gateway-error.js'
 import type { Principal, RequestState } from '../plugin/request-state.js'
 import type { ResponseHooks } from '../plugin/response-phase.js'
 import type { Snapshot } from './snapshot.js'
@@ -34,6 +35,8 @@ class GatewayRequestState implements RequestContext {
   principal: Principal | undefined
   response: ResponseHooks | undefined
   reached: StoreAccess | undefined
+  refusedAt: number | undefined
+  refusal: GatewayError | undefined
 
   constructor (snapshot: Snapshot, service: string, routeId: string, envelope: EnvelopeName) {
     this.snapshot = snapshot
@@ -43,6 +46,8 @@ class GatewayRequestState implements RequestContext {
     this.principal = undefined
     this.response = undefined
     this.reached = undefined
+    this.refusedAt = undefined
+    this.refusal = undefined
   }
 }
 

@@ -24,6 +24,12 @@ import { listenerTransport, type ListenerTls } from '../tls/listener-tls.js'
 import { OpenWebSockets } from '../websocket/open-websockets.js'
 import { requestIdGenerator } from '../logging/request-id.js'
 import { routeUpgradeRequests } from '../websocket/upgrade-requests.js'
+import { AccessLog } from '../logging/access-log/access-log.js'
+import { noteAnsweredError } from '../observability/answered-error.js'
+import { accessLogHooks, followAccessLogConfig } from '../logging/access-log/attach-access-log.js'
+import { RequestCompletedController, type CompletedRequestObserver } from '../observability/request-completed-controller.js'
+import { SpanExport } from '../observability/tracing/span-export.js'
+import { followSpanExportConfig } from '../observability/tracing/follow-config.js'
 
 /** A quarter of the shortest timeout, between 50 ms and 1 s. */
 function connectionsCheckingInterval (headersTimeoutMs: number, requestTimeoutMs: number): number {
@@ -40,9 +46,15 @@ function connectionsCheckingInterval (headersTimeoutMs: number, requestTimeoutMs
 export async function buildApp (gateway: Gateway, logger: Logger, metrics?: GatewayMetrics, listenerTls?: ListenerTls): Promise<FastifyInstance> {
   const { config } = gateway.current()
   const envelopeForPath = envelopeFinder(config)
-  const app = createFastify(config.server, logger, metrics, envelopeForPath, listenerTls)
+  // The access log and span export (off unless `access_log` / `telemetry.traces` are set) follow every reload; the
+  // log controller tells them of each answered request.
+  const accessLog = new AccessLog(accessLogHooks(logger as FastifyBaseLogger, metrics))
+  const spans = new SpanExport((dropped) => { if (metrics !== undefined) metrics.tracesDropped.cell().value += dropped })
+  const app = createFastify(config.server, logger, metrics, envelopeForPath, listenerTls, [accessLog.record, spans.record])
   addRootHooks(app, metrics)
   if (config.server.tls !== undefined) refusePlainHttp(app.server as unknown as TlsServer, config.server.headers_timeout_ms)
+  followAccessLogConfig(app, gateway, accessLog)
+  followSpanExportConfig(app, gateway, spans)
   // HTTP/2 streams get request_timeout_ms too (node applies it to HTTP/1.1 connections only).
   if (config.server.tls !== undefined && config.server.http2 === true) addHttp2RequestTimeout(app, config.server.request_timeout_ms)
 
@@ -83,7 +95,7 @@ function envelopeFinder (config: GatewayConfig): (url: string) => EnvelopeName {
 }
 
 /** The fastify instance with the server settings, request ids, logging and the router's own errors. */
-function createFastify (server: GatewayConfig['server'], logger: Logger, metrics: GatewayMetrics | undefined, envelopeForPath: (url: string) => EnvelopeName, listenerTls: ListenerTls | undefined): FastifyInstance {
+function createFastify (server: GatewayConfig['server'], logger: Logger, metrics: GatewayMetrics | undefined, envelopeForPath: (url: string) => EnvelopeName, listenerTls: ListenerTls | undefined, completed: readonly CompletedRequestObserver[]): FastifyInstance {
   // Each request's logger is a deferred child: a real one only once something is logged at an enabled level.
   const requestLogging = deferredRequestLogging(requestIdGenerator())
   const app = Fastify({
@@ -108,9 +120,10 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
     // below info (the level is fixed at boot) skip the work of preparing them on every request.
     // (fastify 5.12 deprecates the top-level disableRequestLogging for this.)
     // With metrics, the same controller also counts every answered request (observability/instrument-app.ts).
-    logController: metrics === undefined
+    // And the access log and span export hear of each answered request from it (request-completed-controller.ts).
+    logController: new RequestCompletedController(metrics === undefined
       ? new AccessLogController({ disableRequestLogging: !logger.isLevelEnabled('info') })
-      : new MeteredLogController(metrics, { disableRequestLogging: !logger.isLevelEnabled('info') }),
+      : new MeteredLogController(metrics, { disableRequestLogging: !logger.isLevelEnabled('info') }), completed),
     return503OnClosing: true,
     clientErrorHandler: gatewayClientErrorHandler,
     // HTTP/2: fastify closes the sessions with GOAWAY at close (their streams in flight finish); `idle` needs HTTP/1.
@@ -132,9 +145,10 @@ function addRootHooks (app: FastifyInstance, metrics: GatewayMetrics | undefined
   // `request.gw` is declared on every request (runtime/request-context.ts), so it is decorated once, here at the
   // root: every scope (oauth, services, hooks of other plugins) sees the same property. The chain runner sets it.
   app.decorateRequest('gw', null as never)
-  app.setErrorHandler(createErrorHandler('plain', metrics === undefined
-    ? undefined
-    : function countRefusals (request, error, reply) { countRefusal(metrics, request, error, reply) }))
+  app.setErrorHandler(createErrorHandler('plain', function observeRefusal (request, error, reply) {
+    noteAnsweredError(request, error.code)
+    if (metrics !== undefined) countRefusal(metrics, request, error, reply)
+  }))
   registerBoundedJsonParser(app)
   // Set when the request starts rather than in an onSend hook, which cost every response a promise. A handler
   // that allows caching (content) overwrites cache-control; the error handler sets no-store again.

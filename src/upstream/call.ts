@@ -73,10 +73,14 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
       if (failure === undefined) upstream.budget?.request()
       else recordRetry(upstream.name, 'sent')
       headers.host = target.host
+      const span = input.trace?.startAttempt?.(upstream.name, input.method, target.url, input.path, tried.length + 1)
+      if (span !== undefined) headers.traceparent = span.traceparent
       let answer: CallAnswer
       try {
         answer = await attempt(upstream, target, input, headers, signal)
+        span?.end({ status: answer.status })
       } catch (error) {
+        span?.end({ failure: error instanceof GatewayError ? String(error.fields.upstream_failure ?? error.code) : 'error' })
         if (!(error instanceof GatewayError)) throw error
         if (isTransportFailure(error)) {
           target.breaker?.recordFailure()
@@ -94,11 +98,11 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
         }
         continue
       }
-      recordOutcome(upstream, outcomeOfStatus(answer.status), started)
+      recordOutcome(upstream, outcomeOfStatus(answer.status), started, input.trace)
       return answer
     }
   } catch (error) {
-    recordOutcome(upstream, upstreamFailureOutcome(error), started)
+    recordOutcome(upstream, upstreamFailureOutcome(error), started, input.trace)
     throw error
   }
 }

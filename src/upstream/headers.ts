@@ -42,6 +42,20 @@ function connectionListed (headers: IncomingHttpHeaders): ReadonlySet<string> {
 export interface UpstreamTrace {
   readonly traceparent: string
   readonly tracestate: string | undefined
+  /** Told once a call settles (its answer's head or its final failure), with the upstream's name and the time taken. */
+  upstreamSettled? (upstream: string, seconds: number): void
+  /**
+   * Called before each attempt (retries included) with the target's URL and the path sent: a span for the attempt,
+   * whose `traceparent` the attempt sends instead, or undefined (span export off, trace not sampled).
+   */
+  startAttempt? (upstream: string, method: string, targetUrl: string, path: string, attempt: number): UpstreamAttemptSpan | undefined
+}
+
+/** The span of one upstream attempt (observability/tracing): sent as the parent of the upstream's own spans. */
+export interface UpstreamAttemptSpan {
+  readonly traceparent: string
+  /** The answer's status, or the failure kind (`upstream_failure`) when none came. */
+  end (result: { status?: number, failure?: string }): void
 }
 
 export interface UpstreamRequestHeaderInput {

@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.js'
 import type { UpstreamOutcome } from '../observability/metrics.js'
 import { outcomeOfStatus, recordUpstream } from '../observability/recorders.js'
+import type { UpstreamTrace } from './headers.js'
 import type { Upstream } from './upstream.js'
 
 /**
@@ -22,7 +23,11 @@ export function upstreamFailureOutcome (error: unknown): UpstreamOutcome | undef
 /**
  * Records one request to `upstream` in the metrics, once whatever the retries: `started` is `performance.now()`
  * at its first attempt; the duration runs until the answer's head (or the failure), not a streamed body's end.
+ * `trace` (the request's, when the call is made for one) is told too, for the request's access line.
  */
-export function recordOutcome (upstream: Upstream, outcome: UpstreamOutcome | undefined, started: number): void {
-  if (outcome !== undefined) recordUpstream(upstream.name, outcome, (performance.now() - started) / 1000)
+export function recordOutcome (upstream: Upstream, outcome: UpstreamOutcome | undefined, started: number, trace?: UpstreamTrace): void {
+  if (outcome === undefined) return
+  const seconds = (performance.now() - started) / 1000
+  recordUpstream(upstream.name, outcome, seconds)
+  trace?.upstreamSettled?.(upstream.name, seconds)
 }

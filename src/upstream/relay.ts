@@ -4,7 +4,7 @@ import type { Dispatcher } from 'undici'
 import { GatewayError } from '../errors/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
 import { failureKindOf, isTransportFailure, mirroredError, noTargetError, unreachableError, type UpstreamFailureKind } from './failure.js'
-import { upstreamRequestHeaders, type UpstreamTrace } from './headers.js'
+import { upstreamRequestHeaders, type UpstreamAttemptSpan, type UpstreamTrace } from './headers.js'
 import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
 import { recordRetry } from '../observability/recorders.js'
 import { ByteLimit, h2StreamOf, hasBody } from './request-body.js'
@@ -74,7 +74,7 @@ export function relayUpstream (upstream: Upstream, input: RelayInput): Promise<v
     if (target === undefined) {
       // Nothing is sent: health checks ejected every target, or circuit breakers keep them out (503 circuit_open).
       const error = noTargetError(upstream.settings.label, upstream.circuitRetryAfter())
-      recordOutcome(upstream, upstreamFailureOutcome(error), started)
+      recordOutcome(upstream, upstreamFailureOutcome(error), started, input.trace)
       reject(error)
       return
     }
@@ -116,6 +116,8 @@ function unrefTimeout (callback: () => void, ms: number): NodeJS.Timeout {
 
 function startAttempt (attempt: Attempt): void {
   const { target, input } = attempt
+  attempt.span = input.trace?.startAttempt?.(attempt.upstream.name, input.req.method ?? 'GET', target.url, input.path, (attempt.tried?.length ?? 0) + 1)
+  if (attempt.span !== undefined) attempt.headers.traceparent = attempt.span.traceparent
   target.inFlight++
   const body = attempt.requestBody()
   target.pool.dispatch({
@@ -161,6 +163,8 @@ class Attempt implements Dispatcher.DispatchHandler {
   private bodySent = true
   /** `performance.now()` when this attempt started, for the circuit breaker's `slow` rule (0 without a breaker). */
   private readonly attemptStarted: number
+  /** This attempt's CLIENT span, while span export is on and the trace sampled; ended at the answer's head or the failure. */
+  span: UpstreamAttemptSpan | undefined = undefined
 
   constructor (
     readonly upstream: Upstream,
@@ -168,7 +172,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     readonly headers: Record<string, string | string[]>,
     readonly target: Target,
     /** Targets earlier attempts of this request used (undefined on the first attempt). */
-    private readonly tried: Target[] | undefined,
+    readonly tried: Target[] | undefined,
     /** `performance.now()` when the first attempt started (for the upstream duration metric). */
     private readonly started: number,
     private readonly resolve: () => void,
@@ -246,6 +250,7 @@ class Attempt implements Dispatcher.DispatchHandler {
       return
     }
     this.status = statusCode
+    this.span?.end({ status: statusCode })
     const eventStream = isEventStream(headers)
     this.watchIdle(eventStream)
     if (statusCode >= 400) {
@@ -350,14 +355,14 @@ class Attempt implements Dispatcher.DispatchHandler {
     if (headers === undefined || this.input.res.destroyed) {
       this.settled = true
       this.controller?.abort(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))
-      recordOutcome(this.upstream, 'ok', this.started)
+      recordOutcome(this.upstream, 'ok', this.started, this.input.trace)
       this.resolve()
       return false
     }
     this.settled = true
     this.streaming = true
     this.input.res.writeHead(this.status, headers)
-    recordOutcome(this.upstream, 'ok', this.started)
+    recordOutcome(this.upstream, 'ok', this.started, this.input.trace)
     this.resolve()
     return true
   }
@@ -386,6 +391,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     if (this.settled) return
     this.settled = true
     clearTimeout(this.timer)
+    this.span?.end({ failure: String(error.fields.upstream_failure ?? error.code) })
     this.controller?.abort(error)
     if (isTransportFailure(error)) {
       // Once the head came its status was the breaker's outcome; a break-off after it is not counted twice.
@@ -396,7 +402,7 @@ class Attempt implements Dispatcher.DispatchHandler {
       this.upstream.reportFailure(this.target, error.fields.upstream_failure as string)
       if (this.retry(error)) return
     }
-    recordOutcome(this.upstream, upstreamFailureOutcome(error), this.started)
+    recordOutcome(this.upstream, upstreamFailureOutcome(error), this.started, this.input.trace)
     this.reject(error)
   }
 

@@ -54,7 +54,7 @@ export function connectUpstreamWebSocket (upstream: Upstream, input: WebSocketCo
   const target = upstream.pick()
   if (target === undefined) {
     const error = noTargetError(label, upstream.circuitRetryAfter())
-    recordOutcome(upstream, upstreamFailureOutcome(error), started)
+    recordOutcome(upstream, upstreamFailureOutcome(error), started, input.trace)
     return Promise.reject(error)
   }
   const headers = upstreamRequestHeaders(input.req.headers, {
@@ -71,7 +71,7 @@ export function connectUpstreamWebSocket (upstream: Upstream, input: WebSocketCo
   } catch (error) {
     // The upstream's TLS files never loaded: every connection to it fails as `tls`, the pool's included.
     upstream.reportFailure(target, 'tls')
-    recordOutcome(upstream, 'tls', started)
+    recordOutcome(upstream, 'tls', started, input.trace)
     return Promise.reject(unreachableError(label, 'tls', error))
   }
   const socket = new WebSocket(websocketUrl(target, input.path), offeredProtocols(input.req.headers), {
@@ -118,7 +118,7 @@ function settleHandshake (socket: WebSocket, upstream: Upstream, target: Target,
       settled = true
       target.recordSuccess()
       target.breaker?.recordAnswer(101, performance.now() - started)
-      recordOutcome(upstream, 'ok', started)
+      recordOutcome(upstream, 'ok', started, input.trace)
       socket.removeAllListeners('error')
       resolve({ socket, release })
     })
@@ -126,7 +126,7 @@ function settleHandshake (socket: WebSocket, upstream: Upstream, target: Target,
       const status = response.statusCode ?? 0
       target.recordSuccess()
       if (status >= 100 && status <= 599) target.breaker?.recordAnswer(status, performance.now() - started)
-      recordOutcome(upstream, outcomeOfStatus(status), started)
+      recordOutcome(upstream, outcomeOfStatus(status), started, input.trace)
       void readUpstreamBody(response, response.headers['content-encoding'], input.maxErrorBodyBytes).then((body) => {
         fail(refusedUpgrade(label, status, body))
       })
@@ -138,7 +138,7 @@ function settleHandshake (socket: WebSocket, upstream: Upstream, target: Target,
       upstream.reportFailure(target, kind)
       const failure = unreachableError(label, kind, error)
       // Counted as a relayed request's failure is: `timeout`, `tls` (handshake, certificate) or `unreachable`.
-      recordOutcome(upstream, upstreamFailureOutcome(failure), started)
+      recordOutcome(upstream, upstreamFailureOutcome(failure), started, input.trace)
       fail(failure)
     })
   })

@@ -16,8 +16,8 @@ import { repoPath } from '../helpers/paths.js'
 const parse = createRequire(import.meta.url)('parse-prometheus-text-format') as (text: string) => ParsedFamily[]
 
 t.test('parseTraceparent accepts W3C version 00 values and rejects malformed ones', async (t) => {
-  t.same(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'), { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', flags: '01' })
-  t.same(parseTraceparent('01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00-future'), { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', flags: '00' }, 'a later version may add fields')
+  t.same(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'), { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', flags: '01' })
+  t.same(parseTraceparent('01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00-future'), { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', flags: '00' }, 'a later version may add fields')
   for (const bad of [
     undefined, '', 'garbage',
     '00-00000000000000000000000000000000-00f067aa0ba902b7-01', // zero trace id

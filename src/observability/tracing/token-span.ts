@@ -1,0 +1,33 @@
+import type { IncomingMessage } from 'node:http'
+import { traceOf } from '../trace-context.js'
+import { activeTracing } from './active-tracing.js'
+
+/** What a token issuance span says: who got a token and what for; never the token, its id or the secret. */
+export interface IssuedToken {
+  clientId: string
+  organizationId: string
+  scopes: readonly string[]
+  lifetimeSeconds: number
+  /** How the client authenticated (client_secret_basic, client_secret_post, …). */
+  authMethod: string
+}
+
+/**
+ * The `issue token` span (INTERNAL, child of the token request's SERVER span) from `startedMs` (the handler's
+ * start: authentication, limits, scopes and signing) to now. Nothing is done, not even the request's trace worked
+ * out, while span export is off.
+ */
+export function recordTokenIssuance (req: IncomingMessage, startedMs: number, issued: () => IssuedToken): void {
+  const tracing = activeTracing()
+  if (tracing === undefined) return
+  const requestTrace = traceOf(req)
+  if (!requestTrace.sampled) return
+  const token = issued()
+  tracing.recordInternal(requestTrace.traceId, requestTrace.spanId, 'issue token', startedMs, performance.timeOrigin + performance.now(), {
+    'lanegate.client_id': token.clientId,
+    'lanegate.organization_id': token.organizationId,
+    'lanegate.scopes': token.scopes.join(' '),
+    'lanegate.token_lifetime_s': token.lifetimeSeconds,
+    'lanegate.auth_method': token.authMethod,
+  })
+}

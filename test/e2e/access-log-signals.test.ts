@@ -1,0 +1,67 @@
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import { repoPath } from '../helpers/paths.js'
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { waitFor } from '../helpers/wait-for.js'
+
+/** `lanegate start` on the demo config with `access_log` (the YAML lines `block`, `$DIR` its temp folder). */
+async function startWithAccessLog (t: Test, block: string): Promise<{ gateway: SpawnedGateway, dir: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'lanegate-access-e2e-'))
+  const demo = (await readFile(repoPath('gateway.yaml'), 'utf8'))
+    .replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
+    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
+  const config = join(dir, 'gateway.yaml')
+  await writeFile(config, `${demo}\n${block.replaceAll('$DIR', dir)}\n`)
+  // At info (the helper reads the listening line); test/app/access-log.test.ts shows the lines come at warn too.
+  const gateway = await spawnGateway({ config })
+  t.teardown(async () => {
+    if (gateway.child.exitCode === null) {
+      gateway.child.kill('SIGKILL')
+      await gateway.exited
+    }
+    await rm(dir, { recursive: true, force: true })
+  })
+  return { gateway, dir }
+}
+
+const get = async (url: string): Promise<void> => { await (await fetch(url)).arrayBuffer() }
+
+const linesIn = async (path: string): Promise<Record<string, unknown>[]> =>
+  (await readFile(path, 'utf8').catch(() => '')).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>)
+
+t.test('SIGUSR1 reopens the access-log file after an outside logrotate moved it; SIGTERM writes out the last lines', async (t) => {
+  const { gateway, dir } = await startWithAccessLog(t, 'access_log:\n  fields: [path, status]\n  sinks:\n    - { type: file, path: "$DIR/access.log" }')
+  const path = join(dir, 'access.log')
+  await get(`${gateway.base}/healthz?n=1`)
+  await waitFor(async () => (await linesIn(path)).length === 1, { what: 'the first access line' })
+  // What logrotate does: move the file, then signal the gateway (postrotate).
+  await rename(path, `${path}.1`)
+  await get(`${gateway.base}/healthz?n=2`)
+  await waitFor(async () => (await linesIn(`${path}.1`)).length === 2, { what: 'the second line, in the moved file still open' })
+  gateway.child.kill('SIGUSR1')
+  // The signal is handled asynchronously: ask until a line lands in a new file at the path.
+  let n = 3
+  await waitFor(async () => {
+    await get(`${gateway.base}/healthz?n=${n++}`)
+    return (await linesIn(path)).length > 0
+  }, { what: 'a line in a new file at the path after SIGUSR1' })
+  t.equal(gateway.child.exitCode, null, 'SIGUSR1 does not stop the gateway')
+  gateway.child.kill('SIGTERM')
+  t.equal(await gateway.exited, 0)
+  const moved = await linesIn(`${path}.1`)
+  const current = await linesIn(path)
+  t.same(moved, [{ path: '/healthz?n=1', status: 200 }, { path: '/healthz?n=2', status: 200 }])
+  t.same([...moved, ...current].map((l) => l.path), Array.from({ length: n - 1 }, (_, i) => `/healthz?n=${i + 1}`), 'every request has its line, once, in order')
+})
+
+t.test('the stdout sink writes access lines beside the log lines', async (t) => {
+  const { gateway } = await startWithAccessLog(t, 'access_log:\n  fields: [method, path, status]\n  sinks:\n    - { type: stdout }')
+  await get(`${gateway.base}/healthz?from=stdout`)
+  await waitFor(() => gateway.output().includes('"path":"/healthz?from=stdout"'), { what: 'the access line on stdout' })
+  const line = gateway.output().split('\n').find((l) => l.includes('"path":"/healthz?from=stdout"'))
+  t.same(JSON.parse(line ?? '{}'), { method: 'GET', path: '/healthz?from=stdout', status: 200 })
+  gateway.child.kill('SIGTERM')
+  t.equal(await gateway.exited, 0)
+})

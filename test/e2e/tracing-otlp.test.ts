@@ -1,0 +1,149 @@
+import { once } from 'node:events'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { SpanKind } from '@opentelemetry/api'
+import t, { type Test } from 'tap'
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js'
+import { repoPath } from '../helpers/paths.js'
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { sdkTracer, startTracedBackend, traceHeaders } from '../helpers/traced-backend.js'
+import { waitFor } from '../helpers/wait-for.js'
+
+const SERVER = 2
+const CLIENT = 3
+
+/** A pricing target whose /health answers but whose every other request has its connection reset: a retry's cause. */
+async function startResettingTarget (t: Test): Promise<string> {
+  const server: Server = createServer((req, res) => {
+    if (req.url === '/health') res.end('ok')
+    else req.socket.destroy()
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+/** `lanegate start` on the demo config exporting spans to `receiver`, the pricing service's targets given. */
+async function startTracedGateway (t: Test, receiver: OtlpReceiver, targets: { a: string, b: string }): Promise<SpawnedGateway> {
+  const dir = await mkdtemp(join(tmpdir(), 'lanegate-tracing-'))
+  const demo = (await readFile(repoPath('gateway.yaml'), 'utf8'))
+    .replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
+    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
+  const config = join(dir, 'gateway.yaml')
+  await writeFile(config, `${demo}\ntelemetry:\n  traces: { endpoint: "${receiver.url}", sample_ratio: 1 }\n`)
+  const gateway = await spawnGateway({ config, env: { PRICING_URL_A: targets.a, PRICING_URL_B: targets.b } })
+  t.teardown(async () => {
+    if (gateway.child.exitCode === null) {
+      gateway.child.kill('SIGKILL')
+      await gateway.exited
+    }
+    await rm(dir, { recursive: true, force: true })
+  })
+  return gateway
+}
+
+async function tokenFor (base: string, clientId: string, scope: string): Promise<string> {
+  const res = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: `${clientId}-secret`, scope }).toString(),
+  })
+  return ((await res.json()) as { access_token: string }).access_token
+}
+
+const ofTrace = (receiver: OtlpReceiver, traceId: string): ReceivedSpan[] => receiver.spans.filter((s) => s.traceId === traceId)
+
+t.test('one trace caller -> gateway SERVER -> gateway CLIENT -> backend SERVER; a retry shows two CLIENT spans; a refusal names its policy; no secret in any attribute', async (t) => {
+  const receiver = await startOtlpReceiver()
+  t.teardown(() => receiver.close())
+  const backend = await startTracedBackend('pricing-backend', receiver.url)
+  t.teardown(() => backend.close())
+  const gateway = await startTracedGateway(t, receiver, { a: backend.url, b: await startResettingTarget(t) })
+  const caller = sdkTracer('caller', receiver.url)
+  t.teardown(() => caller.shutdown())
+  const token = await tokenFor(gateway.base, 'demo-pricing', 'pricing:read pricing:write')
+
+  // Two reads, each its own trace: round robin sends one of them to the resetting target first, then retries.
+  const reads: { traceId: string, callerSpanId: string }[] = []
+  for (let i = 0; i < 2; i++) {
+    const span = caller.tracer.startSpan('GET price', { kind: SpanKind.CLIENT })
+    const res = await fetch(`${gateway.base}/legacy/pricing/prices/4${i}?api_key=query-secret-${i}`, { headers: { ...traceHeaders(span), authorization: `Bearer ${token}`, cookie: 'session=cookie-secret' } })
+    t.equal(res.status, 200, await res.text())
+    span.end()
+    reads.push({ traceId: span.spanContext().traceId, callerSpanId: span.spanContext().spanId })
+  }
+  const refusedSpan = caller.tracer.startSpan('GET price without a token', { kind: SpanKind.CLIENT })
+  const refused = await fetch(`${gateway.base}/legacy/pricing/prices/1`, { headers: traceHeaders(refusedSpan) })
+  t.equal(refused.status, 401)
+  await refused.arrayBuffer()
+  refusedSpan.end()
+  const write = await fetch(`${gateway.base}/legacy/pricing/prices/7`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"price":"body-secret"}' })
+  t.equal(write.status, 200)
+  await write.arrayBuffer()
+
+  // Each read: the caller's span, the gateway's SERVER span, its CLIENT span(s), the backend's SERVER span.
+  await waitFor(() => reads.every(({ traceId }) => ofTrace(receiver, traceId).filter((s) => s.service === 'pricing-backend').length === 1 &&
+    ofTrace(receiver, traceId).some((s) => s.service === 'lanegate' && s.kind === SERVER)), { what: 'both reads\' traces complete at the receiver' })
+  let retried = 0
+  for (const { traceId, callerSpanId } of reads) {
+    const spans = ofTrace(receiver, traceId)
+    const server = spans.find((s) => s.service === 'lanegate' && s.kind === SERVER)
+    const clients = spans.filter((s) => s.service === 'lanegate' && s.kind === CLIENT)
+    const backendSpan = spans.find((s) => s.service === 'pricing-backend')
+    t.equal(server?.parentSpanId, callerSpanId, 'the gateway\'s SERVER span is a child of the caller\'s span')
+    t.equal(server?.name, 'GET /legacy/pricing/prices/:sku')
+    t.match(server?.attributes, {
+      'http.request.method': 'GET',
+      'http.route': '/legacy/pricing/prices/:sku',
+      'url.path': `/legacy/pricing/prices/${traceId === reads[0]?.traceId ? 40 : 41}`,
+      'http.response.status_code': 200,
+      'lanegate.service': 'pricing',
+      'lanegate.route': 'read_price',
+      'lanegate.client_id': 'demo-pricing',
+      'lanegate.organization_id': 'org_hq_demo',
+    })
+    t.ok(clients.length >= 1 && clients.every((c) => c.parentSpanId === server?.spanId), 'every CLIENT span is a child of the SERVER span')
+    const answered = clients.find((c) => c.attributes['http.response.status_code'] === 200)
+    t.equal(backendSpan?.parentSpanId, answered?.spanId, 'the backend\'s span is a child of the CLIENT span that reached it')
+    t.match(answered?.attributes, { 'http.request.method': 'GET', 'lanegate.upstream': 'pricing', 'url.full': `${backend.url}/prices/${traceId === reads[0]?.traceId ? 40 : 41}` })
+    if (clients.length === 2) {
+      retried++
+      const failed = clients.find((c) => c !== answered)
+      t.match(failed, { attributes: { 'error.type': 'reset' }, status: { code: 2 } }, 'the failed attempt: its failure kind, status error')
+      t.equal(answered?.attributes['http.request.resend_count'], 1, 'the retry is marked as a resend')
+    }
+  }
+  t.equal(retried, 1, 'the read sent to the resetting target first shows two CLIENT spans')
+
+  const refusedTrace = refusedSpan.spanContext().traceId
+  await waitFor(() => ofTrace(receiver, refusedTrace).some((s) => s.service === 'lanegate'), { what: 'the refused request\'s span' })
+  const refusal = ofTrace(receiver, refusedTrace).filter((s) => s.service === 'lanegate')
+  t.equal(refusal.length, 1, 'a refused request calls no upstream: its SERVER span alone')
+  t.match(refusal[0], { kind: SERVER, parentSpanId: refusedSpan.spanContext().spanId, attributes: { 'http.response.status_code': 401, 'lanegate.refused_by': 'auth', 'error.type': 'unauthenticated' } })
+  t.same(refusal[0]?.events, [{ name: 'exception', attributes: { 'exception.type': 'unauthenticated' } }])
+
+  await waitFor(() => receiver.spans.some((s) => s.service === 'lanegate' && s.attributes['lanegate.route'] === 'write_price'), { what: 'the write\'s span' })
+  // A trace the gateway started (no traceparent): its SERVER span is the root, with the trace id its call sent.
+  const writeServer = receiver.spans.find((s) => s.service === 'lanegate' && s.attributes['lanegate.route'] === 'write_price')
+  t.match(writeServer, { kind: SERVER, parentSpanId: '', name: 'PUT /legacy/pricing/prices/:sku' })
+  await waitFor(() => ofTrace(receiver, writeServer?.traceId ?? '').length === 3, { what: 'the write\'s CLIENT span and the backend\'s span in its trace' })
+  t.match(ofTrace(receiver, writeServer?.traceId ?? '').find((s) => s.kind === CLIENT), { parentSpanId: writeServer?.spanId, attributes: { 'http.request.method': 'PUT' } })
+  // The token request: its SERVER span, and the issuance as an INTERNAL span under it.
+  const tokenServer = receiver.spans.find((s) => s.service === 'lanegate' && s.name === 'POST /oauth/token')
+  t.match(tokenServer, { kind: SERVER, attributes: { 'http.response.status_code': 200, 'lanegate.service': 'oauth', 'lanegate.route': 'token' } })
+  t.match(receiver.spans.filter((s) => s.traceId === tokenServer?.traceId && s.name === 'issue token'), [{
+    kind: 1,
+    parentSpanId: tokenServer?.spanId,
+    attributes: { 'lanegate.client_id': 'demo-pricing', 'lanegate.organization_id': 'org_hq_demo', 'lanegate.scopes': 'pricing:read pricing:write', 'lanegate.token_lifetime_s': 3600, 'lanegate.auth_method': 'client_secret_post' },
+  }])
+  const gatewayValues = JSON.stringify(receiver.spans.filter((s) => s.service === 'lanegate').map((s) => [s.name, s.attributes, s.events]))
+  for (const secret of [token, 'Bearer', 'query-secret', 'api_key', 'cookie-secret', 'body-secret', 'demo-pricing-secret', 'demo-pricing-upstream-token']) {
+    t.notOk(gatewayValues.includes(secret), `no attribute of the gateway's spans holds "${secret}"`)
+  }
+  gateway.child.kill('SIGTERM')
+  t.equal(await gateway.exited, 0)
+})

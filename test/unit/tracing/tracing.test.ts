@@ -1,0 +1,112 @@
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import t from 'tap'
+import { parseGatewayConfig } from '../../../src/config/second-pass/load-gateway-config.js'
+import { catalog } from '../../../src/pipeline/registry.js'
+import { ConfigError } from '../../../src/config/config-error.js'
+import type { TracesConfig } from '../../../src/config/types.js'
+import { Tracing } from '../../../src/observability/tracing/tracing.js'
+import { useTracing } from '../../../src/observability/tracing/active-tracing.js'
+import { traceFromHeaders } from '../../../src/observability/trace-context.js'
+import { startOtlpReceiver } from '../../helpers/otlp-receiver.js'
+import { waitFor } from '../../helpers/wait-for.js'
+
+function traces (overrides: Partial<TracesConfig>): TracesConfig {
+  return { endpoint: 'http://127.0.0.1:9/v1/traces', protocol: 'http/protobuf', headers: {}, sample_ratio: 1, parent_based: true, max_queue: 2048, batch_size: 512, service_name: 'lanegate', ...overrides }
+}
+
+const CALLER_SAMPLED = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
+const CALLER_UNSAMPLED = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00'
+
+t.test('sampling: the caller decides with parent_based, sample_ratio decides the rest; the traceparent sent carries it', async (t) => {
+  t.teardown(() => { useTracing(undefined) })
+  const none = new Tracing(traces({ sample_ratio: 0 }), () => {})
+  t.teardown(() => none.shutdown(1000))
+  useTracing(none)
+  t.match(traceFromHeaders({ traceparent: CALLER_SAMPLED }), { sampled: true, flags: '01', parentSpanId: '00f067aa0ba902b7' }, 'the caller\'s sampled flag is honoured')
+  t.match(traceFromHeaders({ traceparent: CALLER_UNSAMPLED }), { sampled: false, flags: '00' }, 'and its unsampled one')
+  const started = traceFromHeaders({})
+  t.match(started, { sampled: false, flags: '00', parentSpanId: undefined }, 'ratio 0: a trace the gateway starts is not recorded')
+  t.match(started.traceparent, /-00$/, 'and the traceparent sent upstream says so')
+  t.equal(started.startAttempt('pricing', 'GET', 'http://127.0.0.1:1', '/x', 1), undefined, 'no CLIENT span for an unsampled trace')
+
+  const all = new Tracing(traces({ sample_ratio: 1, parent_based: false }), () => {})
+  t.teardown(() => all.shutdown(1000))
+  useTracing(all)
+  t.match(traceFromHeaders({ traceparent: CALLER_UNSAMPLED }), { sampled: true, flags: '01', traceId: '4bf92f3577b34da6a3ce929d0e0e4736' }, 'parent_based false: the ratio decides, the caller\'s trace id stays')
+
+  useTracing(undefined)
+  t.match(traceFromHeaders({}), { sampled: true, flags: '01' }, 'export off: a started trace is passed on as sampled, as before')
+})
+
+t.test('a dead collector: spans past max_queue are dropped at once and a failed export\'s spans are counted; nothing waits', async (t) => {
+  let dropped = 0
+  // A port nobody listens on: every export is refused.
+  const probe = createServer()
+  probe.listen(0, '127.0.0.1')
+  await once(probe, 'listening')
+  const port = (probe.address() as AddressInfo).port
+  await new Promise<void>((resolve) => probe.close(() => resolve()))
+  const tracing = new Tracing(traces({ endpoint: `http://127.0.0.1:${port}/v1/traces`, max_queue: 10, batch_size: 5 }), (n) => { dropped += n })
+  const started = performance.now()
+  for (let i = 0; i < 50; i++) tracing.startAttempt('4bf92f3577b34da6a3ce929d0e0e4736', '00f067aa0ba902b7', 'pricing', 'GET', 'http://127.0.0.1:1', '/x', 1).end({ status: 200 })
+  t.ok(performance.now() - started < 5_000, 'ending 50 spans does not wait for the collector')
+  // The queue holds 10; the batch processor has taken batches of 5 off it for the exporter (at most 2 in flight).
+  t.ok(dropped >= 50 - 10 - 2 * 5 - 5, `${dropped} dropped at once past the queue`)
+  await waitFor(() => dropped === 50, { what: 'the queued spans counted once their exports failed' })
+  await tracing.shutdown(1000)
+  t.equal(dropped, 50, 'every span is accounted for: none exported, all counted')
+})
+
+t.test('http/json: spans reach the collector as OTLP JSON', async (t) => {
+  let body = ''
+  const server = createServer((req, res) => {
+    req.on('data', (c: Buffer) => { body += c.toString() })
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'))
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }))
+  const tracing = new Tracing(traces({ endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`, protocol: 'http/json', service_name: 'edge-1' }), () => {})
+  tracing.startAttempt('4bf92f3577b34da6a3ce929d0e0e4736', '00f067aa0ba902b7', 'pricing', 'GET', 'http://user:pw@10.0.0.1:8080/base/', '/prices/1?token=abc', 2).end({ failure: 'timeout' })
+  await tracing.shutdown(10_000)
+  const sent = JSON.parse(body) as { resourceSpans: { resource: { attributes: { key: string, value: { stringValue?: string } }[] }, scopeSpans: { spans: { traceId: string, parentSpanId: string, kind: number, attributes: { key: string, value: Record<string, unknown> }[], status: { code: number } }[] }[] }[] }
+  const resource = sent.resourceSpans[0]?.resource.attributes.find((a) => a.key === 'service.name')
+  t.equal(resource?.value.stringValue, 'edge-1')
+  const span = sent.resourceSpans[0]?.scopeSpans[0]?.spans[0]
+  t.match(span, { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentSpanId: '00f067aa0ba902b7', kind: 3, status: { code: 2 } })
+  const attributes = Object.fromEntries((span?.attributes ?? []).map((a) => [a.key, Object.values(a.value)[0]]))
+  t.same(attributes, {
+    'http.request.method': 'GET',
+    'server.address': '10.0.0.1',
+    'server.port': 8080,
+    'url.full': 'http://10.0.0.1:8080/base/prices/1',
+    'lanegate.upstream': 'pricing',
+    'http.request.resend_count': 1,
+    'error.type': 'timeout',
+  }, 'no user info, no query in url.full')
+})
+
+t.test('telemetry.traces is validated at load, at its YAML path', async (t) => {
+  const base = 'issuer:\n  issuer: http://localhost:8080\nscopes:\n  a:read: { description: A }\n'
+  const problems = async (text: string): Promise<unknown> => parseGatewayConfig(`${base}${text}`, 'g.yaml', { env: {} }, catalog).then(() => [], (e: unknown) => e instanceof ConfigError ? e.problems.map((p) => ({ ...p })) : Promise.reject(e))
+  t.same(await problems('telemetry:\n  traces: { endpoint: "grpc://x:4317", sample_ratio: 2 }\n'), [
+    { path: 'telemetry.traces.endpoint', line: 6, message: 'must match pattern "^https?://"' },
+    { path: 'telemetry.traces.sample_ratio', line: 6, message: 'must be <= 1' },
+  ])
+  t.same(await problems('telemetry:\n  traces: { endpoint: "http://x:4318/v1/traces", max_queue: 10, batch_size: 20 }\n'), [
+    { path: 'telemetry.traces.batch_size', line: 6, message: 'must be at most max_queue (10)' },
+  ])
+  const { config } = await parseGatewayConfig(`${base}telemetry:\n  traces: { endpoint: "http://x:4318/v1/traces" }\n`, 'g.yaml', { env: {} }, catalog)
+  t.same(config.telemetry, { traces: traces({ endpoint: 'http://x:4318/v1/traces' }) }, 'the defaults')
+})
+
+t.test('the receiver helper decodes what the SDK\'s protobuf exporter sends', async (t) => {
+  const receiver = await startOtlpReceiver()
+  t.teardown(() => receiver.close())
+  const tracing = new Tracing(traces({ endpoint: receiver.url }), () => {})
+  tracing.startAttempt('4bf92f3577b34da6a3ce929d0e0e4736', '00f067aa0ba902b7', 'pricing', 'PUT', 'http://127.0.0.1:9301', '/prices/1', 1).end({ status: 204 })
+  await tracing.shutdown(10_000)
+  t.match(receiver.spans, [{ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentSpanId: '00f067aa0ba902b7', name: 'PUT', kind: 3, service: 'lanegate', attributes: { 'http.response.status_code': 204 } }])
+})
