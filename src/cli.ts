@@ -29,6 +29,7 @@ Commands:
   routes       List every served method and path with its service, envelope and policy chain
   explain      Say what a route's policy chain would do for a client (which step refuses, or that it passes)
   loadtest     Load-test a route of a running gateway with autocannon (gets and refreshes its own token)
+  config       The fleet's gateway.yaml versioned in PostgreSQL: push, pull, show, history, rollback, diff, status
   help <cmd>   Show a command's options
 
 Run 'lanegate help <command>' for details.`,
@@ -86,6 +87,10 @@ export async function main (argv: string[]): Promise<number | undefined> {
       console.log(topic === 'reload' ? usage.RELOAD_USAGE : usage.STOP_USAGE)
       return 0
     }
+    if (topic === 'config') {
+      console.log((await import('./commands/config.js')).configCommand.usage)
+      return 0
+    }
     if (topic === 'loadtest') {
       const { LOADTEST_USAGE } = await import('./loadtest/options.js')
       console.log(LOADTEST_USAGE)
@@ -94,7 +99,7 @@ export async function main (argv: string[]): Promise<number | undefined> {
     console.log(HELP[topic] ?? HELP[''])
     return 0
   }
-  if ((rest.includes('--help') || rest.includes('-h')) && (command === 'routes' || command === 'explain' || command === 'reload' || command === 'stop')) return main(['help', command])
+  if ((rest.includes('--help') || rest.includes('-h')) && (command === 'routes' || command === 'explain' || command === 'reload' || command === 'stop' || command === 'config')) return main(['help', command])
   if ((rest.includes('--help') || rest.includes('-h')) && command !== 'loadtest') {
     console.log(HELP[command] ?? HELP[''])
     return 0
@@ -109,6 +114,7 @@ export async function main (argv: string[]): Promise<number | undefined> {
     case 'routes': return (await import('./cli/describe-commands.js')).routesCommand(rest)
     case 'explain': return (await import('./cli/describe-commands.js')).explainCommand(rest)
     case 'loadtest': return (await import('./loadtest/cli.js')).loadtestCommand(rest)
+    case 'config': return (await import('./commands/config.js')).configCommand.run(rest)
     default:
       console.error(`unknown command "${command}"\n\n${HELP['']}`)
       return 1
