@@ -13,6 +13,8 @@ import { handleShutdownSignals } from './shutdown-signals.js'
 import { loadGatewayConfig, type LoadedGatewayConfig } from './pipeline/load-gateway-config.js'
 import { rotateListenerTls } from './tls/listener-rotation.js'
 import { Server as TlsServer } from 'node:tls'
+import type { StoreStart, StoreStartOptions } from './config-store/start-config.js'
+import type { Follower } from './config-store/follower.js'
 
 export interface StartOptions {
   file: string
@@ -20,6 +22,8 @@ export interface StartOptions {
   port?: number
   /** Overrides server.host. */
   host?: string
+  /** `--config-store`: follow the fleet's config store instead of watching `file` (src/config-store/). */
+  store?: StoreStart
 }
 
 /**
@@ -42,6 +46,17 @@ export async function loadStartConfig (options: StartOptions): Promise<LoadedGat
 }
 
 /**
+ * `lanegate start --config-store URL`: the store's head (or the copy saved in the data dir) instead of the file;
+ * sets `options.store`, which makes {@link startServer} follow the store.
+ */
+export async function loadStoreStart (options: StartOptions, store: StoreStartOptions): Promise<LoadedGatewayConfig> {
+  const { loadStoreStartConfig } = await import('./config-store/start-config.js')
+  const { loaded, follow } = await loadStoreStartConfig(store, startOverrides(options))
+  options.store = follow
+  return loaded
+}
+
+/**
  * `lanegate start`: boot (retrying PostgreSQL and Redis up to server.startup_timeout_ms), listen (and the admin
  * listener), reload on file change or SIGHUP, and on SIGTERM/SIGINT report not-ready, stop accepting, let
  * in-flight requests finish (up to server.shutdown_grace_ms; new requests get 503), then close the stores and
@@ -53,7 +68,7 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
   // Before the boot: the checks the first snapshot starts must already know that only one worker probes.
   if (lanegateWorker) shareProbesWithPrimary()
   // `loaded` (from loadStartConfig) is booted as it is; the overrides still apply to every reload.
-  const booted = await bootGateway({ file: options.file, loaded, adjust: startOverrides(options) })
+  const booted = await bootGateway({ file: options.store === undefined ? options.file : undefined, loaded, adjust: startOverrides(options) })
   const { app, gateway, logger } = booted
   const { server, issuer } = gateway.current().config
   let admin: Awaited<ReturnType<typeof startAdminListener>>
@@ -83,14 +98,17 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
       booted.metrics?.certificateExpiry.set('listener', Math.floor(loaded.pair.notAfter.getTime() / 1000))
     }, { started: booted.listenerTls })
 
+  const follower = options.store === undefined ? undefined : await followConfigStore(booted, options.store, startOverrides(options))
   let stopping = false
   const reload = (): void => {
     if (stopping) return
     rotation?.reload()
-    void gateway.reload()
+    // Following the store, SIGHUP looks at its head now (and tries a refused version again).
+    if (follower !== undefined) follower.checkNow()
+    else void gateway.reload()
   }
   // A worker of `server.workers` > 1 reloads when its primary says so; only the primary polls the file.
-  const stopWatching = lanegateWorker ? followPrimary(reload) : watchConfigFile(options.file, reload)
+  const stopWatching = lanegateWorker ? followPrimary(reload) : follower !== undefined ? () => {} : watchConfigFile(options.file, reload)
   // Stays registered during the drain (then ignored): without a listener, SIGHUP's default action kills the process.
   process.on('SIGHUP', reload)
 
@@ -101,6 +119,7 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
       stopping = true
       booted.readiness.markDraining()
       stopWatching()
+      await follower?.stop()
       rotation?.stop()
       await booted.close()
       await admin?.close()
@@ -119,4 +138,10 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
 function tlsListener (listener: object): TlsServer {
   if (listener instanceof TlsServer) return listener
   throw new Error('server.tls is set but the listener is not a TLS server')
+}
+
+/** Starts following the store, its applies and refusals counted in the gateway's metrics. */
+async function followConfigStore (booted: Booted, store: StoreStart, adjust: (loaded: LoadedGatewayConfig) => void): Promise<Follower> {
+  const { followStore } = await import('./config-store/follower.js')
+  return followStore({ ...store, gateway: booted.gateway, logger: booted.logger, adjust })
 }
