@@ -137,7 +137,7 @@ async function startCommand (rest: string[]): Promise<number | undefined> {
       : await loadStoreStart(options, { url: values['config-store'], dataDir: values['data-dir'], baseDir: process.cwd() })
     // server.workers > 1: this process becomes the primary of worker processes that each run startServer.
     const { startCluster } = await import('./cluster/primary.js')
-    if (await startCluster({ file: values.config, config: loaded.config })) return undefined
+    if (await startCluster({ file: values.config, config: loaded.config, store: options.store })) return undefined
     await startServer(options, loaded)
   } catch (error) {
     if (error instanceof ConfigError || error instanceof StartupDependencyError) {

@@ -14,7 +14,7 @@ import { loadGatewayConfig, type LoadedGatewayConfig } from './pipeline/load-gat
 import { rotateListenerTls } from './tls/listener-rotation.js'
 import { Server as TlsServer } from 'node:tls'
 import type { StoreStart, StoreStartOptions } from './config-store/start-config.js'
-import type { Follower } from './config-store/follower.js'
+import type { Follower, FollowState } from './config-store/follower.js'
 
 export interface StartOptions {
   file: string
@@ -72,13 +72,15 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
   const { app, gateway, logger } = booted
   const { server, issuer } = gateway.current().config
   let admin: Awaited<ReturnType<typeof startAdminListener>>
+  // Started once the app listens; /readyz reads its state from then on.
+  let follower: Follower | undefined
   // A worker of `server.workers` > 1 opens no admin listener: the primary serves it and asks the workers over IPC
   // (answering before the worker listens, so the primary never asks a worker that cannot answer yet).
   const stopAnswering = lanegateWorker ? answerPrimaryAdmin({ ...booted, console: workerConsole(booted) }) : undefined
   try {
     await app.listen({ port: server.port, host: server.host })
     // The admin port is taken (another gateway on this host?): do not run half-observable.
-    admin = lanegateWorker ? undefined : await startAdminListener(booted)
+    admin = lanegateWorker ? undefined : await startAdminListener(booted, options.store === undefined ? undefined : { ...options.store, readyDetails: () => follower === undefined ? undefined : { config: readyConfig(follower.state()) } })
   } catch (error) {
     await booted.close()
     throw error
@@ -98,7 +100,7 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
       booted.metrics?.certificateExpiry.set('listener', Math.floor(loaded.pair.notAfter.getTime() / 1000))
     }, { started: booted.listenerTls })
 
-  const follower = options.store === undefined ? undefined : await followConfigStore(booted, options.store, startOverrides(options))
+  follower = options.store === undefined ? undefined : await followConfigStore(booted, options.store, startOverrides(options))
   let stopping = false
   const reload = (): void => {
     if (stopping) return
@@ -143,5 +145,33 @@ function tlsListener (listener: object): TlsServer {
 /** Starts following the store, its applies and refusals counted in the gateway's metrics. */
 async function followConfigStore (booted: Booted, store: StoreStart, adjust: (loaded: LoadedGatewayConfig) => void): Promise<Follower> {
   const { followStore } = await import('./config-store/follower.js')
-  return followStore({ ...store, gateway: booted.gateway, logger: booted.logger, adjust })
+  const metrics = booted.metrics
+  const showVersion = (state: FollowState): void => {
+    metrics?.configStoreVersion.reset()
+    metrics?.configStoreVersion.set({ version: String(state.applied.version), sha256: state.applied.sha256 }, 1)
+  }
+  const follower = followStore({
+    ...store,
+    gateway: booted.gateway,
+    logger: booted.logger,
+    adjust,
+    onApplied: showVersion,
+    onRefused: () => metrics?.configStoreRefused.inc(),
+  })
+  showVersion(follower.state())
+  if (store.refused !== undefined) metrics?.configStoreRefused.inc()
+  return follower
+}
+
+/** /readyz's `config` while following the store: what runs, and whether the store answers (it does not decide readiness). */
+function readyConfig (state: FollowState): Record<string, unknown> {
+  return {
+    source: 'store',
+    version: state.applied.version,
+    sha256: state.applied.sha256,
+    author: state.applied.author,
+    applied_at: new Date(state.applied.at).toISOString(),
+    store_reachable: state.storeReachable,
+    refused: state.refused === undefined ? null : { version: state.refused.version, reason: state.refused.reason },
+  }
 }

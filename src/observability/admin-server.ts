@@ -12,6 +12,8 @@ export interface AdminServerDeps {
   readiness (): Promise<ReadinessReport>
   /** /healthz's body besides `status` (one process: its config version; the primary: its serving workers). */
   health (): Record<string, unknown>
+  /** Fields /readyz adds to its body (following the config store: the applied version and hash). */
+  readyDetails? (): Record<string, unknown> | undefined
   /** Mounts what else the listener serves (the console and `admin.auth`), before the probes' routes. */
   extend? (app: FastifyInstance): void
 }
@@ -48,7 +50,9 @@ export function buildAdminServer (deps: AdminServerDeps): FastifyInstance {
     const report = await deps.readiness()
     reply.code(report.ready ? 200 : 503).header('cache-control', 'no-store')
     const body = { status: report.ready ? 'ready' : 'not_ready', checks: report.checks, failed: report.failed }
-    return report.workers === undefined ? body : { ...body, workers: report.workers }
+    const details = deps.readyDetails?.()
+    const full = details === undefined ? body : { ...body, ...details }
+    return report.workers === undefined ? full : { ...full, workers: report.workers }
   })
   return app
 }
