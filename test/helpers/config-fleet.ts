@@ -29,13 +29,13 @@ export interface FleetInstance extends SpawnedGateway {
 }
 
 /** `lanegate start --config-store URL` in a folder of its own under `home` (its data dir and saved copy). */
-export async function startFollower (options: { home: string, name: string, storeUrl: string, workers: number, config: TempConfig }): Promise<FleetInstance> {
+export async function startFollower (options: { home: string, name: string, storeUrl: string, workers: number, config: TempConfig, env?: NodeJS.ProcessEnv }): Promise<FleetInstance> {
   const cwd = join(options.home, options.name)
   await mkdir(cwd, { recursive: true })
   const gw = await spawnGateway({
     config: options.config.file,
     cwd,
-    env: { LANEGATE_WORKERS: String(options.workers) },
+    env: { LANEGATE_WORKERS: String(options.workers), ...options.env },
     args: ['--port', '0', '--host', '127.0.0.1', '--config-store', options.storeUrl],
   })
   return {
