@@ -7,7 +7,8 @@ import { ConfigStoreError } from '../config-store/errors.js'
 import { fleetStatus } from '../config-store/fleet-status.js'
 import { historyLines, showVersion, statusLines, unifiedDiff } from '../config-store/format.js'
 import { counted } from '../errors/counted.js'
-import { loadGatewayConfig } from '../pipeline/load-gateway-config.js'
+import { loadGatewayConfig, parseGatewayConfig, type LoadedGatewayConfig } from '../pipeline/load-gateway-config.js'
+import { storedFileName } from '../config-store/start-config.js'
 import type { Command } from './command.js'
 
 /** The exit codes of `lanegate config`, for scripts (documented in the usage and docs/operations.md). */
@@ -43,6 +44,9 @@ The fleet's gateway.yaml, versioned in PostgreSQL (docs/operations.md, "Several 
                       Pushes a new version whose text is VERSION's (validated again first).
   diff [A] [B]        Unified diff from A to B, each a version number or a file. No argument: the head's parent
                       to the head; one: A to the head (a file: the head to that file, what pushing it changes).
+  diff --effect [A] [B]
+                      What the change does instead of its text, from the explain engine: routes added or removed,
+                      chains changed, and per route the service accounts that gain or lose access.
   status              Every live instance (id, host, pid, workers), the version it applied and since when, its
                       last heartbeat, any version it refused, and whether the fleet has converged on the head.
 
@@ -57,6 +61,7 @@ const OPTIONS = {
   author: { type: 'string' },
   output: { type: 'string', short: 'o' },
   limit: { type: 'string' },
+  effect: { type: 'boolean' },
 } as const
 
 type Values = ReturnType<typeof parseArgs<{ args: string[], options: typeof OPTIONS, allowPositionals: true }>>['values']
@@ -141,8 +146,9 @@ const SUBCOMMANDS: Record<string, (c: Context) => Promise<number>> = {
     console.log(`version ${pushed.version} restores version ${old.version} (sha256 ${pushed.sha256.slice(0, 12)})`)
     return CONFIG_EXIT.ok
   },
-  diff: async ({ store, args }) => {
+  diff: async ({ store, args, values }) => {
     const [from, to] = await diffSides(store, args)
+    if (values.effect === true) return effectOf(from, to)
     const patch = unifiedDiff(from, to)
     process.stdout.write(patch)
     return patch === '' ? CONFIG_EXIT.ok : CONFIG_EXIT.differs
@@ -168,7 +174,6 @@ async function validatedFile (file: string | undefined): Promise<string> {
 
 /** The same validation for a stored text (relative paths from the working directory, as instances read it). */
 async function validatedText (text: string, name: string): Promise<void> {
-  const { parseGatewayConfig } = await import('../pipeline/load-gateway-config.js')
   try {
     await parseGatewayConfig(text, name)
   } catch (error) {
@@ -177,14 +182,40 @@ async function validatedText (text: string, name: string): Promise<void> {
   }
 }
 
+/** `diff --effect`: both sides validated, then compared route by route; exit 1 when the change affects a route. */
+async function effectOf (from: Side, to: Side): Promise<number> {
+  if (from.text === '' || to.text === '') throw new UsageError('diff --effect: both sides must be configs (the first version has no parent to compare with)')
+  const { configEffect, formatEffect } = await import('../describe/config-effect.js')
+  const [before, after] = await Promise.all([validatedSide(from), validatedSide(to)])
+  const text = formatEffect(configEffect(before, after))
+  process.stdout.write(text === '' ? `no effect on routes, chains or access from ${from.name} to ${to.name}\n` : text)
+  return text === '' ? CONFIG_EXIT.ok : CONFIG_EXIT.differs
+}
+
+async function validatedSide (side: Side): Promise<LoadedGatewayConfig> {
+  try {
+    return await parseGatewayConfig(side.text, side.file)
+  } catch (error) {
+    if (error instanceof ConfigError) throw new InvalidConfig(side.name, error)
+    throw error
+  }
+}
+
 class InvalidConfig extends Error {
   constructor (readonly file: string, readonly error: ConfigError) { super(error.message) }
 }
 
-async function diffSides (store: ConfigStore, args: string[]): Promise<[{ name: string, text: string }, { name: string, text: string }]> {
+/** One side of a diff: its name in the output, its text, and the file that anchors its relative paths. */
+interface Side {
+  name: string
+  text: string
+  file: string
+}
+
+async function diffSides (store: ConfigStore, args: string[]): Promise<[Side, Side]> {
   if (args.length === 0) {
     const head = await versionOrHead(store, undefined)
-    const parent = head.parent === null ? { name: 'empty', text: '' } : named(await versionOrHead(store, String(head.parent)))
+    const parent = head.parent === null ? { name: 'empty', text: '', file: '' } : named(await versionOrHead(store, String(head.parent)))
     return [parent, named(head)]
   }
   if (args.length === 1) {
@@ -196,16 +227,16 @@ async function diffSides (store: ConfigStore, args: string[]): Promise<[{ name: 
   return [await side(store, args[0] as string), await side(store, args[1] as string)]
 }
 
-async function side (store: ConfigStore, arg: string): Promise<{ name: string, text: string }> {
+async function side (store: ConfigStore, arg: string): Promise<Side> {
   if (isVersion(arg)) return named(await versionOrHead(store, arg))
   try {
-    return { name: arg, text: await readFile(arg, 'utf8') }
+    return { name: arg, text: await readFile(arg, 'utf8'), file: arg }
   } catch (error) {
     throw new UsageError(`cannot read ${arg}: ${(error as Error).message}`)
   }
 }
 
-const named = (v: ConfigVersion): { name: string, text: string } => ({ name: `version ${v.version}`, text: v.text })
+const named = (v: ConfigVersion): Side => ({ name: `version ${v.version}`, text: v.text, file: storedFileName(process.cwd(), v.version) })
 const isVersion = (arg: string): boolean => /^\d+$/.test(arg)
 
 async function versionOrHead (store: ConfigStore, arg: string | undefined): Promise<ConfigVersion> {

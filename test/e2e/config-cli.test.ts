@@ -82,6 +82,17 @@ if (typeof db === 'string') {
     t.match(versions.stdout, /^--- version 2\n\+\+\+ version 1\n/)
   })
 
+  t.test('diff --effect: what the change does, from the explain engine; exit 1 when it affects a route, 0 when not', async (t) => {
+    const scoped = join(config.dir, 'scoped.yaml')
+    await writeFile(scoped, original.replace('processor_config: [ { scope: { all: [commerce:payment-intents.read] } } ]', 'processor_config: [ { scope: { all: [commerce:payment-intents.create] } } ]'))
+    const run = await cli('diff', '--effect', '1', scoped)
+    t.equal(run.code, 1, run.stderr)
+    t.match(run.stdout, /^chains changed:\n  ~ GET \/api\/v1\/ecommerce\/config\/processor \(payments\/processor_config\)\n[^]*\naccess:\n  GET \/api\/v1\/ecommerce\/config\/processor \(payments\/processor_config\)\n      loses: demo-status\n$/)
+    // Versions 1 and 2 differ in log_level only: no route is affected.
+    const none = await cli('diff', '--effect', '1', '2')
+    t.same([none.code, none.stdout], [0, 'no effect on routes, chains or access from version 1 to version 2\n'])
+  })
+
   t.test('rollback: a new version with the old text; history shows who and why', async (t) => {
     const run = await cli('rollback', '1', '-m', 'warn hid the incident', '--author', 'bo')
     t.same([run.code, run.stdout], [0, `version 3 restores version 1 (sha256 ${sha256(original).slice(0, 12)})\n`])
