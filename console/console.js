@@ -3,7 +3,7 @@
 // node_modules). Every value is written with textContent: nothing an answer holds is parsed as HTML.
 'use strict'
 ;(function consolePage () {
-  const VIEWS = ['overview', 'routes', 'upstreams', 'clients', 'config', 'dispatches']
+  const VIEWS = ['overview', 'routes', 'upstreams', 'clients', 'config', 'dispatches', 'fleet']
   const WINDOW_SECONDS = 900
   const $ = (selector) => document.querySelector(selector)
 
@@ -274,8 +274,31 @@
     }))
   }
 
+  // ---- Fleet (the config store's instances; only when this gateway follows one) ----
+  async function refreshFleet () {
+    const res = await fetch('/config/fleet', { headers: { accept: 'application/json' }, cache: 'no-store' })
+    $('#fleet-off').hidden = res.status !== 404
+    if (res.status === 404) {
+      await res.body?.cancel()
+      fill($('#fleet-table tbody'), [])
+      return
+    }
+    const body = await res.json()
+    if (!res.ok) throw Object.assign(new Error(body.message || body.error || `HTTP ${res.status}`), { status: res.status, body })
+    $('#fleet-head').textContent = `version ${body.head}`
+    $('#fleet-converged').replaceChildren(body.converged ? badge('converged', 'healthy') : badge('not converged', 'ejected'))
+    $('#fleet-converged').dataset.converged = String(body.converged)
+    fill($('#fleet-table tbody'), body.instances.map((i) => {
+      const state = i.refused !== null ? badge(`refused version ${i.refused.version}: ${i.refused.reason}`, 'ejected') : i.converged ? badge('on the head', 'healthy') : badge('behind', 'ejected')
+      return row([
+        el('code', i.instanceId), i.host, i.pid, i.workers, i.appliedVersion === null ? 'workers differ' : i.appliedVersion,
+        i.appliedSince === null ? '–' : ago(new Date(i.appliedSince).toISOString()), ago(new Date(i.lastHeartbeat).toISOString()), state,
+      ], { 'data-instance': i.instanceId, 'data-version': i.appliedVersion === null ? '' : i.appliedVersion, 'data-converged': String(i.converged) })
+    }))
+  }
+
   // ---- Tabs and the once-a-second loop ----
-  const REFRESH = { overview: refreshOverview, routes: refreshRoutes, upstreams: refreshUpstreams, clients: refreshClients, config: refreshConfig, dispatches: refreshDispatches }
+  const REFRESH = { overview: refreshOverview, routes: refreshRoutes, upstreams: refreshUpstreams, clients: refreshClients, config: refreshConfig, dispatches: refreshDispatches, fleet: refreshFleet }
 
   function current () {
     const name = location.hash.replace('#', '')
