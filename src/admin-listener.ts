@@ -11,14 +11,13 @@ import { mountConfigStoreRoutes, type ConfigStoreRoutesOptions } from './config-
  * Starts the admin listener of a booted gateway on `admin.host:admin.port` and logs its URL; undefined with
  * `admin: false`. It is closed after the public app, so /readyz keeps answering 503 throughout a drain.
  */
-export async function startAdminListener (booted: Booted, store?: ConfigStoreRoutesOptions & { readyDetails: () => Record<string, unknown> | undefined }): Promise<FastifyInstance | undefined> {
+export async function startAdminListener (booted: Booted, store?: ConfigStoreRoutesOptions): Promise<FastifyInstance | undefined> {
   const settings = adminSettings(booted.gateway.current().config)
   if (settings === undefined || booted.metrics === undefined) return undefined
   const state = startConsoleState(booted.metrics)
   const config = booted.gateway.current().config
   const admin = buildAdminServer({
     ...processAdminDeps(booted.metrics, booted.readiness, () => booted.gateway.current().version),
-    readyDetails: store?.readyDetails,
     extend: (app) => {
       mountConsole(app, config.admin === false ? undefined : config.admin, processConsoleSource(booted, state))
       // Following the fleet's config store: its versions and fleet, behind the same admin.auth.

@@ -72,15 +72,13 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
   const { app, gateway, logger } = booted
   const { server, issuer } = gateway.current().config
   let admin: Awaited<ReturnType<typeof startAdminListener>>
-  // Started once the app listens; /readyz reads its state from then on.
-  let follower: Follower | undefined
   // A worker of `server.workers` > 1 opens no admin listener: the primary serves it and asks the workers over IPC
   // (answering before the worker listens, so the primary never asks a worker that cannot answer yet).
   const stopAnswering = lanegateWorker ? answerPrimaryAdmin({ ...booted, console: workerConsole(booted) }) : undefined
   try {
     await app.listen({ port: server.port, host: server.host })
     // The admin port is taken (another gateway on this host?): do not run half-observable.
-    admin = lanegateWorker ? undefined : await startAdminListener(booted, options.store === undefined ? undefined : { ...options.store, readyDetails: () => follower === undefined ? undefined : { config: readyConfig(follower.state()) } })
+    admin = lanegateWorker ? undefined : await startAdminListener(booted, options.store)
   } catch (error) {
     await booted.close()
     throw error
@@ -100,7 +98,7 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
       booted.metrics?.certificateExpiry.set('listener', Math.floor(loaded.pair.notAfter.getTime() / 1000))
     }, { started: booted.listenerTls })
 
-  follower = options.store === undefined ? undefined : await followConfigStore(booted, options.store, startOverrides(options))
+  const follower = options.store === undefined ? undefined : await followConfigStore(booted, options.store, startOverrides(options))
   let stopping = false
   const reload = (): void => {
     if (stopping) return
@@ -160,6 +158,8 @@ async function followConfigStore (booted: Booted, store: StoreStart, adjust: (lo
   })
   showVersion(follower.state())
   if (store.refused !== undefined) metrics?.configStoreRefused.inc()
+  // /readyz (and, under server.workers, each worker's entry of the primary's) says what runs.
+  booted.readiness.describeConfig(() => readyConfig(follower.state()))
   return follower
 }
 

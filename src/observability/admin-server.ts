@@ -12,8 +12,6 @@ export interface AdminServerDeps {
   readiness (): Promise<ReadinessReport>
   /** /healthz's body besides `status` (one process: its config version; the primary: its serving workers). */
   health (): Record<string, unknown>
-  /** Fields /readyz adds to its body (following the config store: the applied version and hash). */
-  readyDetails? (): Record<string, unknown> | undefined
   /** Mounts what else the listener serves (the console and `admin.auth`), before the probes' routes. */
   extend? (app: FastifyInstance): void
 }
@@ -50,8 +48,7 @@ export function buildAdminServer (deps: AdminServerDeps): FastifyInstance {
     const report = await deps.readiness()
     reply.code(report.ready ? 200 : 503).header('cache-control', 'no-store')
     const body = { status: report.ready ? 'ready' : 'not_ready', checks: report.checks, failed: report.failed }
-    const details = deps.readyDetails?.()
-    const full = details === undefined ? body : { ...body, ...details }
+    const full = report.config === undefined ? body : { ...body, config: report.config }
     return report.workers === undefined ? full : { ...full, workers: report.workers }
   })
   return app

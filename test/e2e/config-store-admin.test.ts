@@ -103,5 +103,9 @@ if (typeof db === 'string') {
 
     const ready = await (await fetch(`${single.adminBase}/readyz`)).json()
     t.match(ready, { status: 'ready', config: { source: 'store', version: 2, sha256: v2?.sha256, author: 'admin', store_reachable: true, refused: null } })
+    // Under server.workers, each worker's entry of the primary's /readyz says what that worker runs.
+    const clusterReady = await (await fetch(`${cluster.adminBase}/readyz`)).json() as { status: string, workers: Array<{ config?: { version: number, sha256: string } }> }
+    t.equal(clusterReady.status, 'ready')
+    t.same(clusterReady.workers.map((w) => [w.config?.version, w.config?.sha256]), [[2, v2?.sha256], [2, v2?.sha256]])
   })
 }
