@@ -258,6 +258,28 @@
     ], { 'data-outcome': r.outcome })))
   }
 
+  // ---- Config: the store's history (a gateway following the config store), a version's diff on click ----
+  async function refreshStoreHistory () {
+    const on = await followsStore()
+    $('#store-history').hidden = !on
+    if (!on) return
+    const body = await getJson('/config/versions?limit=20')
+    fill($('#store-history-table tbody'), body.versions.map((v) => {
+      const tr = row([v.version, el('code', v.sha256.slice(0, 12)), new Date(v.createdAt).toLocaleString(), v.author,
+        v.rollbackOf === null ? v.message : `${v.message} (rollback to ${v.rollbackOf})`], { 'data-version': v.version, class: 'clickable' })
+      tr.addEventListener('click', () => { void showStoreDiff(v.version) })
+      return tr
+    }))
+  }
+
+  async function showStoreDiff (version) {
+    const body = await getJson(`/config/versions/${version}/diff`)
+    const pre = $('#store-diff')
+    pre.textContent = body.diff === '' ? `version ${version}: no change from its parent` : body.diff
+    pre.dataset.version = String(version)
+    pre.hidden = false
+  }
+
   // ---- Dispatches ----
   async function refreshDispatches () {
     const body = await getJson('/api/console/dispatches')
@@ -275,16 +297,21 @@
   }
 
   // ---- Fleet (the config store's instances; only when this gateway follows one) ----
+  let following
+  /** Whether this gateway follows a config store, asked once (a failed answer is asked again next time). */
+  async function followsStore () {
+    if (following === undefined) following = (await getJson('/config/store')).following === true
+    return following
+  }
+
   async function refreshFleet () {
-    const res = await fetch('/config/fleet', { headers: { accept: 'application/json' }, cache: 'no-store' })
-    $('#fleet-off').hidden = res.status !== 404
-    if (res.status === 404) {
-      await res.body?.cancel()
+    const on = await followsStore()
+    $('#fleet-off').hidden = on
+    if (!on) {
       fill($('#fleet-table tbody'), [])
       return
     }
-    const body = await res.json()
-    if (!res.ok) throw Object.assign(new Error(body.message || body.error || `HTTP ${res.status}`), { status: res.status, body })
+    const body = await getJson('/config/fleet')
     $('#fleet-head').textContent = `version ${body.head}`
     $('#fleet-converged').replaceChildren(body.converged ? badge('converged', 'healthy') : badge('not converged', 'ejected'))
     $('#fleet-converged').dataset.converged = String(body.converged)
@@ -298,7 +325,7 @@
   }
 
   // ---- Tabs and the once-a-second loop ----
-  const REFRESH = { overview: refreshOverview, routes: refreshRoutes, upstreams: refreshUpstreams, clients: refreshClients, config: refreshConfig, dispatches: refreshDispatches, fleet: refreshFleet }
+  const REFRESH = { overview: refreshOverview, routes: refreshRoutes, upstreams: refreshUpstreams, clients: refreshClients, config: async () => { await refreshConfig(); await refreshStoreHistory() }, dispatches: refreshDispatches, fleet: refreshFleet }
 
   function current () {
     const name = location.hash.replace('#', '')

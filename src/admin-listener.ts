@@ -21,7 +21,7 @@ export async function startAdminListener (booted: Booted, store?: ConfigStoreRou
     extend: (app) => {
       mountConsole(app, config.admin === false ? undefined : config.admin, processConsoleSource(booted, state))
       // Following the fleet's config store: its versions and fleet, behind the same admin.auth.
-      if (store !== undefined) mountConfigStoreRoutes(app, store)
+      mountConfigStoreRoutes(app, store)
     },
   })
   await listenAdmin(admin, settings, booted.logger)

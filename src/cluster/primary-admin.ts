@@ -38,7 +38,7 @@ export async function startPrimaryAdmin (config: GatewayConfig, workers: number,
     health: () => ({ workers: roster.serving().length }),
     extend: (app) => {
       mountConsole(app, config.admin === false ? undefined : config.admin, clusterConsoleSource(config, roster, readiness))
-      if (store !== undefined) mountConfigStoreRoutes(app, store)
+      mountConfigStoreRoutes(app, store)
     },
   })
   await listenAdmin(admin, settings, logger)

@@ -7,6 +7,7 @@ import { parseGatewayConfig } from '../pipeline/load-gateway-config.js'
 import { openConfigStore, type ConfigStore } from './config-store.js'
 import { ConfigStoreError } from './errors.js'
 import { fleetStatus } from './fleet-status.js'
+import { unifiedDiff } from './format.js'
 import { storedFileName } from './start-config.js'
 
 export interface ConfigStoreRoutesOptions {
@@ -20,12 +21,18 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024
 
 /**
  * The config store on the admin listener (behind `admin.auth`, as every admin route but the probes):
- * `GET /config/versions` (history, `ETag` the head), `GET /config/versions/:n` (one version with its text),
+ * `GET /config/versions` (history, `ETag` the head), `GET /config/versions/:n` (one version with its text), `GET /config/versions/:n/diff` (unified, from its parent),
  * `POST /config/versions` (`{text, message, author?}`, validated as `lanegate validate` does; `If-Match: "N"`
- * → 412 once the head moved; 422 with the problems), `GET /config/fleet` (instances and convergence).
+ * → 412 once the head moved; 422 with the problems), `GET /config/fleet` (instances and convergence). Every admin listener answers `GET /config/store` (`{following}`).
  * Errors use the plain envelope. The store is opened on first use and kept.
  */
-export function mountConfigStoreRoutes (app: FastifyInstance, options: ConfigStoreRoutesOptions): void {
+export function mountConfigStoreRoutes (app: FastifyInstance, options: ConfigStoreRoutesOptions | undefined): void {
+  // Whether this gateway follows a store: the console asks before it asks for versions (none in file mode).
+  app.get('/config/store', async function configStore (_request, reply) {
+    reply.header('cache-control', 'no-store')
+    return { following: options !== undefined }
+  })
+  if (options === undefined) return
   let opening: Promise<ConfigStore> | undefined
   const store = async (): Promise<ConfigStore> => {
     opening ??= openConfigStore(options.url)
@@ -56,6 +63,18 @@ export function mountConfigStoreRoutes (app: FastifyInstance, options: ConfigSto
       if (version === undefined) throw new GatewayError('config_version_not_found', { message: `No config version ${request.params.version}.` })
       reply.header('etag', `"${version.version}"`)
       return version
+    })
+  })
+
+  app.get<{ Params: { version: string } }>('/config/versions/:version/diff', async function configVersionDiff (request, reply) {
+    if (!/^[1-9]\d{0,9}$/.test(request.params.version)) return fail(reply, 'bad_request', 'the version must be a positive whole number')
+    return answer(reply, async () => {
+      const s = await store()
+      const version = await s.get(Number(request.params.version))
+      if (version === undefined) throw new GatewayError('config_version_not_found', { message: `No config version ${request.params.version}.` })
+      const parent = version.parent === null ? undefined : await s.get(version.parent)
+      const before = parent === undefined ? { name: 'empty', text: '' } : { name: `version ${parent.version}`, text: parent.text }
+      return { version: version.version, parent: version.parent, diff: unifiedDiff(before, { name: `version ${version.version}`, text: version.text }) }
     })
   })
 

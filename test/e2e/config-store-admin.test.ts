@@ -49,6 +49,8 @@ if (typeof db === 'string') {
     const denied = await fetch(`${cluster.adminBase}/config/versions`)
     t.same([denied.status, await denied.json()], [401, { error: 'Unauthenticated.' }], 'behind admin.auth like every admin route')
 
+    const following = await fetch(`${cluster.adminBase}/config/store`, { headers: auth })
+    t.same([following.status, await following.json()], [200, { following: true }])
     const list = await fetch(`${single.adminBase}/config/versions`, { headers: auth })
     const first = await store.get(1)
     t.equal(list.status, 200)
@@ -56,6 +58,10 @@ if (typeof db === 'string') {
     t.same(await list.json(), { head: 1, versions: [{ version: 1, parent: null, sha256: sha256(text), author: 'ana', message: 'first', rollbackOf: null, createdAt: first?.createdAt }] })
     const one = await fetch(`${cluster.adminBase}/config/versions/1`, { headers: auth })
     t.same([one.status, await one.json()], [200, first])
+    const firstDiff = await fetch(`${single.adminBase}/config/versions/1/diff`, { headers: auth })
+    const firstDiffBody = await firstDiff.json() as { version: number, parent: null, diff: string }
+    t.same([firstDiff.status, firstDiffBody.version, firstDiffBody.parent], [200, 1, null])
+    t.match(firstDiffBody.diff, /^--- empty\n\+\+\+ version 1\n/)
     const missing = await fetch(`${single.adminBase}/config/versions/9`, { headers: auth })
     t.same([missing.status, await missing.json()], [404, { error: 'config_version_not_found', message: 'No config version 9.' }])
 

@@ -50,15 +50,33 @@ if (typeof db === 'string') {
     t.equal(await page.locator('#fleet-head').textContent(), 'version 2')
     t.equal(await line.getAttribute('data-version'), '1', 'it still runs version 1')
     t.same(errors, [], 'no console error')
+
+    // The Config view lists the store's history; a version's row shows its diff from its parent.
+    await page.goto(`${gw.admin as string}/#config`)
+    await page.waitForFunction(() => document.body.dataset.loaded?.startsWith('config ') === true, undefined, { timeout: 30_000 })
+    const second = page.locator('#store-history-table tr[data-version="2"]')
+    await second.waitFor({ timeout: 30_000 })
+    t.match(await second.textContent(), /bo.*per host/)
+    await second.click()
+    await page.waitForFunction(() => document.querySelector('#store-diff')?.getAttribute('data-version') === '2', undefined, { timeout: 30_000 })
+    const diff = await page.locator('#store-diff').textContent() ?? ''
+    t.match(diff, /^--- version 1\n\+\+\+ version 2\n@@ [^\n]+ @@\n/)
+    t.match(diff, /\n-  log_level: \$\{LANEGATE_LOG_LEVEL:-info\}[^\n]*\n\+  log_level: \$\{ONLY_ON_OTHER_HOSTS\}/)
+    t.same(errors, [], 'no console error')
   })
 
   t.test('a gateway serving its own file says it follows no store', async (t) => {
     const gw = await spawnGateway({ config: config.file, cwd: home })
     t.teardown(async () => { gw.child.kill('SIGTERM'); await gw.exited })
-    const { page, errors } = await openBrowser(t)
+    const { page, errors, failed } = await openBrowser(t)
     await openFleet(page, gw.admin as string)
     t.equal(await page.locator('#fleet-off').isVisible(), true)
     t.equal(await page.locator('#fleet-table tbody tr').count(), 0)
-    t.same(errors.filter((e) => !/404/.test(e)), [], 'no console error but the 404 of /config/fleet')
+    await page.goto(`${gw.admin as string}/#config`)
+    await page.waitForFunction(() => document.body.dataset.loaded?.startsWith('config ') === true, undefined, { timeout: 30_000 })
+    t.equal(await page.locator('#store-history').isVisible(), false, 'no store history without a store')
+    t.same(failed, [], 'no failed request: the console asks /config/store, not the routes a file-mode gateway lacks')
+    t.same(errors, [], 'no console error')
+    t.same(errors, [], 'no console error')
   })
 }
