@@ -20,7 +20,7 @@ export async function startAdminListener (booted: Booted, store?: ConfigStoreRou
     ...processAdminDeps(booted.metrics, booted.readiness, () => booted.gateway.current().version),
     extend: (app) => {
       mountConsole(app, config.admin === false ? undefined : config.admin, processConsoleSource(booted, state))
-      // Following the fleet's config store: its versions and fleet, behind the same admin.auth.
+      // The config store's versions and fleet when following one (else only /config/store), behind the same admin.auth.
       mountConfigStoreRoutes(app, store)
     },
   })

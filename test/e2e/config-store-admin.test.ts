@@ -8,6 +8,8 @@ import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { setKey, tempConfig } from '../helpers/temp-config.js'
 import { waitFor } from '../helpers/wait-for.js'
+import { appliedEverywhere, type FleetInstance } from '../helpers/config-fleet.js'
+import { hostname } from 'node:os'
 
 const TOKEN = 'config-store-admin-token-0123456789'
 const READ_SCOPE = 'processor_config: [ { scope: { all: [commerce:payment-intents.read] } } ]'
@@ -45,6 +47,8 @@ if (typeof db === 'string') {
   t.test('versions, pushes and the fleet on the admin listeners of a single process and of a primary with 2 workers', async (t) => {
     await store.push({ text, message: 'first', author: 'ana' })
     const [single, cluster] = await Promise.all([start('single', 1), start('cluster', 2)])
+    // The cluster answers once one worker listens: wait until both workers follow the store.
+    await appliedEverywhere(store, [{ instanceId: `${hostname()}:${single.child.pid}`, workers: 1 }, { instanceId: `${hostname()}:${cluster.child.pid}`, workers: 2 }] as FleetInstance[], 1)
 
     const denied = await fetch(`${cluster.adminBase}/config/versions`)
     t.same([denied.status, await denied.json()], [401, { error: 'Unauthenticated.' }], 'behind admin.auth like every admin route')
@@ -110,8 +114,10 @@ if (typeof db === 'string') {
     const ready = await (await fetch(`${single.adminBase}/readyz`)).json()
     t.match(ready, { status: 'ready', config: { source: 'store', version: 2, sha256: v2?.sha256, author: 'admin', store_reachable: true, refused: null } })
     // Under server.workers, each worker's entry of the primary's /readyz says what that worker runs.
-    const clusterReady = await (await fetch(`${cluster.adminBase}/readyz`)).json() as { status: string, workers: Array<{ config?: { version: number, sha256: string } }> }
-    t.equal(clusterReady.status, 'ready')
+    const clusterReady = await waitFor(async () => {
+      const body = await (await fetch(`${cluster.adminBase}/readyz`)).json() as { status: string, workers: Array<{ config?: { version: number, sha256: string } }> }
+      return body.status === 'ready' ? body : undefined
+    }, { what: 'the cluster to report ready' })
     t.same(clusterReady.workers.map((w) => [w.config?.version, w.config?.sha256]), [[2, v2?.sha256], [2, v2?.sha256]])
   })
 }
