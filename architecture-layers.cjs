@@ -11,7 +11,13 @@ module.exports = {
     { name: 'tools', folders: { loadtest: '`lanegate loadtest`: autocannon with a token of its own' } },
     { name: 'start-up', folders: { start: 'process start-up and shutdown in the order they run: server, boot, app, shared resources, admin listener' } },
     { name: 'workers', folders: { cluster: 'server.workers: the primary, its workers and what they share' } },
-    { name: 'operator', folders: { console: 'the operator console: views of a running gateway (it declares the sources it reads)' } },
+    {
+      name: 'operator',
+      folders: {
+        console: 'the operator console: views of a running gateway (it declares the sources it reads)',
+        'config-store': "the fleet's versioned gateway.yaml in PostgreSQL: push, history, follow, the offline copy",
+      },
+    },
     {
       name: 'config in motion',
       folders: {

@@ -15,6 +15,7 @@ export function instructionsUnsupported (id: ScenarioId): string | undefined {
     case 'latency-c1': return 'it measures latency; its servers and requests are live-proxy\'s, count that one'
     case 'memory': return 'it measures memory'
     case 'websocket': return 'its messages are not requests'
+    case 'config-push': return 'it measures how fast a pushed config is applied, not requests'
     default: return 'it is not counted in instructions'
   }
 }

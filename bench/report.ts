@@ -29,7 +29,7 @@ function scenarioTable (scenario: ScenarioResult): string[] {
       lines.push(`| ${v.name} | ${v.role} | ${range(v.p50Ms)} | ${range(v.p90Ms)} | ${range(v.p99Ms)} | ${range(v.p999Ms)} | ${range(v.maxMs)} | ${range(v.addedP50Ms)} | ${range(v.addedP99Ms)} | ${range(v.addedP999Ms)} | ${range(v.rps, 0)} | ${range(v.serverCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} |`)
     }
     if (scenario.gc !== undefined) lines.push(...gcTable(scenario.gc))
-  } else if (scenario.kind !== 'websocket' && scenario.kind !== 'instructions') {
+  } else if (scenario.kind !== 'websocket' && scenario.kind !== 'instructions' && scenario.kind !== 'config-push') {
     lines.push('| variant | role | req/s | ratio to baseline | p50 ms | p99 ms | server CPU µs/req | upstream CPU µs/req | load gen CPU | statuses |', '|---|---|---|---|---|---|---|---|---|---|')
     for (const v of scenario.variants) {
       lines.push(`| ${v.name} | ${v.role} | ${range(v.rps, 0)} | ${v.role === 'baseline' ? '1' : range(v.ratio)} | ${range(v.p50Ms)} | ${range(v.p99Ms)} | ${range(v.serverCpuUsPerRequest, 1)} | ${range(v.upstreamCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} | ${statuses(v)} |`)
@@ -52,6 +52,12 @@ function scenarioTable (scenario: ScenarioResult): string[] {
     lines.push(`${w.echoConnections} connections, each echoing one ${w.messageBytes}-byte message at a time.`, '', '| variant | messages/s | ratio to lane-direct |', '|---|---|---|')
     for (const v of w.variants) lines.push(`| ${v.name} | ${range(v.messagesPerSecond, 0)} | ${range(v.ratio)} |`)
     lines.push('', `Gateway RSS: ${fmt(w.rssIdleGateway / MB, 1)} MB idle → ${fmt(w.rssWithIdleConnections / MB, 1)} MB with ${w.idleConnections} idle WebSockets open (+${fmt((w.rssWithIdleConnections - w.rssIdleGateway) / MB, 1)} MB).`)
+  }
+  if (scenario.configPush !== undefined) {
+    const c = scenario.configPush
+    lines.push(`${c.pushes} pushes, each alternating a scope on a route; push to applied (the version's time in the store to the instance's report):`, '', '| instance | p50 ms | max ms |', '|---|---|---|')
+    for (const i of c.instances) lines.push(`| ${i.instance} | ${i.p50Ms} | ${i.maxMs} |`)
+    lines.push(`| all | ${c.overall.p50Ms} | ${c.overall.maxMs} |`)
   }
   if (scenario.split !== undefined) {
     lines.push('', `Proxied requests per target (two equal weights): ${scenario.split.map((t) => `${t.target} ${t.requests}`).join(', ')}.`)

@@ -131,6 +131,13 @@ export interface WebSocketMeasurement {
   rssWithIdleConnections: number
 }
 
+/** The config-push scenario: push-to-applied times (ms) of instances following the config store. */
+export interface ConfigPushMeasurement {
+  pushes: number
+  instances: Array<{ instance: string, p50Ms: number, maxMs: number }>
+  overall: { p50Ms: number, maxMs: number }
+}
+
 /** `--console`: a subject with the console closed and the same on a gateway with it open, same rounds (console-cost.ts). */
 export interface ConsolePair {
   /** `<closed>+console`, or `<closed>+closed-twin` (the control: a second closed gateway of the same config). */
@@ -223,7 +230,7 @@ export interface InstructionMeasurement {
 export interface ScenarioResult {
   id: string
   title: string
-  kind: 'throughput' | 'latency' | 'memory' | 'websocket' | 'instructions'
+  kind: 'throughput' | 'latency' | 'memory' | 'websocket' | 'instructions' | 'config-push'
   baseline?: string
   connections: number
   variants: VariantSummary[]
@@ -235,6 +242,7 @@ export interface ScenarioResult {
   gc?: VariantGc[]
   memory?: MemoryMeasurement
   websocket?: WebSocketMeasurement
+  configPush?: ConfigPushMeasurement
   /** Peers that were asked for but could not run here, with why. */
   skipped: Array<{ variant: string, reason: string }>
   /** proxy-service: how the proxied requests of the whole scenario spread over the two equal targets. */

@@ -14,6 +14,7 @@ import { ServerSet } from './servers.js'
 import { checkTargets } from './targets.js'
 import { proxyServiceChecks } from './proxy-failover.js'
 import { runWebSocket } from './websocket.js'
+import { runConfigPush } from './config-push.js'
 import { runInstructionPlan } from './instructions.js'
 
 /**
@@ -91,6 +92,8 @@ export async function runBench (argv: string[]): Promise<number> {
           scenarios.push(await runInstructionPlan(await prepareScenario(id as Exclude<typeof id, 'memory'>, current, options), options, log))
         } else if (id === 'memory') {
           scenarios.push(await runMemory(current, worker, options, workDir, log))
+        } else if (id === 'config-push') {
+          scenarios.push(await runConfigPush(workDir, log))
         } else if (id === 'websocket') {
           scenarios.push(await runWebSocket(current, options, log))
         } else {

@@ -58,6 +58,7 @@ export const SCENARIO_TITLES: Record<ScenarioId, string> = {
   tls: 'The auth-get request over HTTPS keep-alive vs plain HTTP, and new TLS handshakes per second (a new connection per request), beside nginx terminating TLS',
   memory: 'RSS after many requests rotating through many distinct valid tokens',
   websocket: 'WebSocket messages echoed per second through the live proxy vs the lane directly (and nginx), and RSS of idle connections',
+  'config-push': 'Push to applied over three instances following the config store (PostgreSQL), p50 and max',
 }
 
 function bearer (token: string): Record<string, string> {

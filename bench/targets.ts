@@ -15,6 +15,8 @@ export const TARGETS = {
   websocketRatio: 0.5,
   /** Issue 22: RSS of 10,000 idle WebSockets above an idle gateway. */
   websocketIdleRssBytes: 150 * 1024 * 1024,
+  /** config-push: every instance applies a push within this (ms). */
+  configPushMaxMs: 2000,
   /** Reported only since issue 16 (see authGetSameResponseRatio). */
   authGetRatio: 0.80,
   /** Issue 16: auth-get ÷ `fastify-same-response` (same body and headers), same rounds: a floor. */
@@ -200,6 +202,10 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
     }
     const added = websocket.rssWithIdleConnections - websocket.rssIdleGateway
     checks.push({ scenario: 'websocket', what: `RSS of ${websocket.idleConnections} idle WebSockets above an idle gateway`, goal: `≤ ${TARGETS.websocketIdleRssBytes / MB} MB at 10,000`, measured: `${(added / MB).toFixed(1)} MB`, met: added <= TARGETS.websocketIdleRssBytes * (websocket.idleConnections / 10_000) })
+  }
+  const configPush = scenarios.find((s) => s.id === 'config-push')?.configPush
+  if (configPush !== undefined) {
+    checks.push({ scenario: 'config-push', what: `push to applied, max over ${configPush.instances.length} instances and ${configPush.pushes} pushes`, goal: `≤ ${TARGETS.configPushMaxMs} ms`, measured: `${configPush.overall.maxMs} ms (p50 ${configPush.overall.p50Ms} ms)`, met: configPush.overall.maxMs <= TARGETS.configPushMaxMs })
   }
   return checks
 }

@@ -3,7 +3,7 @@
 // node_modules). Every value is written with textContent: nothing an answer holds is parsed as HTML.
 'use strict'
 ;(function consolePage () {
-  const VIEWS = ['overview', 'routes', 'upstreams', 'clients', 'config', 'dispatches']
+  const VIEWS = ['overview', 'routes', 'upstreams', 'clients', 'config', 'dispatches', 'fleet']
   const WINDOW_SECONDS = 900
   const $ = (selector) => document.querySelector(selector)
 
@@ -315,6 +315,28 @@
     ], { 'data-outcome': r.outcome })))
   }
 
+  // ---- Config: the store's history (a gateway following the config store), a version's diff on click ----
+  async function refreshStoreHistory () {
+    const on = await followsStore()
+    $('#store-history').hidden = !on
+    if (!on) return
+    const body = await getJson('/config/versions?limit=20')
+    fill($('#store-history-table tbody'), body.versions.map((v) => {
+      const tr = row([v.version, el('code', v.sha256.slice(0, 12)), new Date(v.createdAt).toLocaleString(), v.author,
+        v.rollbackOf === null ? v.message : `${v.message} (rollback to ${v.rollbackOf})`], { 'data-version': v.version, class: 'clickable' })
+      tr.addEventListener('click', () => { void showStoreDiff(v.version) })
+      return tr
+    }))
+  }
+
+  async function showStoreDiff (version) {
+    const body = await getJson(`/config/versions/${version}/diff`)
+    const pre = $('#store-diff')
+    pre.textContent = body.diff === '' ? `version ${version}: no change from its parent` : body.diff
+    pre.dataset.version = String(version)
+    pre.hidden = false
+  }
+
   // ---- Dispatches ----
   async function refreshDispatches () {
     const body = await getJson('/api/console/dispatches')
@@ -333,8 +355,36 @@
     }))
   }
 
+  // ---- Fleet (the config store's instances; only when this gateway follows one) ----
+  let following
+  /** Whether this gateway follows a config store, asked once (a failed answer is asked again next time). */
+  async function followsStore () {
+    if (following === undefined) following = (await getJson('/config/store')).following === true
+    return following
+  }
+
+  async function refreshFleet () {
+    const on = await followsStore()
+    $('#fleet-off').hidden = on
+    if (!on) {
+      fill($('#fleet-table tbody'), [])
+      return
+    }
+    const body = await getJson('/config/fleet')
+    $('#fleet-head').textContent = `version ${body.head}`
+    $('#fleet-converged').replaceChildren(body.converged ? badge('converged', 'healthy') : badge('not converged', 'ejected'))
+    $('#fleet-converged').dataset.converged = String(body.converged)
+    fill($('#fleet-table tbody'), body.instances.map((i) => {
+      const state = i.refused !== null ? badge(`refused version ${i.refused.version}: ${i.refused.reason}`, 'ejected') : i.converged ? badge('on the head', 'healthy') : badge('behind', 'ejected')
+      return row([
+        el('code', i.instanceId), i.host, i.pid, i.workers, i.appliedVersion === null ? 'workers differ' : i.appliedVersion,
+        i.appliedSince === null ? '–' : ago(new Date(i.appliedSince).toISOString()), ago(new Date(i.lastHeartbeat).toISOString()), state,
+      ], { 'data-instance': i.instanceId, 'data-version': i.appliedVersion === null ? '' : i.appliedVersion, 'data-converged': String(i.converged) })
+    }))
+  }
+
   // ---- Tabs and the once-a-second loop ----
-  const REFRESH = { overview: refreshOverview, routes: refreshRoutes, upstreams: refreshUpstreams, clients: refreshClients, config: refreshConfig, dispatches: refreshDispatches }
+  const REFRESH = { overview: refreshOverview, routes: refreshRoutes, upstreams: refreshUpstreams, clients: refreshClients, config: async () => { await refreshConfig(); await refreshStoreHistory() }, dispatches: refreshDispatches, fleet: refreshFleet }
 
   function current () {
     const name = location.hash.replace('#', '')

@@ -40,7 +40,7 @@ export class ClusterReadiness {
       const report = answer?.answered === true && isReport(answer.value) ? answer.value : undefined
       const pid = worker.process.pid ?? 0
       if (report !== undefined) {
-        workers.push({ worker: worker.id, pid, status: report.ready ? 'ready' : 'not_ready', checks: report.checks, failed: report.failed })
+        workers.push({ worker: worker.id, pid, status: report.ready ? 'ready' : 'not_ready', checks: report.checks, failed: report.failed, ...report.config === undefined ? {} : { config: report.config } })
         continue
       }
       const why = whyNoReport(worker, serving, answer?.answered === true)

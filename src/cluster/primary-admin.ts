@@ -8,6 +8,7 @@ import { clusterConsoleSource } from './cluster-console.js'
 import { ClusterMetrics } from './cluster-metrics.js'
 import { ClusterReadiness } from './cluster-readiness.js'
 import { WorkerRoster } from './worker-roster.js'
+import { mountConfigStoreRoutes, type ConfigStoreRoutesOptions } from '../config-store/admin-routes.js'
 
 /** The primary's admin listener and what it needs told (its drain, a worker's exit). */
 export interface PrimaryAdmin {
@@ -25,7 +26,7 @@ export interface PrimaryAdmin {
  * with the number of serving workers. Opened before the workers are forked: a taken admin port stops the start,
  * as it does for one process. Undefined with `admin: false`.
  */
-export async function startPrimaryAdmin (config: GatewayConfig, workers: number, logger: Logger, logLinesDropped: () => number): Promise<PrimaryAdmin | undefined> {
+export async function startPrimaryAdmin (config: GatewayConfig, workers: number, logger: Logger, logLinesDropped: () => number, store?: ConfigStoreRoutesOptions): Promise<PrimaryAdmin | undefined> {
   const settings = adminSettings(config)
   if (settings === undefined) return undefined
   const roster = new WorkerRoster(workers)
@@ -35,7 +36,10 @@ export async function startPrimaryAdmin (config: GatewayConfig, workers: number,
     metrics: () => metrics.text(),
     readiness: () => readiness.report(),
     health: () => ({ workers: roster.serving().length }),
-    extend: (app) => { mountConsole(app, config.admin === false ? undefined : config.admin, clusterConsoleSource(config, roster, readiness)) },
+    extend: (app) => {
+      mountConsole(app, config.admin === false ? undefined : config.admin, clusterConsoleSource(config, roster, readiness))
+      mountConfigStoreRoutes(app, store)
+    },
   })
   await listenAdmin(admin, settings, logger)
   return {

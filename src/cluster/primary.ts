@@ -15,6 +15,7 @@ import { serveWorkerSlots } from '../limits/connection-slots.js'
 import { coordinateProbes } from './primary-probes.js'
 import { coordinateBreakers } from './primary-breakers.js'
 import { resolveWorkerCount } from './worker-count.js'
+import type { ConfigStoreRoutesOptions } from '../config-store/admin-routes.js'
 
 /** A worker that dies sooner than this after its start counts as crash-looping: its restart is delayed. */
 const QUICK_CRASH_MS = 5_000
@@ -28,6 +29,8 @@ export interface ClusterStartOptions {
   file: string
   /** The config as `lanegate start` read and validated it (server.loadStartConfig): not read again here. */
   config: GatewayConfig
+  /** `--config-store`: the primary's admin listener serves the store's /config/… routes. */
+  store?: ConfigStoreRoutesOptions
 }
 
 /**
@@ -50,7 +53,7 @@ export async function startCluster (options: ClusterStartOptions): Promise<boole
   const logger = createLogger(config.server.log_level, destination)
   warnOfDroppedLines(logger, destination)
   // The admin port taken: the start fails before any worker is forked (the caller prints the one line).
-  const admin = await startPrimaryAdmin(config, workers, logger, () => destination.dropped)
+  const admin = await startPrimaryAdmin(config, workers, logger, () => destination.dropped, options.store)
   runPrimary({ file: options.file, workers, graceMs: config.server.shutdown_grace_ms, logger, destination, admin })
   // The primary is the process to signal: it passes reloads and stops on to the workers.
   const pidFile = writePidFile(config.server.data_dir)

@@ -1,4 +1,5 @@
 import type { Command } from './command.js'
+import { configCommand } from './config.js'
 import { explain } from './explain.js'
 import { hashSecret } from './hash-secret.js'
 import { loadtest } from './loadtest.js'
@@ -14,7 +15,7 @@ import { validate } from './validate.js'
  * Every `lanegate` subcommand, in the order `lanegate --help` lists them. A command file imports at its top only
  * what its usage needs and loads what it runs inside `run`, so that listing them all stays cheap.
  */
-export const COMMANDS: readonly Command[] = [start, reload, stop, validate, hashSecret, userToken, routes, explain, transformCommand, loadtest]
+export const COMMANDS: readonly Command[] = [start, reload, stop, validate, hashSecret, userToken, routes, explain, transformCommand, loadtest, configCommand]
 
 /** The command named `name`, if there is one. */
 export function findCommand (name: string): Command | undefined {

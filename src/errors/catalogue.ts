@@ -59,6 +59,12 @@ export const catalogue = {
   service_unavailable: { status: 503, message: 'The gateway is shutting down or a dependency is unavailable; retry shortly.', shape: 'text', oauth: 'temporarily_unavailable' },
   store_unavailable: { status: 503, message: 'The database is unavailable; retry shortly.', shape: 'code', oauth: 'temporarily_unavailable' },
 
+  // ---- The fleet's config store (admin listener, /config/…) ----
+  config_version_conflict: { status: 412, message: 'The config head is no longer the version in If-Match: pull it, merge, and push again.', shape: 'code', oauth: 'invalid_request' },
+  config_invalid: { status: 422, message: 'The config is invalid; nothing was stored.', shape: 'code', oauth: 'invalid_request' },
+  config_version_not_found: { status: 404, message: 'No such config version.', shape: 'code', oauth: 'invalid_request' },
+  config_store_unavailable: { status: 503, message: 'The config store (PostgreSQL) is unreachable; retry shortly.', shape: 'code', oauth: 'temporarily_unavailable' },
+
   // ---- Payments ----
   idempotency_key_invalid: { status: 400, message: 'Idempotency-Key must be 1 to 255 printable ASCII characters.', shape: 'code' },
   idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was already used with a different request body.', shape: 'code' },

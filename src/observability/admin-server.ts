@@ -48,7 +48,8 @@ export function buildAdminServer (deps: AdminServerDeps): FastifyInstance {
     const report = await deps.readiness()
     reply.code(report.ready ? 200 : 503).header('cache-control', 'no-store')
     const body = { status: report.ready ? 'ready' : 'not_ready', checks: report.checks, failed: report.failed }
-    return report.workers === undefined ? body : { ...body, workers: report.workers }
+    const full = report.config === undefined ? body : { ...body, config: report.config }
+    return report.workers === undefined ? full : { ...full, workers: report.workers }
   })
   return app
 }

@@ -125,6 +125,23 @@ export class GatewayMetrics {
   readonly circuitTransitions = new CounterFamily('lanegate_upstream_circuit_transitions_total', 'Circuit breaker state changes of upstream targets, by service, target and the state entered (open, half_open, closed).', ['service', 'target', 'to'])
   readonly accessLogDropped = new CounterFamily('lanegate_access_log_dropped_total', 'Access lines dropped because the sink was backed up or failing, by sink (its name, else its type).', ['sink'])
   readonly tracesDropped = new CounterFamily('lanegate_traces_dropped_total', 'Finished spans dropped: the export queue was full, or their export failed (collector down, slow, refusing).', [])
+  /**
+   * Following the fleet's config store: the version this process applied, as one series of value 1 (a label
+   * change per apply). Under `server.workers` the primary keeps the max per series: workers on different
+   * versions show as several series.
+   */
+  readonly configStoreVersion = new Gauge({
+    name: 'lanegate_config_store_version',
+    help: 'The config store version this process serves (value 1), by version and SHA-256 of its text.',
+    labelNames: ['version', 'sha256'],
+    registers: [this.registry],
+    aggregator: 'max',
+  })
+  readonly configStoreRefused = new Counter({
+    name: 'lanegate_config_store_refused_total',
+    help: 'Config store versions refused on this host (valid, but not applicable here: a file, plugin or variable missing).',
+    registers: [this.registry],
+  })
   readonly cacheLookups = new CounterFamily('lanegate_cache_lookups_total', 'GET/HEAD answers of routes with the cache policy, by service, route id and result (hit, miss).', ['service', 'route', 'result'])
   readonly #routes = new Map<string, Map<string, RouteSeries>>()
   readonly #upstreams = new Map<string, { outcomes: Map<UpstreamOutcome, CounterCell>, duration: HistogramCell }>()

@@ -7,6 +7,8 @@ export interface ReadinessReport {
   failed: string[]
   /** With `server.workers` > 1 (answered by the primary): each worker's own report. */
   workers?: WorkerReadiness[]
+  /** Following the config store: the version applied, its hash, whether the store answers (it decides nothing). */
+  config?: Record<string, unknown>
 }
 
 /** One worker's readiness as the primary's /readyz lists it: the single process's body plus which worker. */
@@ -18,6 +20,8 @@ export interface WorkerReadiness {
   /** The worker's checks; `{ worker: why }` when it is still starting or did not answer. */
   checks: Record<string, string>
   failed: string[]
+  /** The worker's `config` (following the config store). */
+  config?: Record<string, unknown>
 }
 
 /** One named check: resolves when the dependency is usable, rejects (or throws) when it is not. */
@@ -34,12 +38,18 @@ const CHECK_TIMEOUT_MS = 1_000
  */
 export class Readiness {
   #draining = false
+  #config: (() => Record<string, unknown>) | undefined
 
   constructor (private readonly checks: Readonly<Record<string, ReadinessCheck>>, private readonly dependencyNames: readonly string[] = []) {}
 
   /** The shutdown has started: not ready from now on. */
   markDraining (): void {
     this.#draining = true
+  }
+
+  /** Adds `config` to every report from now on (the config store's applied version): shown, never a check. */
+  describeConfig (config: () => Record<string, unknown>): void {
+    this.#config = config
   }
 
   get draining (): boolean {
@@ -61,7 +71,9 @@ export class Readiness {
       checks.draining = 'shutting down: finishing in-flight requests'
       failed.push('draining')
     }
-    return { ready: failed.length === 0, checks, failed }
+    const report: ReadinessReport = { ready: failed.length === 0, checks, failed }
+    if (this.#config !== undefined) report.config = this.#config()
+    return report
   }
 
   /** The dependencies' state (database, redis) for `lanegate_dependency_up`. */

@@ -14,6 +14,8 @@ import { handleShutdownSignals } from './shutdown-signals.js'
 import { loadGatewayConfig, type LoadedGatewayConfig } from '../config/second-pass/load-gateway-config.js'
 import { rotateListenerTls } from '../tls/listener-rotation.js'
 import { Server as TlsServer } from 'node:tls'
+import type { StoreStart, StoreStartOptions } from '../config-store/start-config.js'
+import type { Follower, FollowState } from '../config-store/follower.js'
 
 export interface StartOptions {
   file: string
@@ -21,6 +23,8 @@ export interface StartOptions {
   port?: number
   /** Overrides server.host. */
   host?: string
+  /** `--config-store`: follow the fleet's config store instead of watching `file` (src/config-store/). */
+  store?: StoreStart
 }
 
 /**
@@ -43,6 +47,17 @@ export async function loadStartConfig (options: StartOptions): Promise<LoadedGat
 }
 
 /**
+ * `lanegate start --config-store URL`: the store's head (or the copy saved in the data dir) instead of the file;
+ * sets `options.store`, which makes {@link startServer} follow the store.
+ */
+export async function loadStoreStart (options: StartOptions, store: StoreStartOptions): Promise<LoadedGatewayConfig> {
+  const { loadStoreStartConfig } = await import('../config-store/start-config.js')
+  const { loaded, follow } = await loadStoreStartConfig(store, startOverrides(options))
+  options.store = follow
+  return loaded
+}
+
+/**
  * `lanegate start`: boot (retrying PostgreSQL and Redis up to server.startup_timeout_ms), listen (and the admin
  * listener), reload on file change or SIGHUP, and on SIGTERM/SIGINT report not-ready, stop accepting, let
  * in-flight requests finish (up to server.shutdown_grace_ms; new requests get 503), then close the stores and
@@ -56,7 +71,7 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
   // Likewise circuit breakers: one worker's openings protect the others (upstream/breaker-sharing.ts).
   if (lanegateWorker) shareBreakersWithPrimary()
   // `loaded` (from loadStartConfig) is booted as it is; the overrides still apply to every reload.
-  const booted = await bootGateway({ file: options.file, loaded, adjust: startOverrides(options) })
+  const booted = await bootGateway({ file: options.store === undefined ? options.file : undefined, loaded, adjust: startOverrides(options) })
   const { app, gateway, logger } = booted
   const { server } = gateway.current().config
   let admin: Awaited<ReturnType<typeof startAdminListener>>
@@ -66,7 +81,7 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
   try {
     await app.listen({ port: server.port, host: server.host })
     // The admin port is taken (another gateway on this host?): do not run half-observable.
-    admin = lanegateWorker ? undefined : await startAdminListener(booted)
+    admin = lanegateWorker ? undefined : await startAdminListener(booted, options.store)
   } catch (error) {
     await booted.close()
     throw error
@@ -85,14 +100,17 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
       booted.metrics?.certificateExpiry.set('listener', Math.floor(loaded.pair.notAfter.getTime() / 1000))
     }, { started: booted.listenerTls })
 
+  const follower = options.store === undefined ? undefined : await followConfigStore(booted, options.store, startOverrides(options))
   let stopping = false
   const reload = (): void => {
     if (stopping) return
     rotation?.reload()
-    void gateway.reload()
+    // Following the store, SIGHUP looks at its head now (and tries a refused version again).
+    if (follower !== undefined) follower.checkNow()
+    else void gateway.reload()
   }
   // A worker of `server.workers` > 1 reloads when its primary says so; only the primary polls the file.
-  const stopWatching = lanegateWorker ? followPrimary(reload) : watchConfigFile(options.file, reload)
+  const stopWatching = lanegateWorker ? followPrimary(reload) : follower !== undefined ? () => {} : watchConfigFile(options.file, reload)
   // Stays registered during the drain (then ignored): without a listener, SIGHUP's default action kills the process.
   process.on('SIGHUP', reload)
 
@@ -103,6 +121,7 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
       stopping = true
       booted.readiness.markDraining()
       stopWatching()
+      await follower?.stop()
       rotation?.stop()
       await booted.close()
       await admin?.close()
@@ -121,4 +140,40 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
 function tlsListener (listener: object): TlsServer {
   if (listener instanceof TlsServer) return listener
   throw new Error('server.tls is set but the listener is not a TLS server')
+}
+
+/** Starts following the store, its applies and refusals counted in the gateway's metrics. */
+async function followConfigStore (booted: Booted, store: StoreStart, adjust: (loaded: LoadedGatewayConfig) => void): Promise<Follower> {
+  const { followStore } = await import('../config-store/follower.js')
+  const metrics = booted.metrics
+  const showVersion = (state: FollowState): void => {
+    metrics?.configStoreVersion.reset()
+    metrics?.configStoreVersion.set({ version: String(state.applied.version), sha256: state.applied.sha256 }, 1)
+  }
+  const follower = followStore({
+    ...store,
+    gateway: booted.gateway,
+    logger: booted.logger,
+    adjust,
+    onApplied: showVersion,
+    onRefused: () => metrics?.configStoreRefused.inc(),
+  })
+  showVersion(follower.state())
+  if (store.refused !== undefined) metrics?.configStoreRefused.inc()
+  // /readyz (and, under server.workers, each worker's entry of the primary's) says what runs.
+  booted.readiness.describeConfig(() => readyConfig(follower.state()))
+  return follower
+}
+
+/** /readyz's `config` while following the store: what runs, and whether the store answers (it does not decide readiness). */
+function readyConfig (state: FollowState): Record<string, unknown> {
+  return {
+    source: 'store',
+    version: state.applied.version,
+    sha256: state.applied.sha256,
+    author: state.applied.author,
+    applied_at: new Date(state.applied.at).toISOString(),
+    store_reachable: state.storeReachable,
+    refused: state.refused === undefined ? null : { version: state.refused.version, reason: state.refused.reason },
+  }
 }

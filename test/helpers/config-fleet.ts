@@ -1,0 +1,72 @@
+import { mkdir } from 'node:fs/promises'
+import { hostname } from 'node:os'
+import { join } from 'node:path'
+import type { ConfigStore } from '../../src/config-store/config-store.js'
+import { spawnGateway, type SpawnedGateway } from './spawn-gateway.js'
+import { setKey, tempConfig, type TempConfig } from './temp-config.js'
+import { waitFor } from './wait-for.js'
+
+/** The route whose chain the fleet tests change: the read-only `demo-status` token passes it or not. */
+export const READ_SCOPE = 'processor_config: [ { scope: { all: [commerce:payment-intents.read] } } ]'
+export const CREATE_SCOPE = 'processor_config: [ { scope: { all: [commerce:payment-intents.create] } } ]'
+export const PROCESSOR_PATH = '/api/v1/ecommerce/config/processor'
+
+/**
+ * The demo config as a fleet's: the worker count per host (`${LANEGATE_WORKERS:-1}`) and a payments rate limit
+ * no load test reaches.
+ */
+export async function fleetConfig (): Promise<TempConfig> {
+  const config = await tempConfig((text) => setKey(text, 'workers', '${LANEGATE_WORKERS:-1}')
+    .replace('payments-per-ip: { key: ip, points: 100,', 'payments-per-ip: { key: ip, points: 100000000,'))
+  return config
+}
+
+export interface FleetInstance extends SpawnedGateway {
+  /** Its id in the instances table (`<host>:<pid of the started process>`). */
+  instanceId: string
+  workers: number
+  stop (): Promise<void>
+}
+
+/** `lanegate start --config-store URL` in a folder of its own under `home` (its data dir and saved copy). */
+export async function startFollower (options: { home: string, name: string, storeUrl: string, workers: number, config: TempConfig, env?: NodeJS.ProcessEnv }): Promise<FleetInstance> {
+  const cwd = join(options.home, options.name)
+  await mkdir(cwd, { recursive: true })
+  const gw = await spawnGateway({
+    config: options.config.file,
+    cwd,
+    env: { LANEGATE_WORKERS: String(options.workers), ...options.env },
+    args: ['--port', '0', '--host', '127.0.0.1', '--config-store', options.storeUrl],
+  })
+  return {
+    ...gw,
+    instanceId: `${hostname()}:${gw.child.pid}`,
+    workers: options.workers,
+    stop: async () => {
+      if (gw.child.exitCode === null && gw.child.signalCode === null) gw.child.kill('SIGTERM')
+      await gw.exited
+    },
+  }
+}
+
+/** The processor config route's status for `token`: 200 under READ_SCOPE, 403 under CREATE_SCOPE for demo-status. */
+export async function processorStatus (gw: SpawnedGateway, token: string): Promise<number> {
+  return (await fetch(`${gw.base}${PROCESSOR_PATH}`, { headers: { authorization: `Bearer ${token}` } })).status
+}
+
+/**
+ * Waits until every worker of each instance reports `version` in the instances table; resolves with, per
+ * instance id, when its last worker applied it (ms since the epoch).
+ */
+export async function appliedEverywhere (store: ConfigStore, instances: readonly FleetInstance[], version: number, timeoutMs?: number): Promise<Map<string, number>> {
+  return waitFor(async () => {
+    const rows = await store.instances()
+    const at = new Map<string, number>()
+    for (const instance of instances) {
+      const workers = rows.filter((r) => r.instanceId === instance.instanceId && r.applied?.version === version && r.heartbeatAt > Date.now() - 15_000)
+      if (workers.length < instance.workers) return undefined
+      at.set(instance.instanceId, Math.max(...workers.map((w) => w.applied?.at ?? 0)))
+    }
+    return at
+  }, { what: `every worker of ${instances.length} instances to report version ${version}`, intervalMs: 20, timeoutMs })
+}
