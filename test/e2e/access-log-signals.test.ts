@@ -52,7 +52,8 @@ t.test('SIGUSR1 reopens the access-log file after an outside logrotate moved it;
   t.equal(await gateway.exited, 0)
   const moved = await linesIn(`${path}.1`)
   const current = await linesIn(path)
-  t.same(moved, [{ path: '/healthz?n=1', status: 200 }, { path: '/healthz?n=2', status: 200 }])
+  // The lines before the signal are in the moved file; one asked for while the signal was being handled may be too.
+  t.same(moved.slice(0, 2), [{ path: '/healthz?n=1', status: 200 }, { path: '/healthz?n=2', status: 200 }])
   t.same([...moved, ...current].map((l) => l.path), Array.from({ length: n - 1 }, (_, i) => `/healthz?n=${i + 1}`), 'every request has its line, once, in order')
 })
 
