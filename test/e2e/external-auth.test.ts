@@ -31,8 +31,8 @@ t.test('external-auth on a running gateway: allow, deny, timeout and cache hit',
   const yaml = apiKeyConfig({ hashes: await apiKeyHashes(), backend: backend.url, dataDir: join(dir, 'data') })
     .replace('policies: [ { scope: { all: [pricing:read] } } ]',
       `policies: [ { scope: { all: [pricing:read] } }, { external-auth: { url: "${decisions.url}/decide", headers: [x-till-id], timeout_ms: 500, cache_seconds: 60, add_headers: [x-entitlement] } } ]`)
-  // No admin listener: its fixed default port may be taken by another gateway on this machine.
-  await writeFile(file, `admin: false\n${yaml}`)
+  // The api-key config's admin listener takes a free port (admin: { port: 0 }): 9464 may be another gateway's.
+  await writeFile(file, yaml)
   const gateway = await spawnGateway({ config: file, admin: false })
   t.teardown(async () => {
     gateway.child.kill('SIGTERM')
