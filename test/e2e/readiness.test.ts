@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net'
+import { createServer, type AddressInfo } from 'node:net'
 import t from 'tap'
 import pg from 'pg'
+import { TcpProxy } from '../helpers/tcp-proxy.js'
 import { buildTestApp, type TestApp } from '../helpers/build-app.js'
 import { TEST_POSTGRES_URL } from '../helpers/payments-config.js'
 import { buildAdminServer, processAdminDeps } from '../../src/observability/admin-server.js'
@@ -18,32 +19,6 @@ async function freePort (): Promise<number> {
   const { port } = server.address() as AddressInfo
   await new Promise<void>((resolve) => server.close(() => resolve()))
   return port
-}
-
-/** A TCP proxy to the shared PostgreSQL: closing it looks like a database outage to the gateway only. */
-class TcpProxy {
-  private server: Server | undefined
-  private readonly sockets = new Set<Socket>()
-  constructor (readonly port: number, private readonly target: { host: string, port: number }) {}
-
-  async open (): Promise<void> {
-    this.server = createServer((client) => {
-      const upstream = connect(this.target.port, this.target.host)
-      for (const s of [client, upstream]) {
-        this.sockets.add(s)
-        s.on('close', () => this.sockets.delete(s))
-        s.on('error', () => { client.destroy(); upstream.destroy() })
-      }
-      client.pipe(upstream).pipe(client)
-    })
-    await new Promise<void>((resolve) => this.server?.listen(this.port, '127.0.0.1', resolve))
-  }
-
-  async close (): Promise<void> {
-    for (const s of this.sockets) s.destroy()
-    await new Promise<void>((resolve) => { if (this.server === undefined) resolve(); else this.server.close(() => resolve()) })
-    this.server = undefined
-  }
 }
 
 /** /readyz and the dependency gauge of a booted gateway, through its admin app. */
