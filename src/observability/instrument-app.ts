@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { AccessLogController } from './access-log.js'
+import { RequestLogController } from './request-log-controller.js'
 import type { GatewayError } from '../errors/gateway-error.js'
 import { isLongLived } from './long-lived.js'
 import type { GatewayMetrics, RouteSeries } from './metrics.js'
@@ -9,18 +9,18 @@ const UNROUTED_SERVICE = 'gateway'
 const UNROUTED_ROUTE = 'unrouted'
 
 /**
- * The access log's controller (access-log.ts) with every answered request of the public app counted by service, route id, method and
+ * The request log's controller (request-log-controller.ts) with every answered request of the public app counted by service, route id, method and
  * status, with its latency. fastify calls `requestCompleted` once per request when the response has finished (or
  * failed) — hijacked relays and 404s included — whether or not it logs it, so counting here costs the request no
  * hook: an `onResponse` hook ran fastify's hook runner (three closures and a callback) on every request for the
  * same call. The route's series is found with two Map lookups on ids that `request.gw` already carries, so no
  * label string is built per request.
  */
-export class MeteredLogController extends AccessLogController {
+export class MeteredLogController extends RequestLogController {
   readonly #metrics: GatewayMetrics
   readonly #unrouted: RouteSeries
 
-  constructor (metrics: GatewayMetrics, options: ConstructorParameters<typeof AccessLogController>[0]) {
+  constructor (metrics: GatewayMetrics, options: ConstructorParameters<typeof RequestLogController>[0]) {
     super(options)
     this.#metrics = metrics
     this.#unrouted = metrics.route(UNROUTED_SERVICE, UNROUTED_ROUTE)

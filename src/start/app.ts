@@ -16,7 +16,7 @@ import { moduleForService, serviceRoutes } from '../services/service-module.js'
 import { deferredRequestLogging } from '../logging/request-logger.js'
 import type { GatewayMetrics } from '../observability/metrics.js'
 import { countRefusal, MeteredLogController } from '../observability/instrument-app.js'
-import { AccessLogController } from '../observability/access-log.js'
+import { RequestLogController, type CompletedRequestObserver } from '../observability/request-log-controller.js'
 import { addHttp2RequestTimeout } from '../tls/http2-request-timeout.js'
 import { refusePlainHttp } from '../tls/plain-http-refusal.js'
 import type { Server as TlsServer } from 'node:tls'
@@ -27,7 +27,6 @@ import { routeUpgradeRequests } from '../websocket/upgrade-requests.js'
 import { AccessLog } from '../logging/access-log/access-log.js'
 import { noteAnsweredError } from '../observability/answered-error.js'
 import { accessLogHooks, followAccessLogConfig } from '../logging/access-log/attach-access-log.js'
-import { RequestCompletedController, type CompletedRequestObserver } from '../observability/request-completed-controller.js'
 import { SpanExport } from '../observability/tracing/span-export.js'
 import { followSpanExportConfig } from '../observability/tracing/follow-config.js'
 
@@ -116,14 +115,14 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
     }, listenerTls),
     requestIdHeader: false,
     genReqId: requestLogging.genReqId,
-    // One "request completed" line per request at info ("incoming request" at debug, observability/access-log.ts):
-    // below info (the level is fixed at boot) skip the work of preparing them on every request.
-    // (fastify 5.12 deprecates the top-level disableRequestLogging for this.)
-    // With metrics, the same controller also counts every answered request (observability/instrument-app.ts).
-    // And the access log and span export hear of each answered request from it (request-completed-controller.ts).
-    logController: new RequestCompletedController(metrics === undefined
-      ? new AccessLogController({ disableRequestLogging: !logger.isLevelEnabled('info') })
-      : new MeteredLogController(metrics, { disableRequestLogging: !logger.isLevelEnabled('info') }), completed),
+    // One "request completed" line per request at info ("incoming request" at debug), and the access log and span
+    // export told of each answered request (observability/request-log-controller.ts); below info (the level is
+    // fixed at boot) the lines' preparation is skipped. (fastify 5.12 deprecates the top-level
+    // disableRequestLogging for this.) With metrics, the same controller also counts every answered request
+    // (observability/instrument-app.ts).
+    logController: metrics === undefined
+      ? new RequestLogController({ disableRequestLogging: !logger.isLevelEnabled('info'), observers: completed })
+      : new MeteredLogController(metrics, { disableRequestLogging: !logger.isLevelEnabled('info'), observers: completed }),
     return503OnClosing: true,
     clientErrorHandler: gatewayClientErrorHandler,
     // HTTP/2: fastify closes the sessions with GOAWAY at close (their streams in flight finish); `idle` needs HTTP/1.
