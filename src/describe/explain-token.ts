@@ -1,5 +1,4 @@
 import pino from 'pino'
-import type { FastifyBaseLogger } from 'fastify'
 import { createLocalJWKSet, type JWK } from 'jose'
 import { createTokenVerifier } from '../auth/token-verifier.js'
 import { buildIndexes } from '../config/indexes.js'
@@ -18,7 +17,7 @@ import type { KeyStore } from '../runtime/shared-resources.js'
  */
 export async function principalOfToken (token: string, config: GatewayConfig): Promise<Principal> {
   const keys = publishedKeys(await existingKeys(resolveDataPath(config, config.issuer.key_dir)))
-  const logger = pino({ level: 'silent' }) as unknown as FastifyBaseLogger
+  const logger = pino({ level: 'silent' })
   const verifier = createTokenVerifier({
     keys,
     logger,

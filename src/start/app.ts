@@ -19,7 +19,6 @@ import { countRefusal, MeteredLogController } from '../observability/instrument-
 import { RequestLogController, type CompletedRequestObserver } from '../observability/request-log-controller.js'
 import { addHttp2RequestTimeout } from '../tls/http2-request-timeout.js'
 import { refusePlainHttp } from '../tls/plain-http-refusal.js'
-import type { Server as TlsServer } from 'node:tls'
 import { listenerTransport, type ListenerTls } from '../tls/listener-tls.js'
 import { OpenWebSockets } from '../websocket/open-websockets.js'
 import { requestIdGenerator } from '../logging/request-id.js'
@@ -51,7 +50,7 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
   const spans = new SpanExport((dropped) => { if (metrics !== undefined) metrics.tracesDropped.cell().value += dropped })
   const app = createFastify(config.server, logger, metrics, envelopeForPath, listenerTls, [accessLog.record, spans.record])
   addRootHooks(app, metrics)
-  if (config.server.tls !== undefined) refusePlainHttp(app.server as unknown as TlsServer, config.server.headers_timeout_ms)
+  if (config.server.tls !== undefined) refusePlainHttp(app.server, config.server.headers_timeout_ms)
   followAccessLogConfig(app, gateway, accessLog)
   followSpanExportConfig(app, gateway, spans)
   // HTTP/2 streams get request_timeout_ms too (node applies it to HTTP/1.1 connections only).

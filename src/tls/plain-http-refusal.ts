@@ -1,6 +1,5 @@
 import { STATUS_CODES } from 'node:http'
-import type { Socket } from 'node:net'
-import type { Server as TlsServer } from 'node:tls'
+import type { Server, Socket } from 'node:net'
 import { renderError } from '../errors/envelopes.js'
 import { GatewayError } from '../errors/gateway-error.js'
 
@@ -13,9 +12,10 @@ const FIRST_LETTER = /^[A-Z]$/
  * The first bytes of each connection are read before TLS sees them: a request line's first letter is answered and
  * the connection closed; anything else (a ClientHello) is put back and handed to the TLS server's own connection
  * listener, which reads it as if nothing had happened. A connection that sends nothing within `firstByteMs` is
- * closed, as the TLS handshake timeout would have.
+ * closed, as the TLS handshake timeout would have. `server` is the TLS listener (any net.Server: only its
+ * `connection` listeners are used).
  */
-export function refusePlainHttp (server: TlsServer, firstByteMs: number): void {
+export function refusePlainHttp (server: Server, firstByteMs: number): void {
   const tlsListeners = server.listeners('connection') as Array<(socket: Socket) => void>
   server.removeAllListeners('connection')
   server.on('connection', function peekFirstByte (socket: Socket) {
