@@ -79,7 +79,8 @@ const callerKeys = new WeakMap<Principal, string>()
 function callerKey (principal: Principal): string {
   let key = callerKeys.get(principal)
   if (key === undefined) {
-    key = JSON.stringify([principal.issuer, principal.tokenType, principal.clientId, principal.subject, principal.organizationId])
+    // The scopes too: the decision service is sent them, and two tokens of one client may carry different ones.
+    key = JSON.stringify([principal.issuer, principal.tokenType, principal.clientId, principal.subject, principal.organizationId, [...principal.scopes].sort()])
     callerKeys.set(principal, key)
   }
   return key

@@ -101,6 +101,24 @@ t.test('with cache_seconds a decision is reused for the same caller, method, pat
   tt.equal(uncached.decisions.seen.length, 2)
 })
 
+t.test('a cached decision is not reused for a token of the same client with other scopes', async (tt) => {
+  const { decisions, env } = await setUp(tt, { cache_seconds: 60 })
+  const { app } = buildPolicyApp({ env, routes: [{ url: '/t', chain: [[auth, {}], [externalAuth, { url: `${decisions.url}/decide`, timeout_ms: 5000, cache_seconds: 60 }]] }] })
+  tt.teardown(() => app.close())
+  const wide = await mint(env.serviceKey, serviceClaims())
+  const narrow = await mint(env.serviceKey, serviceClaims('svc_pay', 'org_parent', 'commerce:payment-intents.read'))
+  decisions.handle((_req, res, body) => {
+    const { principal } = JSON.parse(body) as { principal: { scopes: string[] } }
+    res.writeHead(principal.scopes.includes('commerce:payment-intents.create') ? 200 : 403)
+    res.end()
+  })
+  const call = async (token: string) => (await app.inject({ url: '/t', headers: { authorization: `Bearer ${token}` } })).statusCode
+  tt.equal(await call(wide), 200)
+  tt.equal(await call(narrow), 403, 'the narrower token is asked about, not given the wider one\'s allow')
+  tt.equal(await call(wide), 200)
+  tt.equal(decisions.seen.length, 2, 'each token asked once, then cached')
+})
+
 t.test('a 503 is never cached', async (tt) => {
   const { decisions, call } = await setUp(tt, { cache_seconds: 60 })
   answer(decisions, 500)
