@@ -40,16 +40,21 @@ function causeOf (error: GatewayError): string | undefined {
   return `${code}${typeof cause.message === 'string' ? cause.message : String(cause)}`
 }
 
-/** The envelope a request's errors are rendered in: its route's, else the gateway default. */
-export function envelopeOf (request: FastifyRequest, fallback: EnvelopeName): EnvelopeName {
-  return (request as { gw?: { envelope: EnvelopeName } }).gw?.envelope ?? fallback
+/** Where a request no route took renders its errors: one envelope, or one found from the request (its path). */
+export type FallbackEnvelope = EnvelopeName | ((request: FastifyRequest) => EnvelopeName)
+
+/** The envelope a request's errors are rendered in: its route's, else the fallback. */
+export function envelopeOf (request: FastifyRequest, fallback: FallbackEnvelope): EnvelopeName {
+  const own = (request as { gw?: { envelope: EnvelopeName } | null }).gw?.envelope
+  if (own !== undefined) return own
+  return typeof fallback === 'string' ? fallback : fallback(request)
 }
 
 /**
- * Builds fastify's error handler. `fallback` is the envelope used before a route is known (`plain`); `observe`
- * sees every error as answered (metrics count refusals there).
+ * Builds fastify's error handler. `fallback` is the envelope used before a route is known (`plain`, or the one of
+ * the service whose prefix the path is under); `observe` sees every error as answered (metrics count refusals there).
  */
-export function createErrorHandler (fallback: EnvelopeName = 'plain', observe?: (request: FastifyRequest, error: GatewayError, reply: FastifyReply) => void) {
+export function createErrorHandler (fallback: FallbackEnvelope = 'plain', observe?: (request: FastifyRequest, error: GatewayError, reply: FastifyReply) => void) {
   return function gatewayErrorHandler (error: unknown, request: FastifyRequest, reply: FastifyReply): void {
     // A step returns its answer (run-steps sends it); one that throws it lands here.
     if (error instanceof PolicyAnswer) {

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Logger } from 'pino'
 import { createErrorHandler } from '../errors/error-handler.js'
 import { gatewayClientErrorHandler } from '../errors/client-error-handler.js'
@@ -49,15 +49,15 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
   const accessLog = new AccessLog(accessLogHooks(logger as FastifyBaseLogger, metrics))
   const spans = new SpanExport((dropped) => { if (metrics !== undefined) metrics.tracesDropped.cell().value += dropped })
   const app = createFastify(config.server, logger, metrics, envelopeForPath, listenerTls, [accessLog.record, spans.record])
-  addRootHooks(app, metrics)
+  addRootHooks(app, metrics, envelopeForPath)
   if (config.server.tls !== undefined) refusePlainHttp(app.server, config.server.headers_timeout_ms)
   followAccessLogConfig(app, gateway, accessLog)
   followSpanExportConfig(app, gateway, spans)
   // HTTP/2 streams get request_timeout_ms too (node applies it to HTTP/1.1 connections only).
   if (config.server.tls !== undefined && config.server.http2 === true) addHttp2RequestTimeout(app, config.server.request_timeout_ms)
 
-  app.setNotFoundHandler(async function notFound (request: FastifyRequest) {
-    ;(request as { gw?: { envelope: EnvelopeName } }).gw = { envelope: envelopeForPath(request.url) } as never
+  // No route: `request.gw` stays null (no service, no snapshot); the error handler finds the envelope by path.
+  app.setNotFoundHandler(async function notFound () {
     throw new GatewayError('not_found')
   })
 
@@ -139,11 +139,11 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
 }
 
 /** What every request gets at the root: `request.gw`, the error handler, the JSON parser, the standard headers. */
-function addRootHooks (app: FastifyInstance, metrics: GatewayMetrics | undefined): void {
+function addRootHooks (app: FastifyInstance, metrics: GatewayMetrics | undefined, envelopeForPath: (url: string) => EnvelopeName): void {
   // `request.gw` is declared on every request (runtime/request-context.ts), so it is decorated once, here at the
   // root: every scope (oauth, services, hooks of other plugins) sees the same property. The chain runner sets it.
   app.decorateRequest('gw', null as never)
-  app.setErrorHandler(createErrorHandler('plain', function observeRefusal (request, error, reply) {
+  app.setErrorHandler(createErrorHandler((request) => envelopeForPath(request.url), function observeRefusal (request, error, reply) {
     noteAnsweredError(request, error.code)
     if (metrics !== undefined) countRefusal(metrics, request, error, reply)
   }))

@@ -81,6 +81,9 @@ t.test('one trace caller -> gateway SERVER -> gateway CLIENT -> backend SERVER; 
   t.equal(refused.status, 401)
   await refused.arrayBuffer()
   refusedSpan.end()
+  // A path no route takes: its SERVER span has no route or service (this used to end the process, tracing on).
+  const unknown = await fetch(`${gateway.base}/no/such/route`)
+  t.same([unknown.status, await unknown.json()], [404, { error: 'Not found.' }])
   const write = await fetch(`${gateway.base}/legacy/pricing/prices/7`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"price":"body-secret"}' })
   t.equal(write.status, 200)
   await write.arrayBuffer()
@@ -140,6 +143,10 @@ t.test('one trace caller -> gateway SERVER -> gateway CLIENT -> backend SERVER; 
     parentSpanId: tokenServer?.spanId,
     attributes: { 'lanegate.client_id': 'demo-pricing', 'lanegate.organization_id': 'org_hq_demo', 'lanegate.scopes': 'pricing:read pricing:write', 'lanegate.token_lifetime_s': 3600, 'lanegate.auth_method': 'client_secret_post' },
   }])
+  await waitFor(() => receiver.spans.some((s) => s.service === 'lanegate' && s.kind === SERVER && s.attributes['http.response.status_code'] === 404), { what: 'the 404\'s span' })
+  const notFound = receiver.spans.find((s) => s.service === 'lanegate' && s.kind === SERVER && s.attributes['http.response.status_code'] === 404)
+  t.equal(notFound?.name, 'GET')
+  t.equal(notFound?.attributes['lanegate.route'], undefined, 'no route on an unrouted request')
   const gatewayValues = JSON.stringify(receiver.spans.filter((s) => s.service === 'lanegate').map((s) => [s.name, s.attributes, s.events]))
   for (const secret of [token, 'Bearer', 'query-secret', 'api_key', 'cookie-secret', 'body-secret', 'demo-pricing-secret', 'demo-pricing-upstream-token']) {
     t.notOk(gatewayValues.includes(secret), `no attribute of the gateway's spans holds "${secret}"`)
