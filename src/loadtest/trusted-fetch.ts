@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises'
+import { rootCertificates } from 'node:tls'
 import { Agent, fetch as undiciFetch } from 'undici'
+import { readCaBundle } from '../config/tls-files.js'
 
 /**
  * A `fetch` that trusts the CA certificates of a PEM file beside the system's (`lanegate loadtest --cacert`), for
@@ -7,14 +8,14 @@ import { Agent, fetch as undiciFetch } from 'undici'
  * NODE_EXTRA_CA_CERTS, read once at process start); this agent adds the file's certificates for this run only.
  */
 export async function fetchTrusting (caFile: string): Promise<typeof globalThis.fetch> {
-  let pem: string
+  let pem: Buffer
   try {
-    pem = await readFile(caFile, 'utf8')
+    pem = readCaBundle(caFile)
   } catch (error) {
-    throw new Error(`--cacert ${caFile}: ${(error as Error).message}`)
+    throw new Error(`--cacert ${(error as Error).message}`)
   }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`--cacert ${caFile}: holds no PEM certificate (-----BEGIN CERTIFICATE-----)`)
-  const dispatcher = new Agent({ connect: { ca: pem } })
+  // Node's roots and the file's: an agent given `ca` alone would trust nothing else (as backend-tls.ts does it).
+  const dispatcher = new Agent({ connect: { ca: [...rootCertificates, pem.toString('latin1')] } })
   return function trustedFetch (input, init) {
     return undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...init as Parameters<typeof undiciFetch>[1], dispatcher }) as unknown as Promise<Response>
   }
