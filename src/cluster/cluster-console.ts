@@ -1,7 +1,7 @@
 import type { GatewayConfig } from '../config/types.js'
 import type { ConsoleSource } from '../console/console-routes.js'
 import { ViewQueryError } from '../console/process-views.js'
-import { secretsOf } from '../console/redact.js'
+import { secretsOf } from '../secrets/redact.js'
 import { shapeView } from '../console/shape-views.js'
 import { LATENCY_BUCKETS } from '../observability/metrics.js'
 import { askWorkers } from './ask-workers.js'

@@ -8,6 +8,8 @@ import { openConfigStore, type ConfigStore } from './config-store.js'
 import { ConfigStoreError } from './errors.js'
 import { fleetStatus } from './fleet-status.js'
 import { unifiedDiff } from './format.js'
+import { parse } from 'yaml'
+import { redactedText, secretsOf } from '../secrets/redact.js'
 import { storedFileName } from './start-config.js'
 
 export interface ConfigStoreRoutesOptions {
@@ -74,7 +76,10 @@ export function mountConfigStoreRoutes (app: FastifyInstance, options: ConfigSto
       if (version === undefined) throw new GatewayError('config_version_not_found', { message: `No config version ${request.params.version}.` })
       const parent = version.parent === null ? undefined : await s.get(version.parent)
       const before = parent === undefined ? { name: 'empty', text: '' } : { name: `version ${parent.version}`, text: parent.text }
-      return { version: version.version, parent: version.parent, diff: unifiedDiff(before, { name: `version ${version.version}`, text: version.text }) }
+      // The console shows this diff: the secrets of either side (hashes, credentials, URLs with passwords) never.
+      const secrets = secretsOf([parsedYaml(before.text), parsedYaml(version.text)])
+      const diff = unifiedDiff(before, { name: `version ${version.version}`, text: version.text })
+      return { version: version.version, parent: version.parent, diff: redactedText(diff, secrets) }
     })
   })
 
@@ -144,4 +149,13 @@ function fail (reply: FastifyReply, code: ErrorCode, message: string): FastifyRe
 
 function send (reply: FastifyReply, error: GatewayError): FastifyReply {
   return reply.code(error.status).header('cache-control', 'no-store').send(renderError(error, 'plain'))
+}
+
+/** A stored version's YAML as plain data (stored versions were validated; anything unreadable has no secrets to find). */
+function parsedYaml (text: string): unknown {
+  try {
+    return parse(text)
+  } catch {
+    return undefined
+  }
 }

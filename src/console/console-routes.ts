@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AdminConfig } from '../config/types.js'
 import { adminAuthCheck, guardAdmin } from './admin-auth.js'
 import { VIEWS, ViewQueryError, type ViewName, type ViewQuery } from './process-views.js'
-import { redactedJson } from './redact.js'
+import { redactedJson } from '../secrets/redact.js'
 
 /** Where the console's answers come from: one process's gateway, or the primary summing its workers. */
 export interface ConsoleSource {

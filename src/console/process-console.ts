@@ -2,7 +2,7 @@ import type { ConsoleSources } from './console-sources.js'
 import type { ConsoleSource } from './console-routes.js'
 import type { ConsoleState } from './console-state.js'
 import { processView } from './process-views.js'
-import { secretsOf } from './redact.js'
+import { secretsOf } from '../secrets/redact.js'
 import { shapeView } from './shape-views.js'
 
 /** The console of one process serving its own gateway (`server.workers: 1`). */

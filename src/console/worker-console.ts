@@ -2,7 +2,7 @@ import type { ConsoleSources } from './console-sources.js'
 import { startConsoleState } from './console-state.js'
 import { consoleSecrets } from './process-console.js'
 import { processView, VIEWS, ViewQueryError, type ViewName, type ViewQuery } from './process-views.js'
-import { redactedJson } from './redact.js'
+import { redactedJson } from '../secrets/redact.js'
 
 /** A worker's answer when the view's query was refused (the primary answers 400 with the message). */
 export interface WorkerViewRefusal { refused: string }

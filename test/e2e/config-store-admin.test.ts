@@ -66,6 +66,9 @@ if (typeof db === 'string') {
     const firstDiffBody = await firstDiff.json() as { version: number, parent: null, diff: string }
     t.same([firstDiff.status, firstDiffBody.version, firstDiffBody.parent], [200, 1, null])
     t.match(firstDiffBody.diff, /^--- empty\n\+\+\+ version 1\n/)
+    // The console shows this diff: the secret hashes of the whole first version are redacted, the rest is not.
+    t.ok(text.includes('$scrypt$') && !firstDiffBody.diff.includes('$scrypt$'), 'no secret hash in the diff')
+    t.match(firstDiffBody.diff, /\n\+ +- \{ created: "?2026-11-01"?, hash: "?\[redacted\]"? \}\n/)
     const missing = await fetch(`${single.adminBase}/config/versions/9`, { headers: auth })
     t.same([missing.status, await missing.json()], [404, { error: 'config_version_not_found', message: 'No config version 9.' }])
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { mergeSamples, quantileMs, SampleRing, type Sample } from '../../src/console/samples.js'
-import { redactedJson, secretsOf } from '../../src/console/redact.js'
+import { redactedJson, secretsOf } from '../../src/secrets/redact.js'
 import { GatewayMetrics } from '../../src/observability/metrics.js'
 import type { GatewayConfig } from '../../src/config/types.js'
 

@@ -1,5 +1,3 @@
-import type { GatewayConfig } from '../config/types.js'
-
 /**
  * A key whose own string value is a secret (hashes, credentials, passwords, header values such as `Authorization`,
  * `X-Api-Key`, `X-Auth-Token` or `Cookie`, the database and Redis URLs). Only the key a string sits under decides:
@@ -19,7 +17,7 @@ export const REDACTED = '[redacted]'
  * token, read from the environment). The other fields of an object holding a secret (a secret's `created`
  * date) are ordinary values. The console never shows these strings.
  */
-export function secretsOf (config: GatewayConfig, extra: readonly string[] = []): string[] {
+export function secretsOf (config: unknown, extra: readonly string[] = []): string[] {
   const found = new Set<string>(extra.filter((s) => s.length >= MIN_SECRET_LENGTH))
   const walk = (value: unknown, key: string): void => {
     if (typeof value === 'string') {
@@ -41,10 +39,14 @@ export function secretsOf (config: GatewayConfig, extra: readonly string[] = [])
  * leaves the admin listener. Only the values `secretsOf` found are replaced, so no ordinary field is touched.
  */
 export function redactedJson (value: unknown, secrets: readonly string[]): string {
-  let text = JSON.stringify(value)
+  return redactedText(JSON.stringify(value), secrets.map((secret) => JSON.stringify(secret).slice(1, -1)))
+}
+
+/** `text` with each of `secrets` replaced by `[redacted]` and the user-info of any URL removed (a YAML diff, say). */
+export function redactedText (text: string, secrets: readonly string[]): string {
+  let redacted = text
   for (const secret of secrets) {
-    const inJson = JSON.stringify(secret).slice(1, -1)
-    if (text.includes(inJson)) text = text.split(inJson).join(REDACTED)
+    if (redacted.includes(secret)) redacted = redacted.split(secret).join(REDACTED)
   }
-  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s"]+@/gi, '$1')
+  return redacted.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s"]+@/gi, '$1')
 }
