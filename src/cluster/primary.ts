@@ -54,7 +54,7 @@ export async function startCluster (options: ClusterStartOptions): Promise<boole
   warnOfDroppedLines(logger, destination)
   // The admin port taken: the start fails before any worker is forked (the caller prints the one line).
   const admin = await startPrimaryAdmin(config, workers, logger, () => destination.dropped, options.store)
-  runPrimary({ file: options.file, workers, graceMs: config.server.shutdown_grace_ms, logger, destination, admin })
+  runPrimary({ file: options.store === undefined ? options.file : undefined, workers, graceMs: config.server.shutdown_grace_ms, logger, destination, admin })
   // The primary is the process to signal: it passes reloads and stops on to the workers.
   const pidFile = writePidFile(config.server.data_dir)
   logger.info({ pid_file: pidFile }, `signal pid ${process.pid} (in ${pidFile}): SIGHUP reloads, SIGTERM stops; or lanegate reload / lanegate stop`)
@@ -62,7 +62,8 @@ export async function startCluster (options: ClusterStartOptions): Promise<boole
 }
 
 interface PrimaryOptions {
-  file: string
+  /** The config file the primary watches; undefined when the workers follow a config store (no file is read). */
+  file: string | undefined
   workers: number
   graceMs: number
   logger: Logger
@@ -156,10 +157,11 @@ function runPrimary (options: PrimaryOptions): void {
   function reload (): void {
     // Stays registered while stopping (then ignored): without a listener, SIGHUP's default action kills the process.
     if (stopping) return
-    logger.info('config file changed or SIGHUP: every worker reloads')
+    logger.info(options.file === undefined ? 'SIGHUP: every worker checks the config store' : 'config file changed or SIGHUP: every worker reloads')
     broadcast({ channel: 'lanegate:reload' })
   }
-  const stopWatching = watchConfigFile(options.file, reload)
+  // Following a config store, no file is the config: only SIGHUP makes the workers look at the store's head.
+  const stopWatching = options.file === undefined ? () => {} : watchConfigFile(options.file, reload)
   process.on('SIGHUP', reload)
 
   function shutdown (signal: NodeJS.Signals): void {
