@@ -95,7 +95,7 @@ export function mountConfigStoreRoutes (app: FastifyInstance, options: ConfigSto
     return answer(reply, async () => {
       const s = await store()
       await validate(text, options.baseDir, await s.headVersion() + 1)
-      const pushed = await s.push({ text, message, author: (body.author as string | undefined) ?? adminIdentity(request), ifVersion: ifVersion === undefined ? undefined : Number(ifVersion) })
+      const pushed = await s.push({ text, message, author: authorOf(request, body.author as string | undefined), ifVersion: ifVersion === undefined ? undefined : Number(ifVersion) })
       reply.code(201).header('etag', `"${pushed.version}"`).header('location', `/config/versions/${pushed.version}`)
       const { text: _text, ...summary } = pushed
       return summary
@@ -120,12 +120,15 @@ async function validate (text: string, baseDir: string, version: number): Promis
   }
 }
 
-/** Who pushed: the Basic user of `admin.auth`; a bearer token names no one ("admin"). */
-function adminIdentity (request: FastifyRequest): string {
+/**
+ * Who pushed: the Basic user of `admin.auth`, whatever the body claims (the history is an audit trail); a bearer
+ * token names no one, so there the body's `author` is taken, else "admin".
+ */
+function authorOf (request: FastifyRequest, claimed: string | undefined): string {
   const m = /^Basic +([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.authorization ?? '')
-  if (m === null) return 'admin'
-  const decoded = Buffer.from(m[1] as string, 'base64').toString('utf8')
-  return decoded.slice(0, Math.max(0, decoded.indexOf(':'))) || 'admin'
+  const decoded = m === null ? '' : Buffer.from(m[1] as string, 'base64').toString('utf8')
+  const user = decoded.slice(0, Math.max(0, decoded.indexOf(':')))
+  return user !== '' ? user : claimed ?? 'admin'
 }
 
 /** Runs a handler, rendering store and validation failures in the plain envelope. */

@@ -59,8 +59,8 @@ export interface ConfigStore {
   history (limit?: number): Promise<VersionSummary[]>
   /** Stores a new version (head + 1) and notifies the followers; `conflict` when `ifVersion` is not the head. */
   push (request: PushRequest): Promise<ConfigVersion>
-  /** Every process that ever reported, newest heartbeat first. */
-  instances (): Promise<InstanceRow[]>
+  /** The instances heard from within `heardWithinMs` (default {@link LIVE_WITHIN_MS}), newest heartbeat first. */
+  instances (heardWithinMs?: number): Promise<InstanceRow[]>
   /** Records a heartbeat (and what the process applied or refused). */
   report (report: InstanceReport): Promise<void>
   close (): Promise<void>
@@ -76,6 +76,11 @@ const CONNECT_TIMEOUT_MS = 3_000
 const VERSION_COLUMNS = 'version, parent, sha256, author, message, rollback_of, created_at'
 
 /** Connects to the store at `url` and creates its tables when missing. Throws `unreachable` when it cannot. */
+/** A process whose last heartbeat is older than this counts as gone (three missed heartbeats). */
+export const LIVE_WITHIN_MS = 15_000
+/** Rows of processes gone this long are deleted when a store is opened (each start adds a row per process). */
+const FORGET_AFTER_MS = 7 * 86_400_000
+
 export async function openConfigStore (url: string): Promise<ConfigStore> {
   const pool = new pg.Pool({ connectionString: url, max: 3, connectionTimeoutMillis: CONNECT_TIMEOUT_MS })
   // A connection lost while idle must not end the process: the next query reports it.
@@ -83,6 +88,7 @@ export async function openConfigStore (url: string): Promise<ConfigStore> {
   pool.on('connect', function ignoreClientErrors (client) { client.on('error', () => {}) })
   try {
     await migratePostgres(pool, configStoreMigrations)
+    await pool.query('DELETE FROM lanegate_config_instances WHERE heartbeat_at < $1', [Date.now() - FORGET_AFTER_MS])
   } catch (error) {
     await pool.end().catch(() => {})
     throw unreachable(url, error)
@@ -123,8 +129,9 @@ export async function openConfigStore (url: string): Promise<ConfigStore> {
         throw unreachable(url, error)
       }
     },
-    instances: async () => {
-      const { rows } = await query<InstanceDbRow>('SELECT * FROM lanegate_config_instances ORDER BY heartbeat_at DESC, instance_id, worker')
+    instances: async (heardWithinMs = LIVE_WITHIN_MS) => {
+      const { rows } = await query<InstanceDbRow>(`SELECT * FROM lanegate_config_instances WHERE heartbeat_at > $1
+        ORDER BY heartbeat_at DESC, instance_id, worker`, [Date.now() - heardWithinMs])
       return rows.map(instanceRow)
     },
     report: async (report) => {

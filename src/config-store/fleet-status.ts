@@ -1,7 +1,6 @@
-import type { InstanceRow } from './config-store.js'
+import { LIVE_WITHIN_MS, type InstanceRow } from './config-store.js'
 
-/** A process whose last heartbeat is older than this counts as gone (three missed heartbeats). */
-export const LIVE_WITHIN_MS = 15_000
+export { LIVE_WITHIN_MS }
 
 /** One instance (a `lanegate start`: a single process, or a primary and its workers) as the fleet view shows it. */
 export interface FleetInstance {

@@ -102,6 +102,22 @@ if (typeof db === 'string') {
     t.ok((rows[0]?.heartbeatAt ?? 0) > 0)
   })
 
+  t.test('instances lists only processes heard from lately; a store opened forgets rows gone for a week', async (t) => {
+    const client = new pg.Client({ connectionString: db.url })
+    await client.connect()
+    t.teardown(() => client.end())
+    const insert = async (id: string, heartbeatAt: number): Promise<void> => {
+      await client.query(`INSERT INTO lanegate_config_instances (instance_id, worker, host, pid, started_at, heartbeat_at)
+        VALUES ($1, 0, 'h', 1, 0, $2)`, [id, heartbeatAt])
+    }
+    await insert('gone-a-minute:1', Date.now() - 60_000)
+    await insert('gone-a-month:1', Date.now() - 30 * 86_400_000)
+    const store = await openConfigStore(db.url)
+    t.teardown(() => store.close())
+    t.notOk((await store.instances()).some((row) => row.instanceId.startsWith('gone-')), 'neither is live')
+    t.same((await store.instances(3_600_000)).filter((row) => row.instanceId.startsWith('gone-')).map((row) => row.instanceId), ['gone-a-minute:1'], 'the month-old row was deleted at open')
+  })
+
   t.test('an unreachable store fails with unreachable, naming the URL without its password', async (t) => {
     const error = await openConfigStore('postgres://ops:hunter2@127.0.0.1:1/nothing').catch((e: unknown) => e)
     t.match(error, { code: 'unreachable' })
