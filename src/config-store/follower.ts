@@ -3,10 +3,7 @@ import { hostname } from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
 import pg from 'pg'
 import { ConfigError } from '../config/config-error.js'
-import { parseConfigText } from '../config/load-config.js'
 import type { Gateway } from '../reload/live-config.js'
-import { configRules } from '../config/second-pass/config-rules.js'
-import type { LoadedGatewayConfig } from '../config/second-pass/load-gateway-config.js'
 import { isLanegateWorker } from '../ipc/worker-marker.js'
 import { CONFIG_CHANNEL, openConfigStore, type ConfigStore, type ConfigVersion, type InstanceReport } from './config-store.js'
 import { saveOfflineCopy } from './offline-copy.js'
@@ -30,8 +27,6 @@ export interface Follower {
 export interface FollowOptions extends StoreStart {
   gateway: Gateway
   logger: FastifyBaseLogger
-  /** The start's overrides (`--port`, `--host`), applied to every version as to the first. */
-  adjust?: (loaded: LoadedGatewayConfig) => void
   /** Told each version applied (after the swap) and each refused. */
   onApplied?: (state: FollowState) => void
   onRefused?: (state: FollowState) => void
@@ -44,7 +39,8 @@ export interface FollowOptions extends StoreStart {
 /**
  * Follows the config store: hears pushes by LISTEN (and reads the head every `pollMs` besides, for a notification
  * missed while the connection was down), validates the head as a reload would, and swaps it in through
- * `gateway.apply` (the zero-drop swap: requests in flight finish on their snapshot). A head that cannot be
+ * `gateway.applyText` (the reload's rules and its zero-drop swap: requests in flight finish on their snapshot; the
+ * start's `--port`/`--host` overrides apply to every version as to the first). A head that cannot be
  * applied on this host is refused here only: the process keeps what it runs, logs and reports the refusal.
  * The store going away changes nothing for traffic; the follower reconnects and catches up.
  */
@@ -52,8 +48,6 @@ export function followStore (options: FollowOptions): Follower {
   const { logger, gateway } = options
   const pollMs = options.pollMs ?? 1000
   const heartbeatMs = options.heartbeatMs ?? 5000
-  // Reloads validate against the plugins loaded at start, as file reloads do (a plugin new to this host is refused).
-  const rules = configRules(gateway.catalog, { loadPlugins: false })
   const identity = processIdentity()
   let applied = options.started
   let appliedAt = Date.now()
@@ -135,17 +129,18 @@ export function followStore (options: FollowOptions): Follower {
   async function applyVersion (from: ConfigStore, head: number): Promise<void> {
     const version = await from.get(head)
     if (version === undefined) return
-    try {
-      const loaded = await parseConfigText(version.text, storedFileName(options.baseDir, version.version), rules, { adjust: options.adjust })
-      const result = gateway.apply(loaded)
+    // Validated and swapped in as a reload of the file is (the plugins loaded at start, onReload told): one at a time.
+    const result = await gateway.applyText(version.text, storedFileName(options.baseDir, version.version))
+    if (result.outcome !== 'rejected') {
       applied = version
       appliedAt = Date.now()
       refused = undefined
       logger.info({ config_version: version.version, sha256: version.sha256, author: version.author, outcome: result.outcome }, `config version ${version.version} (by ${version.author}: ${version.message}) applied`)
       options.onApplied?.(state())
       await saveCopy(version)
-    } catch (error) {
-      const reason = error instanceof ConfigError ? error.problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ') : (error as Error).message
+    } else {
+      const error = result.error
+      const reason = error instanceof ConfigError ? error.problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ') : error.message
       refused = { version: version.version, reason, at: Date.now() }
       logger.error({ config_version: version.version, author: version.author, running_version: applied.version, problems: error instanceof ConfigError ? error.problems : undefined }, `config version ${version.version} (by ${version.author}) refused on this host, version ${applied.version} keeps serving: ${reason}`)
       options.onRefused?.(state())

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { buildSnapshot } from '../pipeline/build-snapshot.js'
 import { ConfigError } from '../config/config-error.js'
-import { loadConfigFile } from '../config/load-config.js'
+import { loadConfigFile, parseConfigText } from '../config/load-config.js'
 import { configRules } from '../config/second-pass/config-rules.js'
 import type { LoadedGatewayConfig } from '../config/second-pass/load-gateway-config.js'
 import type { Catalog } from '../pipeline/registry.js'
@@ -32,8 +32,13 @@ export interface Gateway {
   readonly file: string | undefined
   current (): Snapshot
   reload (): Promise<ReloadResult>
-  /** Swaps in an already-validated config (tests, and reloads). */
-  apply (loaded: LoadedGatewayConfig): ReloadResult
+  /** Swaps in an already-validated config (tests, and reloads); `file` names it in a refusal. */
+  apply (loaded: LoadedGatewayConfig, file?: string): ReloadResult
+  /**
+   * Validates `text` (named `file` in its problems) as a reload of the file would be and applies it: one reload at a
+   * time with the file's, told to `onReload` (metrics, the console's reload history). A config store's version.
+   */
+  applyText (text: string, file: string): Promise<ReloadResult>
   /**
    * Calls `listener` with each snapshot swapped in from now on, right after the swap (before `apply` returns);
    * returns the function that stops it. What must follow a reload at once (open WebSockets rechecked) listens here
@@ -75,14 +80,14 @@ export function createGateway (options: LiveConfigOptions): Gateway {
     logger.info({ plugin: name, file: origin.file, version: origin.version ?? 'unversioned' }, `policy plugin "${name}" loaded from ${origin.file} (${origin.version ?? 'unversioned'})`)
   }
 
-  function apply (loaded: LoadedGatewayConfig): ReloadResult {
+  function apply (loaded: LoadedGatewayConfig, file = options.file ?? 'gateway.yaml'): ReloadResult {
     if (loaded.source === source && loaded.source !== '') {
       // Said out loud: an operator who sent SIGHUP (or saved the file unchanged) sees that it was read.
       logger.info({ version: snapshot.version }, `config reload: no change (version ${snapshot.version} stays)`)
       return { outcome: 'unchanged', version: snapshot.version }
     }
     const refused = listenerReloadProblems(mounted, loaded.config)
-    if (refused.length > 0) throw new ConfigError(options.file ?? 'gateway.yaml', refused)
+    if (refused.length > 0) throw new ConfigError(file, refused)
     const next = buildSnapshot(loaded.config, snapshot.version + 1, catalog, shared)
     // Built and valid: bring the config's resources in line (removed proxy blocks and lanes drain) just before the swap.
     reconcileConfigResources(catalog, shared, next.config)
@@ -100,16 +105,21 @@ export function createGateway (options: LiveConfigOptions): Gateway {
     return { outcome: 'applied', version: next.version, restartRequired }
   }
 
-  async function reloadOnce (): Promise<ReloadResult> {
-    if (options.file === undefined) return { outcome: 'unchanged', version: snapshot.version }
+  /** Loads a config with the reload rules and applies it, or keeps the running one; told to `onReload`. */
+  async function reloadFrom (load: () => Promise<LoadedGatewayConfig>, file: string): Promise<ReloadResult> {
+    let result: ReloadResult
     try {
-      return apply(await loadConfigFile(options.file, reloadRules, { adjust: options.adjust }))
+      result = apply(await load(), file)
     } catch (error) {
       const problems = error instanceof ConfigError ? error.problems : undefined
       logger.error({ problems, err: problems ? undefined : error }, 'config reload rejected; the running config stays')
-      return { outcome: 'rejected', version: snapshot.version, error: error as Error }
+      result = { outcome: 'rejected', version: snapshot.version, error: error as Error }
     }
+    options.onReload?.(result)
+    return result
   }
+  // Reloads run one at a time, the file's and a config store's: one asked for while another runs waits for it.
+  const oneReloadAtATime = oneAtATime()
 
   return {
     catalog,
@@ -121,12 +131,13 @@ export function createGateway (options: LiveConfigOptions): Gateway {
       swapListeners.add(listener)
       return () => { swapListeners.delete(listener) }
     },
-    // Reloads run one at a time; a reload asked for while one runs waits for it and then runs again.
-    reload: oneAtATime(async () => {
-      const result = await reloadOnce()
-      options.onReload?.(result)
-      return result
-    }),
+    reload: async () => {
+      const file = options.file
+      if (file === undefined) return { outcome: 'unchanged', version: snapshot.version }
+      return oneReloadAtATime(async () => reloadFrom(async () => loadConfigFile(file, reloadRules, { adjust: options.adjust }), file))
+    },
+    applyText: async (text, file) =>
+      oneReloadAtATime(async () => reloadFrom(async () => parseConfigText(text, file, reloadRules, { adjust: options.adjust }), file)),
   }
 }
 
@@ -151,14 +162,15 @@ function announceSwap (listeners: ReadonlySet<(snapshot: Snapshot) => void>, nex
   }
 }
 
-/** `run` one call at a time: a call made while one runs waits for it, then runs again. */
-function oneAtATime<T> (run: () => Promise<T>): () => Promise<T> {
-  let pending: Promise<T> | undefined
-  return async () => {
+/** Runs the functions given to it one at a time: one given while another runs waits for it, then runs. */
+function oneAtATime (): <T>(run: () => Promise<T>) => Promise<T> {
+  let pending: Promise<unknown> | undefined
+  return async <T>(run: () => Promise<T>): Promise<T> => {
     while (pending !== undefined) await pending.catch(() => undefined)
-    pending = run()
+    const current = run()
+    pending = current
     try {
-      return await pending
+      return await current
     } finally {
       pending = undefined
     }

@@ -100,7 +100,7 @@ export async function startServer (options: StartOptions, loaded?: LoadedGateway
       booted.metrics?.certificateExpiry.set('listener', Math.floor(loaded.pair.notAfter.getTime() / 1000))
     }, { started: booted.listenerTls })
 
-  const follower = options.store === undefined ? undefined : await followConfigStore(booted, options.store, startOverrides(options))
+  const follower = options.store === undefined ? undefined : await followConfigStore(booted, options.store)
   let stopping = false
   const reload = (): void => {
     if (stopping) return
@@ -143,7 +143,7 @@ function tlsListener (listener: object): TlsServer {
 }
 
 /** Starts following the store, its applies and refusals counted in the gateway's metrics. */
-async function followConfigStore (booted: Booted, store: StoreStart, adjust: (loaded: LoadedGatewayConfig) => void): Promise<Follower> {
+async function followConfigStore (booted: Booted, store: StoreStart): Promise<Follower> {
   const { followStore } = await import('../config-store/follower.js')
   const metrics = booted.metrics
   const showVersion = (state: FollowState): void => {
@@ -154,7 +154,6 @@ async function followConfigStore (booted: Booted, store: StoreStart, adjust: (lo
     ...store,
     gateway: booted.gateway,
     logger: booted.logger,
-    adjust,
     onApplied: showVersion,
     onRefused: () => metrics?.configStoreRefused.inc(),
   })

@@ -102,6 +102,11 @@ if (typeof db === 'string') {
     }, { what: 'both workers to report version 2 and none version 1' })
     t.comment(`push to applied everywhere: ${Date.now() - pushedAt} ms`)
     for (let i = 0; i < 6; i++) t.equal(await status(cluster, tokens[1]), 403, `cluster request ${i} answered by version 2`)
+    // A store's version is a reload like the file's: counted, and in the console's reload history.
+    const singleMetrics = await (await fetch(`${single.adminBase}/metrics`, { headers: auth })).text()
+    t.match(singleMetrics, /\nlanegate_config_reloads_total\{result="applied"\} 1\n/)
+    const reloads = await (await fetch(`${single.adminBase}/api/console/config`, { headers: auth })).json() as { reloads: { outcome: string }[] }
+    t.ok(reloads.reloads.some((r) => r.outcome === 'applied'), 'the console lists the applied version')
 
     const fleet = await waitFor(async () => {
       const body = await (await fetch(`${single.adminBase}/config/fleet`, { headers: auth })).json() as { converged: boolean, instances: { workers: number }[] }
