@@ -7,7 +7,7 @@ import { ConfigStoreError } from '../config-store/errors.js'
 import { fleetStatus } from '../config-store/fleet-status.js'
 import { historyLines, showVersion, statusLines, unifiedDiff } from '../config-store/format.js'
 import { counted } from '../errors/counted.js'
-import { loadGatewayConfig, parseGatewayConfig, type LoadedGatewayConfig } from '../config/second-pass/load-gateway-config.js'
+import { parseGatewayConfig, type LoadedGatewayConfig } from '../config/second-pass/load-gateway-config.js'
 import { storedFileName } from '../config-store/start-config.js'
 import type { Command } from './command.js'
 
@@ -33,8 +33,9 @@ The fleet's gateway.yaml, versioned in PostgreSQL (docs/operations.md, "Several 
 --store URL or $LANEGATE_CONFIG_STORE (a PostgreSQL URL); its tables are created on first use.
 
   push FILE -m MSG [--if-version N] [--author A]
-                      Validates FILE as \`lanegate validate\` does, then stores it as the new head (the text exactly
-                      as written; \${ENV} references stay references). Instances following the store apply it.
+                      Validates FILE as \`lanegate validate\` does, its relative paths taken from the working
+                      directory as each instance takes them, then stores it as the new head (the text exactly as
+                      written; \${ENV} references stay references). Instances following the store apply it.
                       --if-version N: refused (exit 3) unless the head is still N (0: the store is empty).
   pull [VERSION] [-o FILE]
                       Prints a version's text (default the head), or writes it to FILE.
@@ -161,11 +162,22 @@ const SUBCOMMANDS: Record<string, (c: Context) => Promise<number>> = {
   },
 }
 
-/** Reads and validates FILE exactly as `lanegate validate` does; returns its text as written. */
+/**
+ * Reads and validates FILE as `lanegate validate` does, but with its relative paths (TLS files, content folders,
+ * plugins) taken from the working directory, as every instance and the admin listener's push take them; returns
+ * its text as written. Problems name FILE.
+ */
 async function validatedFile (file: string | undefined): Promise<string> {
   if (file === undefined) throw new UsageError('push: which FILE?')
   try {
-    return (await loadGatewayConfig(file)).source
+    let text: string
+    try {
+      text = await readFile(file, 'utf8')
+    } catch (error) {
+      throw new ConfigError(file, [{ path: '', message: `cannot read the file: ${(error as Error).message}` }])
+    }
+    await parseGatewayConfig(text, storedFileName(process.cwd(), 0))
+    return text
   } catch (error) {
     if (error instanceof ConfigError) throw new InvalidConfig(file, error)
     throw error

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { openConfigStore, sha256 } from '../../src/config-store/config-store.js'
 import { configStoreDb } from '../helpers/config-store-db.js'
@@ -120,6 +120,16 @@ if (typeof db === 'string') {
     t.match(converged.stdout, /\t2 workers\tversion 3 since [^\t]+\theartbeat \d+ s ago\tok\nconverged: every live instance runs version 3\n$/)
     // The history names the instances running a version.
     t.match((await cli('history')).stdout, /^3\t[^\n]*\t\[running on h1:100\]\n/)
+  })
+
+  t.test('push takes relative paths from the working directory, as the instances will: the shipped file copied elsewhere (source_dir: ./content) is valid from the repository', async (t) => {
+    const copy = join(config.dir, 'elsewhere', 'gateway.yaml')
+    await mkdir(join(config.dir, 'elsewhere'))
+    await writeFile(copy, await readFile(repoPath('gateway.yaml'), 'utf8'))
+    const head = await store.headVersion()
+    const run = await cli('push', copy, '-m', 'relative paths from the working directory')
+    t.same([run.code, run.stderr], [0, ''])
+    t.equal(await store.headVersion(), head + 1)
   })
 
   t.test('usage errors exit 64; an unreachable store exits 4 without its password', async (t) => {
