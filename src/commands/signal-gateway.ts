@@ -15,12 +15,17 @@ function dataDirOf (file: string): string {
   return resolve(dirname(file), String(given))
 }
 
-/** `lanegate reload` (SIGHUP) and `lanegate stop` (SIGTERM): signal the gateway named by its pid file. */
+/**
+ * `lanegate reload` (SIGHUP) and `lanegate stop` (SIGTERM): signal the gateway named by its pid file, found by
+ * `--data-dir DIR`, else `LANEGATE_PID_FILE`, else FILE's server.data_dir. A gateway following a config store reads
+ * no FILE: name its data dir (or its pid file) instead.
+ */
 export function signalGateway (command: 'reload' | 'stop', args: string[]): number {
-  const { values } = parseArgs({ args, options: { config: { type: 'string', default: 'gateway.yaml' } } })
+  const { values } = parseArgs({ args, options: { config: { type: 'string', default: 'gateway.yaml' }, 'data-dir': { type: 'string' } } })
   let dataDir: string
   try {
-    dataDir = dataDirOf(values.config)
+    const ownPidFile = process.env.LANEGATE_PID_FILE !== undefined && process.env.LANEGATE_PID_FILE !== ''
+    dataDir = values['data-dir'] !== undefined ? resolve(values['data-dir']) : ownPidFile ? '.' : dataDirOf(values.config)
   } catch (error) {
     console.error(`${command}: cannot read ${values.config}: ${(error as Error).message.split('\n')[0]}`)
     return 1

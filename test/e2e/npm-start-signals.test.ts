@@ -44,6 +44,9 @@ t.test('npm start: the gateway writes its pid; lanegate reload reaches it (logge
   const reload = await cli(['reload', '--config', cfg.file])
   t.same(reload, { code: 0, out: `reload: sent SIGHUP to pid ${pid}\n` })
   await waitFor(() => /config reload: no change \(version 1 stays\)/.test(npm.output()), 10_000, 'the no-change reload line')
+  // The same gateway found by its data dir alone, no config file read.
+  const byDir = await cli(['reload', '--data-dir', join(cfg.dir, 'data'), '--config', join(cfg.dir, 'missing.yaml')])
+  t.same(byDir, { code: 0, out: `reload: sent SIGHUP to pid ${pid}\n` })
   t.ok(alive(npm.child.pid!), 'npm is untouched by the reload')
 
   // SIGTERM to npm (what `kill $!` after `npm start &` sends) reaches the gateway: it drains and exits, pid file gone.
@@ -64,4 +67,7 @@ t.test('lanegate reload / stop without a running gateway say why and exit 1', as
   const stop = await cli(['stop', '--config', join(cfg.dir, 'missing.yaml')])
   t.equal(stop.code, 1)
   t.match(stop.out, /^stop: cannot read .*missing\.yaml: ENOENT/)
+  // --data-dir names the pid file's folder without any config file (a gateway following a config store reads none).
+  const byDir = await cli(['stop', '--data-dir', join(cfg.dir, 'elsewhere'), '--config', join(cfg.dir, 'missing.yaml')])
+  t.same(byDir, { code: 1, out: `stop: no ${join(cfg.dir, 'elsewhere', 'lanegate.pid')}: is a gateway running with this config?\n` })
 })
