@@ -61,6 +61,7 @@ export function followStore (options: FollowOptions): Follower {
   let retryRefused = false
   let lastReport = 0
   let stopped = false
+  let listening = true
 
   for (const note of options.notes) logger[note.level]({ config_version: options.started.version }, note.message)
   logger.info({ config_version: applied.version, sha256: applied.sha256, author: applied.author }, `config version ${applied.version} (by ${applied.author}: ${applied.message}) running`)
@@ -96,7 +97,11 @@ export function followStore (options: FollowOptions): Follower {
   async function look (): Promise<void> {
     try {
       store ??= await openConfigStore(options.url)
-      await listen()
+      await listen().catch((error: Error) => {
+        // Without LISTEN (a pooler that refuses it, the connection limit) the poll still finds each push.
+        if (listening) logger.warn({ err_message: error.message }, `config store: cannot LISTEN for pushes; reading the head every ${pollMs} ms`)
+        listening = false
+      })
       const head = await store.headVersion()
       const skip = refused?.version === head && !retryRefused
       retryRefused = false
@@ -124,6 +129,7 @@ export function followStore (options: FollowOptions): Follower {
     await client.connect()
     await client.query(`LISTEN ${CONFIG_CHANNEL}`)
     listener = client
+    listening = true
   }
 
   async function applyVersion (from: ConfigStore, head: number): Promise<void> {
