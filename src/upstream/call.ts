@@ -79,17 +79,21 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
       try {
         answer = await attempt(upstream, target, input, headers, signal)
         span?.end({ status: answer.status })
-      } catch (error) {
+      } catch (thrown) {
+        const afterHead = thrown instanceof AfterHead
+        const error = afterHead ? thrown.failure : thrown
         span?.end({ failure: error instanceof GatewayError ? String(error.fields.upstream_failure ?? error.code) : 'error' })
         if (!(error instanceof GatewayError)) throw error
-        if (isTransportFailure(error)) {
+        // Once the target answered, its head was counted a success: a body too large for this caller, or cut short,
+        // is not counted again against its health or breaker (a small limit must not eject a healthy backend).
+        if (!afterHead && isTransportFailure(error)) {
           target.breaker?.recordFailure()
           target.outcomes?.failure()
           upstream.reportFailure(target, error.fields.upstream_failure as string)
         }
         tried.push(target)
         failure = error
-        if (!mayRetry || tried.length >= retry.attempts || signal.aborted) throw error
+        if (!mayRetry || (afterHead && !thrown.retriable) || tried.length >= retry.attempts || signal.aborted) throw error
         // Over the budget the retry is not sent: this failure is the answer.
         budgetSpent = upstream.budget !== undefined
         if (budgetSpent && !(upstream.budget as NonNullable<typeof upstream.budget>).spend()) {
@@ -128,14 +132,27 @@ async function attempt (upstream: Upstream, target: Target, input: CallInput, he
       return { status, headers: answer.headers, body }
     }
     const kind = input.overLimit ?? 'protocol'
-    // A body declared larger than the bound is not read at all.
+    // A body declared larger than the bound is not read at all; another target would answer the same.
     if (Number(answer.headers['content-length'] ?? 0) > input.maxBodyBytes) {
       answer.body.destroy()
-      throw overLimitError(label, kind, input.maxBodyBytes)
+      throw new AfterHead(overLimitError(label, kind, input.maxBodyBytes), false)
     }
-    return { status, headers: answer.headers, body: await readBounded(answer.body, input.maxBodyBytes, label, signal, kind) }
+    try {
+      return { status, headers: answer.headers, body: await readBounded(answer.body, input.maxBodyBytes, label, signal, kind) }
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error
+      // Over the bound: the same on any target. Cut short mid-body: another attempt may get it whole.
+      throw new AfterHead(error, error.fields.upstream_failure !== kind)
+    }
   } finally {
     target.inFlight--
+  }
+}
+
+/** A failure after the target's head arrived (already counted as its answer), and whether a retry may help. */
+class AfterHead extends Error {
+  constructor (readonly failure: GatewayError, readonly retriable: boolean) {
+    super(failure.message)
   }
 }
 

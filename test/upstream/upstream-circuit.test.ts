@@ -95,6 +95,20 @@ t.test('no-answer failures count too, and callUpstream honours the breaker the s
   t.equal(a.seen.length, 2, 'the two timed-out calls reached it; none after it opened')
 })
 
+t.test('a body too large for the caller is not the target\'s failure: the breaker stays closed, no retry is sent', async (t) => {
+  const a = await startBackend(t, 'a')
+  const b = await startBackend(t, 'b')
+  for (const backend of [a, b]) backend.handle((_req, res) => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('x'.repeat(1000)) })
+  const upstream = named(t, testSettings([a.url, b.url], {
+    circuit_breaker: { ...BREAKER, consecutive_failures: 1, open_seconds: 30, max_open_seconds: 30 },
+  }), 'large')
+  const call = (): Promise<unknown> => callUpstream(upstream, { method: 'GET', path: '/x', timeoutMs: 5000, maxBodyBytes: 64, maxErrorBodyBytes: 64, overLimit: 'too_large' })
+    .then(() => 'answered', (error: { status: number, fields: Record<string, unknown> }) => [error.status, error.fields.upstream_failure])
+  for (let i = 0; i < 4; i++) t.same(await call(), [502, 'too_large'])
+  t.equal(a.seen.length + b.seen.length, 4, 'one attempt per call: another target would answer the same')
+  t.same(upstream.targets.map((target) => target.breaker?.state), ['closed', 'closed'])
+})
+
 t.test('an opening another worker shared keeps the target out here too', async (t) => {
   const a = await startBackend(t, 'a')
   const b = await startBackend(t, 'b')
