@@ -134,10 +134,16 @@ export class CircuitBreaker {
     return this.state === 'open' && this.now() >= this.openUntil ? 'half_open' : this.state
   }
 
-  /** Seconds until the open breaker lets a trial through (at least 1), for `Retry-After`; 0 when not open. */
+  /**
+   * Seconds until the breaker may let a request through (at least 1), for `Retry-After`: while open, until its open
+   * time is over; while half-open with every trial place taken, until a trial's outcome (or its place freed after
+   * one open period). 0 when it lets requests through now.
+   */
   retryAfterSeconds (): number {
-    if (this.state !== 'open') return 0
-    return Math.max(1, Math.ceil((this.openUntil - this.now()) / 1000))
+    if (this.state === 'closed') return 0
+    if (this.state === 'open') return Math.max(1, Math.ceil((this.openUntil - this.now()) / 1000))
+    if (this.trialsAdmitted < this.settings.half_open_requests) return 0
+    return Math.max(1, Math.ceil((this.halfOpenSince + this.openMs - this.now()) / 1000))
   }
 
   /**
