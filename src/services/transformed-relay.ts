@@ -48,7 +48,8 @@ export async function relayWithBodyHooks (request: FastifyRequest, reply: Fastif
     overLimit: 'too_large',
     trace: traceOf(request.raw),
   })
-  let current: UpstreamAnswer = { status: answer.status, headers: answer.headers, body: Buffer.from(answer.body) }
+  // The bytes as received: a body passed on unchanged (binary, another charset) stays what the backend sent.
+  let current: UpstreamAnswer = { status: answer.status, headers: answer.headers, body: answer.bodyBytes }
   let replaced: ReplacedAnswer | undefined
   for (const hook of phase.response.hooks) {
     const result = await hook(current, request)

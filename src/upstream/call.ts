@@ -36,6 +36,8 @@ export interface CallAnswer {
   headers: Record<string, string | string[] | undefined>
   /** The body as UTF-8 text: whole for 1xx-3xx, at most `maxErrorBodyBytes` (marked when cut) for 4xx/5xx. */
   body: string
+  /** The same body as bytes: for 1xx-3xx exactly as received (binary, another charset), for 4xx/5xx `body`'s UTF-8. */
+  bodyBytes: Buffer
 }
 
 /**
@@ -129,7 +131,7 @@ async function attempt (upstream: Upstream, target: Target, input: CallInput, he
     const { statusCode: status } = answer
     if (status >= 400) {
       const body = await readUpstreamBody(answer.body, answer.headers['content-encoding'], input.maxErrorBodyBytes)
-      return { status, headers: answer.headers, body }
+      return { status, headers: answer.headers, body, bodyBytes: Buffer.from(body) }
     }
     const kind = input.overLimit ?? 'protocol'
     // A body declared larger than the bound is not read at all; another target would answer the same.
@@ -138,7 +140,8 @@ async function attempt (upstream: Upstream, target: Target, input: CallInput, he
       throw new AfterHead(overLimitError(label, kind, input.maxBodyBytes), false)
     }
     try {
-      return { status, headers: answer.headers, body: await readBounded(answer.body, input.maxBodyBytes, label, signal, kind) }
+      const bytes = await readBounded(answer.body, input.maxBodyBytes, label, signal, kind)
+      return { status, headers: answer.headers, body: bytes.toString('utf8'), bodyBytes: bytes }
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error
       // Over the bound: the same on any target. Cut short mid-body: another attempt may get it whole.
@@ -156,12 +159,12 @@ class AfterHead extends Error {
   }
 }
 
-/** The whole body as text, or a `protocol` failure past `limit` bytes (the rest is not read). */
+/** The whole body, or a `protocol` failure past `limit` bytes (the rest is not read). */
 function overLimitError (label: string, kind: UpstreamFailureKind, limit: number): GatewayError {
   return unreachableError(label, kind, undefined, `${label} answered with a body larger than ${limit} bytes.`)
 }
 
-async function readBounded (body: Dispatcher.ResponseData['body'], limit: number, label: string, signal: AbortSignal, kind: UpstreamFailureKind): Promise<string> {
+async function readBounded (body: Dispatcher.ResponseData['body'], limit: number, label: string, signal: AbortSignal, kind: UpstreamFailureKind): Promise<Buffer> {
   const chunks: Buffer[] = []
   let size = 0
   try {
@@ -178,7 +181,7 @@ async function readBounded (body: Dispatcher.ResponseData['body'], limit: number
     if (timedOut(signal)) throw unreachableError(label, 'timeout', error)
     throw unreachableError(label, failureKindOf(error), error, `${label} closed the connection while answering.`)
   }
-  return Buffer.concat(chunks).toString('utf8')
+  return Buffer.concat(chunks)
 }
 
 function timedOut (signal: AbortSignal): boolean {

@@ -109,6 +109,16 @@ t.test('a body too large for the caller is not the target\'s failure: the breake
   t.same(upstream.targets.map((target) => target.breaker?.state), ['closed', 'closed'])
 })
 
+t.test('callUpstream hands a 2xx body over as the bytes received (binary, another charset) beside its UTF-8 text', async (t) => {
+  const bytes = Buffer.from([0xff, 0xfe, 0x00, 0xe9, 0x41])
+  const a = await startBackend(t, 'a')
+  a.handle((_req, res) => { res.writeHead(200, { 'content-type': 'application/octet-stream' }); res.end(bytes) })
+  const upstream = named(t, testSettings([a.url]), 'bytes')
+  const answer = await callUpstream(upstream, { method: 'GET', path: '/x', timeoutMs: 5000, maxBodyBytes: 64, maxErrorBodyBytes: 64 })
+  t.same([...answer.bodyBytes], [...bytes])
+  t.not(Buffer.from(answer.body).equals(bytes), 'the text could not have given the bytes back')
+})
+
 t.test('an opening another worker shared keeps the target out here too', async (t) => {
   const a = await startBackend(t, 'a')
   const b = await startBackend(t, 'b')
