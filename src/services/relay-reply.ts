@@ -5,7 +5,7 @@ import { markLongLived } from '../observability/long-lived.js'
 import { traceOf } from '../observability/trace-context.js'
 import { captureRelayedChunk, responseHooksOf, runRelayedHeadHooks } from '../plugin/response-phase.js'
 import { relayedResponseHeaders } from '../upstream/headers.js'
-import { isEventStream, relayUpstream, type UpstreamHeaders } from '../upstream/relay.js'
+import { relayUpstream, type UpstreamHeaders } from '../upstream/relay.js'
 import type { Upstream } from '../upstream/upstream.js'
 import { relayWithBodyHooks } from './transformed-relay.js'
 
@@ -39,8 +39,8 @@ export async function relayCallerRequest (request: FastifyRequest, reply: Fastif
     trace: traceOf(request.raw),
     maxBodyBytes: limits.max_body_bytes,
     maxErrorBodyBytes: limits.max_upstream_error_body_bytes,
-    takeOver: function takeOverReply (upstreamHeaders, status) {
-      return takeOverReplyHeaders(request, reply, upstreamHeaders, status, hooks)
+    takeOver: function takeOverReply (upstreamHeaders, status, eventStream) {
+      return takeOverReplyHeaders(request, reply, upstreamHeaders, status, eventStream, hooks)
     },
     observeChunk: hooks === undefined ? undefined : function copyChunk (chunk) { captureRelayedChunk(hooks, chunk) },
   })
@@ -54,7 +54,7 @@ export async function relayCallerRequest (request: FastifyRequest, reply: Fastif
  * included), and the request id again; then the response phase's head hooks the chain registered (`headers`)
  * change them (`hooks`: the relay looked them up once already). `undefined` when the caller is already gone.
  */
-export function takeOverReplyHeaders (request: FastifyRequest, reply: FastifyReply, upstreamHeaders: UpstreamHeaders, status: number, hooks = responseHooksOf(request)): OutgoingHttpHeaders | undefined {
+export function takeOverReplyHeaders (request: FastifyRequest, reply: FastifyReply, upstreamHeaders: UpstreamHeaders, status: number, eventStream: boolean, hooks = responseHooksOf(request)): OutgoingHttpHeaders | undefined {
   // getHeaders() is a fresh object (fastify copies its own and the raw response's), so it is filled in place.
   const headers = reply.getHeaders() as OutgoingHttpHeaders
   for (const name in headers) if (headers[name] === undefined) delete headers[name]
@@ -62,7 +62,7 @@ export function takeOverReplyHeaders (request: FastifyRequest, reply: FastifyRep
   headers['x-request-id'] = String(request.id)
   if (hooks !== undefined) runRelayedHeadHooks(hooks, request, status, headers)
   reply.hijack()
-  // An event stream stays open for minutes: timed apart from request latency.
-  if (isEventStream(upstreamHeaders)) markLongLived(reply.raw)
+  // An event stream stays open for minutes: timed apart from request latency (the relay read its head once).
+  if (eventStream) markLongLived(reply.raw)
   return reply.raw.destroyed ? undefined : headers
 }

@@ -37,7 +37,7 @@ export interface RelayInput {
    * caller's headers for the upstream's (filter them with `relayedResponseHeaders`). Returning `undefined` means
    * the caller is gone: the upstream request is dropped.
    */
-  takeOver: (upstreamHeaders: UpstreamHeaders, status: number) => OutgoingHttpHeaders | undefined
+  takeOver: (upstreamHeaders: UpstreamHeaders, status: number, eventStream: boolean) => OutgoingHttpHeaders | undefined
   /** Sent instead of the caller's body (a policy replaced it; `content-length` already says its size); usually absent. */
   body?: Buffer
   /** Sent instead of the caller's method (a policy changed it with the body); usually absent. */
@@ -100,7 +100,7 @@ function bodyBackstopMs (timeouts: Upstream['settings']['timeouts']): number {
 }
 
 /** Whether an answer is a server-sent event stream (`text/event-stream`, any parameters). */
-export function isEventStream (headers: UpstreamHeaders): boolean {
+function isEventStream (headers: UpstreamHeaders): boolean {
   const type = headers['content-type']
   return typeof type === 'string' && type.trimStart().toLowerCase().startsWith('text/event-stream')
 }
@@ -149,6 +149,8 @@ class Attempt implements Dispatcher.DispatchHandler {
   private waitingForDrain = false
   private status = 0
   private upstreamHeaders: UpstreamHeaders = {}
+  /** Whether the answer is an event stream (its head said so): the caller's side times it apart. */
+  private eventStream = false
   private errorBody: PassThrough | undefined
   /** No response head within response_ms (see `armResponseTimer`). */
   private timer: NodeJS.Timeout | undefined
@@ -258,6 +260,7 @@ class Attempt implements Dispatcher.DispatchHandler {
       return
     }
     this.upstreamHeaders = headers
+    this.eventStream = eventStream
     // An event stream's head goes out at once (an EventSource opens on it), not with its first event.
     if (eventStream && this.startCaller()) this.input.res.flushHeaders()
   }
@@ -351,7 +354,7 @@ class Attempt implements Dispatcher.DispatchHandler {
 
   /** Writes the caller's status and headers; false when the caller is gone (the upstream request is then dropped). */
   private startCaller (): boolean {
-    const headers = this.input.takeOver(this.upstreamHeaders, this.status)
+    const headers = this.input.takeOver(this.upstreamHeaders, this.status, this.eventStream)
     if (headers === undefined || this.input.res.destroyed) {
       this.settled = true
       this.controller?.abort(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))
