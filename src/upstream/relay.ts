@@ -243,14 +243,15 @@ class Attempt implements Dispatcher.DispatchHandler {
       return
     }
     this.target.recordSuccess()
-    const breaker = this.target.breaker
-    if (breaker !== undefined && statusCode >= 100 && statusCode <= 599) breaker.recordAnswer(statusCode, performance.now() - this.attemptStarted)
-    if (this.target.outcomes !== undefined) this.target.outcomes.answer(statusCode)
     if (statusCode < 100 || statusCode > 599) {
-      // fail() aborts the upstream request too (after settling, so the abort's own error report is ignored).
+      // Not an answer: fail() counts it as the target's failure (breaker, outliers) and aborts the upstream request
+      // too (after settling, so the abort's own error report is ignored).
       this.fail(unreachableError(this.upstream.settings.label, 'protocol', undefined, `${this.upstream.settings.label} answered with an invalid status.`))
       return
     }
+    const breaker = this.target.breaker
+    if (breaker !== undefined) breaker.recordAnswer(statusCode, performance.now() - this.attemptStarted)
+    if (this.target.outcomes !== undefined) this.target.outcomes.answer(statusCode)
     this.status = statusCode
     this.span?.end({ status: statusCode })
     const eventStream = isEventStream(headers)
