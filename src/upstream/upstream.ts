@@ -60,7 +60,17 @@ export class Upstream {
         old.delete(wanted.url)
         next.push(existing)
       } else {
-        next.push(new Target(wanted, settings, this.logger))
+        const fresh = new Target(wanted, settings, this.logger)
+        // New pool settings (timeouts, sockets, TLS) rebuild the target, not what was learnt of the backend: its
+        // breaker (attachBreakers below replaces it only for other breaker settings) and its outlier standing.
+        const previous = old.get(wanted.url)
+        if (previous !== undefined) {
+          fresh.breaker = previous.breaker
+          fresh.outcomes = previous.outcomes
+          fresh.outlierUntil = previous.outlierUntil
+          previous.breaker = undefined
+        }
+        next.push(fresh)
       }
     }
     for (const removed of old.values()) {

@@ -143,6 +143,11 @@ t.test('a reload that keeps the breaker settings keeps its state; new settings s
   t.equal(upstream.targets[0]?.breaker?.state, 'open')
   upstream.reconcile({ ...settings, circuit_breaker: { ...BREAKER, consecutive_failures: 1, open_seconds: 30, max_open_seconds: 30 } })
   t.equal(upstream.targets[0]?.breaker?.state, 'open', 'equal settings (another object): kept')
+  const before = upstream.targets[0]
+  upstream.reconcile({ ...settings, timeouts: { ...settings.timeouts, response_ms: settings.timeouts.response_ms + 1 } })
+  t.not(upstream.targets[0], before, 'new pool settings rebuild the target')
+  t.equal(upstream.targets[0]?.breaker?.state, 'open', 'and keep what its breaker learnt')
+  t.equal((await get(`${base}/y`)).status, 503, 'the rebuilt target stays out: circuit_open')
   upstream.reconcile({ ...settings, circuit_breaker: { ...BREAKER, consecutive_failures: 3, open_seconds: 30, max_open_seconds: 30 } })
   t.equal(upstream.targets[0]?.breaker?.state, 'closed', 'changed settings: a fresh breaker')
   upstream.reconcile({ ...settings, circuit_breaker: undefined })
