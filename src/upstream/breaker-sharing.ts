@@ -24,6 +24,11 @@ export interface BreakerSharing {
 
 let sharing: BreakerSharing = { publish () {} }
 const breakers = new Map<string, Set<CircuitBreaker>>()
+/**
+ * The latest opening other processes shared per upstream and target, kept until it ends: a breaker made later here
+ * (a store's lane is built on its first request) starts from it instead of learning the failures again.
+ */
+const openings = new Map<string, SharedTransition>()
 
 /** Installs how this process shares transitions (a worker of `server.workers`); before the gateway boots. */
 export function useBreakerSharing (next: BreakerSharing): void {
@@ -48,6 +53,8 @@ export function registerBreaker (upstream: string, url: string, breaker: Circuit
     breakers.set(key, set)
   }
   set.add(breaker)
+  const opening = openings.get(key)
+  if (opening !== undefined) breaker.applyShared(opening)
 }
 
 export function unregisterBreaker (upstream: string, url: string, breaker: CircuitBreaker): void {
@@ -60,7 +67,10 @@ export function unregisterBreaker (upstream: string, url: string, breaker: Circu
 
 /** A transition another process made, applied to this process's breakers of that upstream and target. */
 export function applySharedTransition (transition: SharedTransition): void {
-  const set = breakers.get(keyOf(transition.upstream, transition.url))
+  const key = keyOf(transition.upstream, transition.url)
+  if (transition.to === 'open') openings.set(key, transition)
+  else openings.delete(key)
+  const set = breakers.get(key)
   if (set === undefined) return
   for (const breaker of set) breaker.applyShared(transition)
 }

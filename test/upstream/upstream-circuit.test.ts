@@ -133,6 +133,16 @@ t.test('an opening another worker shared keeps the target out here too', async (
   t.same([(await get(`${base}/x`)).body, (await get(`${base}/y`)).body].sort(), ['a', 'b'])
 })
 
+t.test('an opening shared before this process built the upstream (a lane built on first use) holds when it is built', async (t) => {
+  const a = await startBackend(t, 'a')
+  applySharedTransition({ upstream: 'built-later', url: a.url, to: 'open', reason: 'consecutive_failures', openMs: 30_000, until: Date.now() + 30_000 })
+  const upstream = named(t, testSettings([a.url], { circuit_breaker: BREAKER }), 'built-later')
+  t.equal(upstream.targets[0]?.breaker?.state, 'open')
+  const base = await startRelay(t, upstream)
+  t.equal((await get(`${base}/x`)).status, 503)
+  t.equal(a.seen.length, 0, 'nothing sent to the target other workers found failing')
+})
+
 t.test('a reload that keeps the breaker settings keeps its state; new settings start closed; none removes it', async (t) => {
   const a = await startBackend(t, 'a')
   const settings = testSettings([a.url], { circuit_breaker: { ...BREAKER, consecutive_failures: 1, open_seconds: 30, max_open_seconds: 30 } })
