@@ -78,8 +78,9 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
       const span = input.trace?.startAttempt?.(upstream.name, input.method, target.url, input.path, tried.length + 1)
       if (span !== undefined) headers.traceparent = span.traceparent
       let answer: CallAnswer
+      const epoch = target.breaker?.epoch
       try {
-        answer = await attempt(upstream, target, input, headers, signal)
+        answer = await attempt(upstream, target, input, headers, signal, epoch)
         span?.end({ status: answer.status })
       } catch (thrown) {
         const afterHead = thrown instanceof AfterHead
@@ -89,7 +90,7 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
         // Once the target answered, its head was counted a success: a body too large for this caller, or cut short,
         // is not counted again against its health or breaker (a small limit must not eject a healthy backend).
         if (!afterHead && isTransportFailure(error)) {
-          target.breaker?.recordFailure()
+          target.breaker?.recordFailure(epoch)
           target.outcomes?.failure()
           upstream.reportFailure(target, error.fields.upstream_failure as string)
         }
@@ -113,7 +114,7 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
   }
 }
 
-async function attempt (upstream: Upstream, target: Target, input: CallInput, headers: Record<string, string>, signal: AbortSignal): Promise<CallAnswer> {
+async function attempt (upstream: Upstream, target: Target, input: CallInput, headers: Record<string, string>, signal: AbortSignal, epoch: number | undefined): Promise<CallAnswer> {
   const { label } = upstream.settings
   target.inFlight++
   const started = target.breaker === undefined ? 0 : performance.now()
@@ -126,7 +127,7 @@ async function attempt (upstream: Upstream, target: Target, input: CallInput, he
       throw unreachableError(label, timedOut(signal) ? 'timeout' : failureKindOf(error), error)
     }
     target.recordSuccess()
-    target.breaker?.recordAnswer(answer.statusCode, performance.now() - started)
+    target.breaker?.recordAnswer(answer.statusCode, performance.now() - started, epoch)
     target.outcomes?.answer(answer.statusCode)
     const { statusCode: status } = answer
     if (status >= 400) {

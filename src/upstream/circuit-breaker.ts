@@ -64,6 +64,8 @@ export class CircuitBreaker {
   private trialsAdmitted = 0
   private trialsSucceeded = 0
   private halfOpenSince = 0
+  /** Counts the breaker's periods (each opening, half-open period and closing): see `epoch`. */
+  private periods = 0
 
   constructor (
     readonly settings: CircuitBreakerSettings,
@@ -78,6 +80,15 @@ export class CircuitBreaker {
     this.slowAnswers = settings.slow === undefined ? undefined : new RollingWindow(settings.slow.window_seconds, now)
   }
 
+  /**
+   * The breaker's current period, for an attempt to give back with its outcome: in a half-open period only the
+   * answers of requests let through in that period are its trials (one sent while it was still closed, answering
+   * late, is not).
+   */
+  get epoch (): number {
+    return this.periods
+  }
+
   /** Whether the balancer may pick the target now: closed, or half-open with a trial left. */
   allows (): boolean {
     if (this.state === 'closed') return true
@@ -85,6 +96,7 @@ export class CircuitBreaker {
     if (this.state === 'open') {
       if (now < this.openUntil) return false
       this.state = 'half_open'
+      this.periods++
       this.trialsAdmitted = 0
       this.trialsSucceeded = 0
       this.halfOpenSince = now
@@ -103,8 +115,8 @@ export class CircuitBreaker {
     if (this.state === 'half_open') this.trialsAdmitted++
   }
 
-  /** The target answered with `status`, its head `ms` after the attempt started. */
-  recordAnswer (status: number, ms: number): void {
+  /** The target answered with `status`, its head `ms` after the attempt started (in the breaker's period `epoch`). */
+  recordAnswer (status: number, ms: number, epoch = this.periods): void {
     const failed = this.failing[status] === 1
     const slow = this.settings.slow !== undefined && ms >= this.settings.slow.ms
     if (this.state === 'closed') {
@@ -117,16 +129,16 @@ export class CircuitBreaker {
       }
       if (failed) this.closedFailure()
       else this.closedSuccess()
-    } else if (this.state === 'half_open') {
+    } else if (this.state === 'half_open' && epoch === this.periods) {
       if (failed || slow) this.reopen()
       else this.trialSucceeded()
     }
   }
 
   /** The target gave no answer (refused, reset, timeout, tls, protocol). */
-  recordFailure (): void {
+  recordFailure (epoch = this.periods): void {
     if (this.state === 'closed') this.closedFailure()
-    else if (this.state === 'half_open') this.reopen()
+    else if (this.state === 'half_open' && epoch === this.periods) this.reopen()
   }
 
   /** The state as the next request would find it (an opening whose time is over reads `half_open`); reads only. */
@@ -155,6 +167,7 @@ export class CircuitBreaker {
       if (this.state === 'open' && this.openUntil >= transition.until) return
       if (transition.until <= this.now()) return
       this.state = 'open'
+      this.periods++
       this.openMs = transition.openMs
       this.openUntil = transition.until
     } else if (transition.to === 'closed' && this.state !== 'closed') {
@@ -193,6 +206,7 @@ export class CircuitBreaker {
 
   private open (reason: string, ms: number): void {
     this.state = 'open'
+    this.periods++
     this.openMs = ms
     this.openUntil = this.now() + ms
     this.onTransition({ to: 'open', reason, openMs: ms, until: this.openUntil })
@@ -200,6 +214,7 @@ export class CircuitBreaker {
 
   private close (): void {
     this.state = 'closed'
+    this.periods++
     this.openUntil = 0
     this.openMs = this.settings.open_seconds * 1000
     this.consecutive = 0

@@ -165,6 +165,8 @@ class Attempt implements Dispatcher.DispatchHandler {
   private bodySent = true
   /** `performance.now()` when this attempt started, for the circuit breaker's `slow` rule (0 without a breaker). */
   private readonly attemptStarted: number
+  /** The breaker's period when the attempt started: its outcome is a half-open trial only in that period. */
+  private readonly breakerEpoch: number
   /** This attempt's CLIENT span, while span export is on and the trace sampled; ended at the answer's head or the failure. */
   span: UpstreamAttemptSpan | undefined = undefined
 
@@ -181,6 +183,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     private readonly reject: (error: GatewayError) => void,
   ) {
     this.attemptStarted = target.breaker === undefined ? 0 : performance.now()
+    this.breakerEpoch = target.breaker === undefined ? 0 : target.breaker.epoch
     this.armResponseTimer()
     input.res.once('close', () => { this.callerClosed() })
   }
@@ -250,7 +253,7 @@ class Attempt implements Dispatcher.DispatchHandler {
       return
     }
     const breaker = this.target.breaker
-    if (breaker !== undefined) breaker.recordAnswer(statusCode, performance.now() - this.attemptStarted)
+    if (breaker !== undefined) breaker.recordAnswer(statusCode, performance.now() - this.attemptStarted, this.breakerEpoch)
     if (this.target.outcomes !== undefined) this.target.outcomes.answer(statusCode)
     this.status = statusCode
     this.span?.end({ status: statusCode })
@@ -400,7 +403,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     if (isTransportFailure(error)) {
       // Once the head came its status was the breaker's outcome; a break-off after it is not counted twice.
       if (this.status === 0) {
-        this.target.breaker?.recordFailure()
+        this.target.breaker?.recordFailure(this.breakerEpoch)
         this.target.outcomes?.failure()
       }
       this.upstream.reportFailure(this.target, error.fields.upstream_failure as string)

@@ -101,6 +101,7 @@ export function connectUpstreamWebSocket (upstream: Upstream, input: WebSocketCo
  */
 function settleHandshake (socket: WebSocket, upstream: Upstream, target: Target, input: WebSocketConnectInput, started: number, release: () => void): Promise<UpstreamWebSocket> {
   const { label } = upstream.settings
+  const epoch = target.breaker?.epoch
   return new Promise<UpstreamWebSocket>((resolve, reject) => {
     let settled = false
     const fail = (error: GatewayError): void => {
@@ -117,7 +118,7 @@ function settleHandshake (socket: WebSocket, upstream: Upstream, target: Target,
       if (settled) return
       settled = true
       target.recordSuccess()
-      target.breaker?.recordAnswer(101, performance.now() - started)
+      target.breaker?.recordAnswer(101, performance.now() - started, epoch)
       recordOutcome(upstream, 'ok', started, input.trace)
       socket.removeAllListeners('error')
       resolve({ socket, release })
@@ -125,7 +126,7 @@ function settleHandshake (socket: WebSocket, upstream: Upstream, target: Target,
     socket.once('unexpected-response', (_request, response: IncomingMessage) => {
       const status = response.statusCode ?? 0
       target.recordSuccess()
-      if (status >= 100 && status <= 599) target.breaker?.recordAnswer(status, performance.now() - started)
+      if (status >= 100 && status <= 599) target.breaker?.recordAnswer(status, performance.now() - started, epoch)
       recordOutcome(upstream, outcomeOfStatus(status), started, input.trace)
       void readUpstreamBody(response, response.headers['content-encoding'], input.maxErrorBodyBytes).then((body) => {
         fail(refusedUpgrade(label, status, body))
@@ -134,7 +135,7 @@ function settleHandshake (socket: WebSocket, upstream: Upstream, target: Target,
     socket.once('error', (error: Error) => {
       if (settled) return
       const kind = /handshake has timed out/.test(error.message) ? 'timeout' : failureKindOf(error)
-      target.breaker?.recordFailure()
+      target.breaker?.recordFailure(epoch)
       upstream.reportFailure(target, kind)
       const failure = unreachableError(label, kind, error)
       // Counted as a relayed request's failure is: `timeout`, `tls` (handshake, certificate) or `unreachable`.

@@ -146,3 +146,20 @@ t.test('applyShared: an opening from another worker keeps the target out until i
   t.equal(b.state, 'closed', 'an opening already over is ignored')
   t.same(seen, [], 'shared transitions are not reported again')
 })
+
+t.test('a request let through before the half-open period answering late is not its trial: it neither closes nor reopens it', async (t) => {
+  const { b, clock } = breaker({ consecutive_failures: 1, half_open_requests: 1 })
+  const sentWhileClosed = b.epoch
+  b.recordFailure()
+  t.equal(b.state, 'open')
+  clock.now += 10_000
+  t.equal(b.allows(), true)
+  b.admit()
+  const trial = b.epoch
+  b.recordAnswer(200, 5, sentWhileClosed)
+  t.equal(b.state, 'half_open', 'a late success of an earlier period does not close it')
+  b.recordFailure(sentWhileClosed)
+  t.equal(b.state, 'half_open', 'nor does a late failure reopen it')
+  b.recordAnswer(200, 5, trial)
+  t.equal(b.state, 'closed', 'the trial\'s own answer does')
+})
