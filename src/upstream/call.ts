@@ -7,6 +7,7 @@ import { outcomeOfStatus, recordRetry } from '../observability/recorders.js'
 import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
 import type { Target } from './target.js'
 import type { Upstream } from './upstream.js'
+import type { RetryTicket } from './retry-budget.js'
 
 /** A request the gateway makes on its own behalf (fan-out's lane calls, timeseries queries). */
 export interface CallInput {
@@ -63,13 +64,13 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
   const mayRetry = retry.methods.includes(input.method)
   const started = performance.now()
   let failure: GatewayError | undefined
-  let budgetSpent = false
+  let ticket: RetryTicket | undefined
   try {
     for (;;) {
       const target = upstream.pick(tried)
       // No target left: every one is ejected (first attempt), or the last failure stands (a retry found none).
       if (target === undefined) {
-        if (budgetSpent) upstream.budget?.refund()
+        if (ticket !== undefined) upstream.budget?.refund(ticket)
         throw failure ?? noTargetError(label, upstream.circuitRetryAfter())
       }
       if (failure === undefined) upstream.budget?.request()
@@ -98,8 +99,8 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
         failure = error
         if (!mayRetry || (afterHead && !thrown.retriable) || tried.length >= retry.attempts || signal.aborted) throw error
         // Over the budget the retry is not sent: this failure is the answer.
-        budgetSpent = upstream.budget !== undefined
-        if (budgetSpent && !(upstream.budget as NonNullable<typeof upstream.budget>).spend()) {
+        ticket = upstream.budget?.spend()
+        if (upstream.budget !== undefined && ticket === undefined) {
           recordRetry(upstream.name, 'over_budget')
           throw error
         }

@@ -424,14 +424,15 @@ class Attempt implements Dispatcher.DispatchHandler {
     if (!retry.methods.includes(this.input.req.method ?? 'GET')) return false
     // Over the budget the retry is not sent: the original failure is answered.
     const budget = this.upstream.budget
-    if (budget !== undefined && !budget.spend()) {
+    const ticket = budget?.spend()
+    if (budget !== undefined && ticket === undefined) {
       recordRetry(this.upstream.name, 'over_budget')
       return false
     }
     tried.push(this.target)
     const next = this.upstream.pick(tried)
     if (next === undefined) {
-      budget?.refund()
+      if (ticket !== undefined) budget?.refund(ticket)
       return false
     }
     recordRetry(this.upstream.name, 'sent')

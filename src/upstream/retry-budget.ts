@@ -1,3 +1,5 @@
+import { RollingWindow } from './rolling-window.js'
+
 /** `retry.budget`: how many retries an upstream may send beside its requests. */
 export interface RetryBudgetSettings {
   /** Retries allowed as a share of the requests, in percent. */
@@ -6,43 +8,57 @@ export interface RetryBudgetSettings {
   readonly min_per_second: number
 }
 
+/** Which part of the budget a retry was taken from, to give it back there. */
+export type RetryTicket = 'share' | 'floor'
+
+/** How long a request's share of a retry stays spendable. */
+export const SHARE_WINDOW_SECONDS = 10
+
 /**
- * A token bucket of retries: each request adds `percent / 100` of a retry, each second `min_per_second`; a retry
- * takes one whole. Unused budget is kept up to one second's floor (`min_per_second`, at least one retry), so over
- * any stretch of time retries sent never exceed `percent / 100 × requests + min_per_second × (seconds + 1)`:
- * retries cannot multiply the load on a failing backend, nor does a quiet spell save up a burst of them.
+ * Two parts, as Finagle's retry budget: a share — retries sent in the last ten seconds stay within `percent / 100`
+ * of the requests sent in them, so a burst of concurrent failures after steady traffic may retry its share at once —
+ * and a floor: a token bucket of `min_per_second` a second that keeps at most one second's worth (at least one
+ * retry). Over any stretch of time, retries sent stay within `percent / 100 × requests` (of that stretch and the ten
+ * seconds before it) `+ min_per_second × (seconds + 1)`: retries cannot multiply the load on a failing backend.
  */
 export class RetryBudget {
+  /** Requests and share retries of the last ten seconds: `total` counts both, `bad` the share retries. */
+  private readonly window: RollingWindow
   private tokens = 0
   private last: number
-  private readonly share: number
   private readonly cap: number
 
   constructor (readonly settings: RetryBudgetSettings, private readonly now: () => number = Date.now) {
-    this.share = settings.percent / 100
+    this.window = new RollingWindow(SHARE_WINDOW_SECONDS, now)
     this.cap = Math.max(1, settings.min_per_second)
     this.last = now()
   }
 
   /** A request (not a retry) was sent: it adds its share. */
   request (): void {
-    this.tokens = Math.min(this.cap, this.tokens + this.share)
+    this.window.add(false)
   }
 
-  /** Takes one retry from the budget; false (nothing taken) when there is less than one. */
-  spend (): boolean {
+  /** Takes one retry from the budget, the share first; undefined (nothing taken) when neither part has one. */
+  spend (): RetryTicket | undefined {
+    const { total, bad } = this.window.counts()
+    if ((bad + 1) * 100 <= this.settings.percent * (total - bad)) {
+      this.window.add(true)
+      return 'share'
+    }
     const now = this.now()
     if (now > this.last) {
       this.tokens = Math.min(this.cap, this.tokens + (now - this.last) / 1000 * this.settings.min_per_second)
       this.last = now
     }
-    if (this.tokens < 1) return false
+    if (this.tokens < 1) return undefined
     this.tokens -= 1
-    return true
+    return 'floor'
   }
 
   /** Gives back a retry taken for nothing (no target was left to send it to). */
-  refund (): void {
-    this.tokens = Math.min(this.cap, this.tokens + 1)
+  refund (ticket: RetryTicket): void {
+    if (ticket === 'share') this.window.remove(true)
+    else this.tokens = Math.min(this.cap, this.tokens + 1)
   }
 }

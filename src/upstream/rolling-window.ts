@@ -27,6 +27,19 @@ export class RollingWindow {
     }
   }
 
+  /** Takes back an event added in this second (a retry given back); nothing when its second has passed. */
+  remove (bad: boolean): void {
+    this.advance()
+    const i = this.second % this.seconds
+    if (this.totals[i] === 0 || (bad && this.bads[i] === 0)) return
+    this.totals[i] = (this.totals[i] as number) - 1
+    this.total--
+    if (bad) {
+      this.bads[i] = (this.bads[i] as number) - 1
+      this.bad--
+    }
+  }
+
   /** Whether at least `min_requests` events were counted and `percent` % or more of them were bad. */
   trips (rule: { readonly percent: number, readonly min_requests: number }): boolean {
     return this.total >= rule.min_requests && this.bad * 100 >= rule.percent * this.total

@@ -11,24 +11,48 @@ import { startBackend, startRelay, testSettings, type Backend } from '../helpers
 
 interface Teardown { teardown: (fn: () => unknown) => void }
 
-t.test('the bucket: each request adds percent/100, each second min_per_second; a retry takes one whole', async (t) => {
+t.test('the share: retries of the last ten seconds stay within percent/100 of its requests', async (t) => {
   const clock = { now: 0 }
   const budget = new RetryBudget({ percent: 25, min_per_second: 0 }, () => clock.now)
-  t.equal(budget.spend(), false, 'starts empty')
+  t.equal(budget.spend(), undefined, 'starts empty')
   for (let i = 0; i < 3; i++) budget.request()
-  t.equal(budget.spend(), false, '0.75 is less than one retry')
+  t.equal(budget.spend(), undefined, '0.75 is less than one retry')
   budget.request()
-  t.equal(budget.spend(), true)
-  t.equal(budget.spend(), false)
+  t.equal(budget.spend(), 'share')
+  t.equal(budget.spend(), undefined)
+  budget.refund('share')
+  t.equal(budget.spend(), 'share', 'a refund gives the share back')
+  clock.now = 9_000
+  for (let i = 0; i < 4; i++) budget.request()
+  t.equal(budget.spend(), 'share', 'eight requests in the last ten seconds fund two retries')
+  t.equal(budget.spend(), undefined, 'the retry of nine seconds ago still counts')
+  clock.now = 10_000
+  t.equal(budget.spend(), undefined, 'the first second left the window: four requests fund one retry, already sent')
+  clock.now = 30_000
+  t.equal(budget.spend(), undefined, 'requests older than ten seconds fund nothing')
+})
+
+t.test('a burst of concurrent failures after steady traffic retries its whole share at once', async (t) => {
+  const clock = { now: 0 }
+  const budget = new RetryBudget({ percent: 20, min_per_second: 1 }, () => clock.now)
+  for (let i = 0; i < 100; i++) budget.request()
+  const tickets: Array<string | undefined> = []
+  for (let i = 0; i < 100; i++) tickets.push(budget.spend())
+  t.same({ share: tickets.filter(x => x === 'share').length, floor: tickets.filter(x => x === 'floor').length }, { share: 20, floor: 0 },
+    'twenty retries for a hundred requests at 20 %, none from a floor that has not filled yet')
+})
+
+t.test('the floor: min_per_second a second, at most one second saved up', async (t) => {
+  const clock = { now: 0 }
   const floor = new RetryBudget({ percent: 0, min_per_second: 2 }, () => clock.now)
   clock.now = 1_000
-  t.same([floor.spend(), floor.spend(), floor.spend()], [true, true, false], 'two a second')
+  t.same([floor.spend(), floor.spend(), floor.spend()], ['floor', 'floor', undefined], 'two a second')
   clock.now = 1_000_000
   let saved = 0
-  while (floor.spend()) saved++
+  while (floor.spend() !== undefined) saved++
   t.equal(saved, 2, 'a quiet spell saves at most one second of min_per_second')
-  floor.refund()
-  t.equal(floor.spend(), true, 'a refund gives one back')
+  floor.refund('floor')
+  t.equal(floor.spend(), 'floor', 'a refund gives one back')
 })
 
 /** Two targets that break off every request (no answer: a retryable failure), counting what reaches them. */
@@ -68,6 +92,14 @@ t.test('with a backend failing every request, requests at the backend stay withi
   const sent = Number(/lanegate_upstream_retries_total\{upstream="budgeted",result="sent"\} (\d+)/.exec(text)?.[1])
   const over = Number(/lanegate_upstream_retries_total\{upstream="budgeted",result="over_budget"\} (\d+)/.exec(text)?.[1])
   t.same({ sent, over, sum: sent + over }, { sent: atBackend - callers, over: callers - (atBackend - callers), sum: callers })
+})
+
+t.test('fifty concurrent callers on a failing backend: a fifth of them retried, not one', async (t) => {
+  const [a, b] = await failingPair(t)
+  const base = await startRelay(t, upstreamOf(t, a, b, { percent: 20, min_per_second: 0 }))
+  await Promise.all(Array.from({ length: 50 }, async (_, i) => { await (await fetch(`${base}/burst/${i}`)).text() }))
+  const retries = a.seen.length + b.seen.length - 50
+  t.ok(retries >= 5 && retries <= 10, `${retries} retries for 50 concurrent callers at 20 % (at most 10)`)
 })
 
 t.test('without a budget every failed GET is retried: twice the requests at the backends', async (t) => {
