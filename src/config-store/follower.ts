@@ -1,12 +1,13 @@
 import cluster from 'node:cluster'
 import { hostname } from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
-import pg from 'pg'
 import { ConfigError } from '../config/config-error.js'
 import type { Gateway } from '../reload/live-config.js'
 import { isLanegateWorker } from '../ipc/worker-marker.js'
-import { CONFIG_CHANNEL, openConfigStore, type ConfigStore, type ConfigVersion, type InstanceReport } from './config-store.js'
+import { openConfigStore, type ConfigStore, type ConfigVersion, type InstanceReport } from './config-store.js'
 import { saveOfflineCopy } from './offline-copy.js'
+import { PushListener } from './push-listener.js'
+import { serialPoll, type SerialPoll } from './serial-poll.js'
 import { storedFileName, type StoreStart } from './start-config.js'
 
 /** What a process following the store runs now, for /readyz, metrics and the fleet view. */
@@ -45,142 +46,126 @@ export interface FollowOptions extends StoreStart {
  * The store going away changes nothing for traffic; the follower reconnects and catches up.
  */
 export function followStore (options: FollowOptions): Follower {
-  const { logger, gateway } = options
-  const pollMs = options.pollMs ?? 1000
-  const heartbeatMs = options.heartbeatMs ?? 5000
-  const identity = processIdentity()
-  let applied = options.started
-  let appliedAt = Date.now()
-  let refused = options.refused
-  let reachable = options.notes.every((n) => n.level !== 'warn')
-  let store: ConfigStore | undefined
-  let listener: pg.Client | undefined
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<void> | undefined
-  let again = false
-  let retryRefused = false
-  let lastReport = 0
-  let stopped = false
-  let listening = true
+  const follower = new StoreFollower(options)
+  follower.start()
+  return follower
+}
 
-  for (const note of options.notes) logger[note.level]({ config_version: options.started.version }, note.message)
-  logger.info({ config_version: applied.version, sha256: applied.sha256, author: applied.author }, `config version ${applied.version} (by ${applied.author}: ${applied.message}) running`)
-  void saveCopy(applied)
+class StoreFollower implements Follower {
+  private readonly logger: FastifyBaseLogger
+  private readonly pollMs: number
+  private readonly heartbeatMs: number
+  private readonly identity = processIdentity()
+  private applied: ConfigVersion
+  private appliedAt = Date.now()
+  private refused: FollowState['refused']
+  private reachable: boolean
+  private store: ConfigStore | undefined
+  private readonly listener: PushListener
+  private readonly poll: SerialPoll
+  private retryRefused = false
+  private lastReport = 0
+  private listening = true
 
-  const state = (): FollowState => ({
-    applied: { version: applied.version, sha256: applied.sha256, author: applied.author, at: appliedAt },
-    refused,
-    storeReachable: reachable,
-  })
-
-  /** One look at a time; a look asked for meanwhile runs right after. */
-  function tick (): void {
-    if (stopped) return
-    if (running !== undefined) {
-      again = true
-      return
-    }
-    clearTimeout(timer)
-    running = look().finally(() => {
-      running = undefined
-      if (stopped) return
-      if (again) {
-        again = false
-        tick()
-      } else {
-        timer = setTimeout(tick, pollMs)
-        timer.unref()
-      }
-    })
+  constructor (private readonly options: FollowOptions) {
+    this.logger = options.logger
+    this.pollMs = options.pollMs ?? 1000
+    this.heartbeatMs = options.heartbeatMs ?? 5000
+    this.applied = options.started
+    this.refused = options.refused
+    this.reachable = options.notes.every((n) => n.level !== 'warn')
+    this.poll = serialPoll(async () => { await this.look() }, this.pollMs)
+    this.listener = new PushListener(options.url, () => { this.poll.now() })
   }
 
-  async function look (): Promise<void> {
+  start (): void {
+    const { started, notes } = this.options
+    for (const note of notes) this.logger[note.level]({ config_version: started.version }, note.message)
+    this.logger.info({ config_version: started.version, sha256: started.sha256, author: started.author }, `config version ${started.version} (by ${started.author}: ${started.message}) running`)
+    void this.saveCopy(started)
+    this.poll.now()
+  }
+
+  checkNow (): void {
+    this.retryRefused = true
+    this.poll.now()
+  }
+
+  state (): FollowState {
+    const { applied } = this
+    return { applied: { version: applied.version, sha256: applied.sha256, author: applied.author, at: this.appliedAt }, refused: this.refused, storeReachable: this.reachable }
+  }
+
+  async stop (): Promise<void> {
+    await this.poll.stop()
+    await this.listener.close()
+    await this.store?.close().catch(() => {})
+  }
+
+  private async look (): Promise<void> {
     try {
-      store ??= await openConfigStore(options.url)
-      await listen().catch((error: Error) => {
-        // Without LISTEN (a pooler that refuses it, the connection limit) the poll still finds each push.
-        if (listening) logger.warn({ err_message: error.message }, `config store: cannot LISTEN for pushes; reading the head every ${pollMs} ms`)
-        listening = false
-      })
-      const head = await store.headVersion()
-      const skip = refused?.version === head && !retryRefused
-      retryRefused = false
-      if (head > applied.version && !skip) await applyVersion(store, head)
-      if (Date.now() - lastReport >= heartbeatMs) await report(store)
-      if (!reachable) logger.info({ config_version: applied.version }, 'config store reachable again: following its head')
-      reachable = true
+      this.store ??= await openConfigStore(this.options.url)
+      await this.listen()
+      const head = await this.store.headVersion()
+      const skip = this.refused?.version === head && !this.retryRefused
+      this.retryRefused = false
+      if (head > this.applied.version && !skip) await this.applyVersion(this.store, head)
+      if (Date.now() - this.lastReport >= this.heartbeatMs) await this.report(this.store)
+      if (!this.reachable) this.logger.info({ config_version: this.applied.version }, 'config store reachable again: following its head')
+      this.reachable = true
     } catch (error) {
-      if (reachable) logger.warn({ err_message: (error as Error).message, config_version: applied.version }, `config store unreachable: version ${applied.version} keeps serving; retrying every ${pollMs} ms`)
-      reachable = false
+      if (this.reachable) this.logger.warn({ err_message: (error as Error).message, config_version: this.applied.version }, `config store unreachable: version ${this.applied.version} keeps serving; retrying every ${this.pollMs} ms`)
+      this.reachable = false
     }
   }
 
-  /** A LISTEN connection of its own; when it drops, the next look opens another (and reads the head it missed). */
-  async function listen (): Promise<void> {
-    if (listener !== undefined) return
-    const client = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: 3000 })
-    const drop = (): void => {
-      if (listener === client) listener = undefined
-      client.end().catch(() => {})
+  /** Without LISTEN (a pooler that refuses it, the connection limit) the poll still finds each push. */
+  private async listen (): Promise<void> {
+    try {
+      await this.listener.ensure()
+      this.listening = true
+    } catch (error) {
+      if (this.listening) this.logger.warn({ err_message: (error as Error).message }, `config store: cannot LISTEN for pushes; reading the head every ${this.pollMs} ms`)
+      this.listening = false
     }
-    client.on('error', drop)
-    client.on('end', drop)
-    client.on('notification', () => tick())
-    await client.connect()
-    await client.query(`LISTEN ${CONFIG_CHANNEL}`)
-    listener = client
-    listening = true
   }
 
-  async function applyVersion (from: ConfigStore, head: number): Promise<void> {
+  private async applyVersion (from: ConfigStore, head: number): Promise<void> {
     const version = await from.get(head)
     if (version === undefined) return
     // Validated and swapped in as a reload of the file is (the plugins loaded at start, onReload told): one at a time.
-    const result = await gateway.applyText(version.text, storedFileName(options.baseDir, version.version))
+    const result = await this.options.gateway.applyText(version.text, storedFileName(this.options.baseDir, version.version))
     if (result.outcome !== 'rejected') {
-      applied = version
-      appliedAt = Date.now()
-      refused = undefined
-      logger.info({ config_version: version.version, sha256: version.sha256, author: version.author, outcome: result.outcome }, `config version ${version.version} (by ${version.author}: ${version.message}) applied`)
-      options.onApplied?.(state())
-      await saveCopy(version)
+      this.applied = version
+      this.appliedAt = Date.now()
+      this.refused = undefined
+      this.logger.info({ config_version: version.version, sha256: version.sha256, author: version.author, outcome: result.outcome }, `config version ${version.version} (by ${version.author}: ${version.message}) applied`)
+      this.options.onApplied?.(this.state())
+      await this.saveCopy(version)
     } else {
-      const error = result.error
-      const reason = error instanceof ConfigError ? error.problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ') : error.message
-      refused = { version: version.version, reason, at: Date.now() }
-      logger.error({ config_version: version.version, author: version.author, running_version: applied.version, problems: error instanceof ConfigError ? error.problems : undefined }, `config version ${version.version} (by ${version.author}) refused on this host, version ${applied.version} keeps serving: ${reason}`)
-      options.onRefused?.(state())
+      this.refuse(version, result.error)
     }
-    lastReport = 0
+    this.lastReport = 0
   }
 
-  async function report (to: ConfigStore): Promise<void> {
-    await to.report({ ...identity, applied: { version: applied.version, sha256: applied.sha256, at: appliedAt }, refused })
-    lastReport = Date.now()
+  private refuse (version: ConfigVersion, error: Error): void {
+    const reason = error instanceof ConfigError ? error.problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ') : error.message
+    this.refused = { version: version.version, reason, at: Date.now() }
+    this.logger.error({ config_version: version.version, author: version.author, running_version: this.applied.version, problems: error instanceof ConfigError ? error.problems : undefined }, `config version ${version.version} (by ${version.author}) refused on this host, version ${this.applied.version} keeps serving: ${reason}`)
+    this.options.onRefused?.(this.state())
   }
 
-  async function saveCopy (version: ConfigVersion): Promise<void> {
+  private async report (to: ConfigStore): Promise<void> {
+    await to.report({ ...this.identity, applied: { version: this.applied.version, sha256: this.applied.sha256, at: this.appliedAt }, refused: this.refused })
+    this.lastReport = Date.now()
+  }
+
+  private async saveCopy (version: ConfigVersion): Promise<void> {
     try {
-      await saveOfflineCopy(options.dataDir, version)
+      await saveOfflineCopy(this.options.dataDir, version)
     } catch (error) {
-      logger.warn({ err_message: (error as Error).message, config_version: version.version }, 'config store: cannot save the offline copy of the applied version')
+      this.logger.warn({ err_message: (error as Error).message, config_version: version.version }, 'config store: cannot save the offline copy of the applied version')
     }
-  }
-
-  tick()
-  return {
-    checkNow: () => {
-      retryRefused = true
-      tick()
-    },
-    state,
-    stop: async () => {
-      stopped = true
-      clearTimeout(timer)
-      await running
-      await listener?.end().catch(() => {})
-      await store?.close().catch(() => {})
-    },
   }
 }
 
