@@ -4,7 +4,7 @@ import type { ErrorCode } from '../errors/catalogue.js'
 import { renderError } from '../errors/envelopes.js'
 import { GatewayError } from '../errors/gateway-error.js'
 import { parseGatewayConfig } from '../config/second-pass/load-gateway-config.js'
-import { openConfigStore, type ConfigStore } from './config-store.js'
+import { openConfigStore, type ConfigStore, type ConfigVersion } from './config-store.js'
 import { ConfigStoreError } from './errors.js'
 import { fleetStatus } from './fleet-status.js'
 import { unifiedDiff } from './format.js'
@@ -35,9 +35,24 @@ export function mountConfigStoreRoutes (app: FastifyInstance, options: ConfigSto
     return { following: options !== undefined }
   })
   if (options === undefined) return
+  const store = lazyStore(app, options.url)
+  mountHistoryRoutes(app, store)
+  mountPushRoute(app, store, options.baseDir)
+  app.get('/config/fleet', async function configFleet (_request, reply) {
+    return answer(reply, async () => {
+      const s = await store()
+      const [head, rows] = await Promise.all([s.headVersion(), s.instances()])
+      return fleetStatus(head, rows)
+    })
+  })
+}
+
+/** The store, opened on first use and kept (an opening that failed is tried again next time); closed with the app. */
+function lazyStore (app: FastifyInstance, url: string): () => Promise<ConfigStore> {
   let opening: Promise<ConfigStore> | undefined
-  const store = async (): Promise<ConfigStore> => {
-    opening ??= openConfigStore(options.url)
+  app.addHook('onClose', async () => { await (await opening?.catch(() => undefined))?.close() })
+  return async () => {
+    opening ??= openConfigStore(url)
     try {
       return await opening
     } catch (error) {
@@ -45,8 +60,11 @@ export function mountConfigStoreRoutes (app: FastifyInstance, options: ConfigSto
       throw error
     }
   }
-  app.addHook('onClose', async () => { await (await opening?.catch(() => undefined))?.close() })
+}
 
+type VersionRequest = FastifyRequest<{ Params: { version: string } }>
+
+function mountHistoryRoutes (app: FastifyInstance, store: () => Promise<ConfigStore>): void {
   app.get<{ Querystring: { limit?: string } }>('/config/versions', async function configVersions (request, reply) {
     const limit = request.query.limit === undefined ? 50 : Number(request.query.limit)
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return fail(reply, 'bad_request', 'limit must be a whole number from 1 to 1000')
@@ -58,22 +76,20 @@ export function mountConfigStoreRoutes (app: FastifyInstance, options: ConfigSto
     })
   })
 
-  app.get<{ Params: { version: string } }>('/config/versions/:version', async function configVersion (request, reply) {
-    if (!/^[1-9]\d{0,9}$/.test(request.params.version)) return fail(reply, 'bad_request', 'the version must be a positive whole number')
+  app.get('/config/versions/:version', async function configVersion (request: VersionRequest, reply) {
+    if (!validVersion(request)) return fail(reply, 'bad_request', 'the version must be a positive whole number')
     return answer(reply, async () => {
-      const version = await (await store()).get(Number(request.params.version))
-      if (version === undefined) throw new GatewayError('config_version_not_found', { message: `No config version ${request.params.version}.` })
+      const version = await versionOf(await store(), request)
       reply.header('etag', `"${version.version}"`)
       return version
     })
   })
 
-  app.get<{ Params: { version: string } }>('/config/versions/:version/diff', async function configVersionDiff (request, reply) {
-    if (!/^[1-9]\d{0,9}$/.test(request.params.version)) return fail(reply, 'bad_request', 'the version must be a positive whole number')
+  app.get('/config/versions/:version/diff', async function configVersionDiff (request: VersionRequest, reply) {
+    if (!validVersion(request)) return fail(reply, 'bad_request', 'the version must be a positive whole number')
     return answer(reply, async () => {
       const s = await store()
-      const version = await s.get(Number(request.params.version))
-      if (version === undefined) throw new GatewayError('config_version_not_found', { message: `No config version ${request.params.version}.` })
+      const version = await versionOf(s, request)
       const parent = version.parent === null ? undefined : await s.get(version.parent)
       const before = parent === undefined ? { name: 'empty', text: '' } : { name: `version ${parent.version}`, text: parent.text }
       // The console shows this diff: the secrets of either side (hashes, credentials, URLs with passwords) never.
@@ -82,7 +98,19 @@ export function mountConfigStoreRoutes (app: FastifyInstance, options: ConfigSto
       return { version: version.version, parent: version.parent, diff: redactedText(diff, secrets) }
     })
   })
+}
 
+function validVersion (request: VersionRequest): boolean {
+  return /^[1-9]\d{0,9}$/.test(request.params.version)
+}
+
+async function versionOf (store: ConfigStore, request: VersionRequest): Promise<ConfigVersion> {
+  const version = await store.get(Number(request.params.version))
+  if (version === undefined) throw new GatewayError('config_version_not_found', { message: `No config version ${request.params.version}.` })
+  return version
+}
+
+function mountPushRoute (app: FastifyInstance, store: () => Promise<ConfigStore>, baseDir: string): void {
   app.post('/config/versions', { bodyLimit: MAX_BODY_BYTES }, async function pushVersion (request, reply) {
     const body = request.body as { text?: unknown, message?: unknown, author?: unknown } | undefined
     if (typeof body?.text !== 'string' || typeof body.message !== 'string' || body.message.trim() === '' || (body.author !== undefined && typeof body.author !== 'string')) {
@@ -94,19 +122,11 @@ export function mountConfigStoreRoutes (app: FastifyInstance, options: ConfigSto
     const { text, message } = body
     return answer(reply, async () => {
       const s = await store()
-      await validate(text, options.baseDir, await s.headVersion() + 1)
+      await validate(text, baseDir, await s.headVersion() + 1)
       const pushed = await s.push({ text, message, author: authorOf(request, body.author as string | undefined), ifVersion: ifVersion === undefined ? undefined : Number(ifVersion) })
       reply.code(201).header('etag', `"${pushed.version}"`).header('location', `/config/versions/${pushed.version}`)
       const { text: _text, ...summary } = pushed
       return summary
-    })
-  })
-
-  app.get('/config/fleet', async function configFleet (_request, reply) {
-    return answer(reply, async () => {
-      const s = await store()
-      const [head, rows] = await Promise.all([s.headVersion(), s.instances()])
-      return fleetStatus(head, rows)
     })
   })
 }
