@@ -93,7 +93,7 @@ export function deferredRequestLogging (genReqId: (req: IncomingMessage) => stri
     },
     install (log) {
       const logger = log as Logger
-      const original = logger.child as unknown as (this: Logger, bindings: Bindings, options?: ChildLoggerOptions) => Logger
+      const original: (this: Logger, bindings: Bindings, options?: ChildLoggerOptions) => Logger = logger.child
       const eager = (bindings: Bindings, options?: ChildLoggerOptions): Logger => original.call(logger, bindings, options)
       const child = function child (this: Logger, bindings: Bindings, options?: ChildLoggerOptions): Logger | DeferredRequestLogger {
         // pino's children inherit from their parent: a child of a child finds this function too, and is pino's.
