@@ -33,8 +33,7 @@ const cacheTtlSpread = 0.2
  * How long a verification stays cached: until the token expires (plus the clock tolerance), but at most
  * maxCacheTtlMs less a random part of up to 20 %. The spread matters after a restart or a deploy: every client's
  * token is first seen within a few seconds, and with one fixed cap all of them would be verified again in the
- * same few seconds ten minutes later (measured: 100k cached tokens expiring together cut throughput from ~10k to
- * ~2.6k req/s for half a minute). `random` is in [0, 1).
+ * same few seconds ten minutes later (docs/performance.md, "The tricks in the code"). `random` is in [0, 1).
  */
 export function cacheLifetimeMs (untilExpiryMs: number, random: number = Math.random()): number {
   return Math.floor(Math.min(untilExpiryMs, maxCacheTtlMs * (1 - cacheTtlSpread * random)))

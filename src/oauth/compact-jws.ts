@@ -2,10 +2,9 @@ import { KeyObject, sign, type KeyLike, type SignKeyObjectInput } from 'node:cry
 import type { CryptoKey } from 'jose'
 
 /**
- * Synchronous compact JWS signing with `node:crypto.sign`. jose signs through WebCrypto's `subtle.sign`, whose
- * job dispatch alone was about a third of the token endpoint's CPU time (bench/results/2026-11-22T05-51-14Z):
- * the signature itself is the same, only the plumbing differs. jose still does everything else (key import,
- * verification, JWKS).
+ * Synchronous compact JWS signing with `node:crypto.sign`: the same signature as jose's, without WebCrypto's job
+ * dispatch around it (docs/performance.md, "The tricks in the code"). jose still does everything else (key
+ * import, verification, JWKS).
  */
 
 /** The node:crypto digest and signature options of each algorithm the gateway signs with. */

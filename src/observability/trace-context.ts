@@ -74,7 +74,7 @@ let offset = 0
 
 /**
  * `bytes` random bytes as hex, sliced from a pool of 4 KiB refilled and hex-encoded when spent: one fill and one
- * encoding per ~170 requests. Encoding each id on its own (`toString('hex', from, to)`) cost ~0.5 µs per call.
+ * encoding per ~170 requests, cheaper than encoding each id on its own (docs/performance.md, "The tricks in the code").
  */
 function randomHex (bytes: number): string {
   const chars = bytes * 2
@@ -115,8 +115,8 @@ export function traceFromHeaders (headers: IncomingMessage['headers']): TraceCon
 }
 
 /**
- * Where a request's trace is kept: a property of the request itself. A WeakMap keyed by the request cost ~1.5 µs per
- * request (an ephemeron entry for the garbage collector to trace), more than working the trace out.
+ * Where a request's trace is kept: a property of the request itself, not a WeakMap keyed by the request (an ephemeron
+ * entry per request for the garbage collector to trace; docs/performance.md, "The tricks in the code").
  */
 const TRACE = Symbol('lanegate.trace')
 type TracedRequest = IncomingMessage & { [TRACE]?: TraceContext }

@@ -10,9 +10,8 @@ export type Refusal = GatewayError
 /**
  * What a step gives back: nothing (the request goes on) or the refusal that ends it.
  *
- * Refusals are returned rather than thrown because a `throw` is what made them expensive: V8 builds a message
- * object for every throw, and inside a request a thrown 429 cost ≈ 20 µs of its ≈ 115 µs under a flood (the
- * slow VM of bench run G; docs/performance.md). A thrown error still refuses the request the same way, so
+ * Refusals are returned rather than thrown: V8 builds a message object for every throw, a cost a flood of refusals
+ * feels (docs/performance.md, "The tricks in the code"). A thrown error still refuses the request the same way, so
  * helpers deep inside a step, and unexpected failures, may throw.
  */
 export type StepOutcome = Refusal | undefined | void

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http'
 
-/** RFC 9110 §7.6.1 hop-by-hop headers, plus the proxy-specific ones http-proxy-3 leaves in place (its #28). */
+/** RFC 9110 §7.6.1 hop-by-hop headers, plus the proxy-specific ones http-proxy-3 leaves in place. */
 const HOP_BY_HOP = new Set([
   'connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade',
   'proxy-authorization', 'proxy-authenticate', 'proxy-connection',
