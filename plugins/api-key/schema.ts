@@ -10,7 +10,7 @@ export const apiKeySchema = Type.Object({
     pattern: HEADER_NAME,
     maxLength: 100,
   })),
-  // Only names the request log redacts (src/logging.ts): the URL is logged before the chain removes the key.
+  // Only names the request log redacts (src/logging/logger.ts): the URL is logged before the chain removes the key.
   query: Type.Optional(StringEnum(['api_key', 'apikey', 'api-key', 'key'], {
     description: 'Query parameter carrying the key, for callers that cannot set a header (one of the names the request log redacts). Keys in URLs end up in browser histories and foreign logs: prefer the header.',
   })),

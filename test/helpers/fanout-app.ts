@@ -52,7 +52,7 @@ export async function buildReloadableServiceApp (module: ServiceModule, options:
   let snapshot: Snapshot = { version: 1, config, indexes: buildIndexes(config), chains: new Map() }
   const logger = pino({ level: 'silent' }) as unknown as FastifyBaseLogger
   const upstreams = createSharedUpstreams()
-  // As the gateway does with each snapshot (gateway.ts): the lanes follow the config.
+  // As the gateway does with each snapshot (src/reload/live-config.ts): the lanes follow the config.
   upstreams.lanes.reconcile(declaredLanes(config))
   const shared = { logger, upstreams, store: options.store ?? { close: async () => {} } } as unknown as SharedResources
   const built = module.build({ service: module.name, shared, currentConfig: () => config })
