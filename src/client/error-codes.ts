@@ -35,6 +35,7 @@ export const lanegateErrorCodes = {
   config_invalid: { status: 422 },
   config_version_not_found: { status: 404 },
   config_store_unavailable: { status: 503 },
+  config_store_failed: { status: 500 },
   idempotency_key_invalid: { status: 400 },
   idempotency_key_reused: { status: 422 },
   idempotency_key_in_use: { status: 409 },

@@ -20,10 +20,12 @@ export const CONFIG_EXIT = {
   invalid: 2,
   /** `--if-version` is not the head: someone pushed meanwhile; nothing was stored. */
   conflict: 3,
-  /** The store could not be reached (or failed); nothing was stored. */
+  /** The store could not be reached; nothing was stored. */
   unreachable: 4,
   /** No such version (or the store holds none yet). */
   notFound: 5,
+  /** The store answered with an error (a permission, a schema): retrying will not help; nothing was stored. */
+  failed: 6,
   usage: 64,
 } as const
 
@@ -53,7 +55,8 @@ The fleet's gateway.yaml, versioned in PostgreSQL (docs/operations.md, "Several 
 
 The author is --author, else the OS user. Exit codes: 0 done (diff: no difference; status: converged);
 1 diff: they differ, status: not converged; 2 the file is invalid (nothing stored); 3 conflict, the head
-moved (nothing stored); 4 the store is unreachable; 5 no such version; 64 usage error.`
+moved (nothing stored); 4 the store is unreachable; 5 no such version; 6 the store answered with an error
+(a permission, a schema: retrying will not help); 64 usage error.`
 
 const OPTIONS = {
   store: { type: 'string' },
@@ -298,6 +301,7 @@ function report (error: unknown): number {
     console.error(`config: ${error.code === 'conflict' ? 'conflict: ' : ''}${error.message}`)
     if (error.code === 'conflict') return CONFIG_EXIT.conflict
     if (error.code === 'unreachable') return CONFIG_EXIT.unreachable
+    if (error.code === 'failed') return CONFIG_EXIT.failed
     return CONFIG_EXIT.notFound
   }
   throw error

@@ -161,6 +161,7 @@ async function answer (reply: FastifyReply, handler: () => Promise<unknown>): Pr
     if (error instanceof ConfigStoreError) {
       if (error.code === 'conflict') return send(reply, new GatewayError('config_version_conflict', { fields: { head: error.head ?? null } }))
       if (error.code === 'unreachable') return send(reply, new GatewayError('config_store_unavailable'))
+      if (error.code === 'failed') return send(reply, new GatewayError('config_store_failed', { fields: { sqlstate: error.sqlstate ?? null } }))
     }
     throw error
   }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import pg from 'pg'
 import { migratePostgres } from '../store/postgres/migrate.js'
 import { withTransaction } from '../store/postgres/transaction.js'
-import { ConfigStoreError, unreachable } from './errors.js'
+import { ConfigStoreError, storeFailure } from './errors.js'
 import { configStoreMigrations } from './migrations.js'
 
 /** The channel a push notifies (payload: the new version): followers then read the head at once. */
@@ -75,12 +75,12 @@ const CONNECT_TIMEOUT_MS = 3_000
 
 const VERSION_COLUMNS = 'version, parent, sha256, author, message, rollback_of, created_at'
 
-/** Connects to the store at `url` and creates its tables when missing. Throws `unreachable` when it cannot. */
 /** A process whose last heartbeat is older than this counts as gone (three missed heartbeats). */
 export const LIVE_WITHIN_MS = 15_000
 /** Rows of processes gone this long are deleted when a store is opened (each start adds a row per process). */
 const FORGET_AFTER_MS = 7 * 86_400_000
 
+/** Connects to the store at `url` and creates its tables when missing. Throws `unreachable` or `failed` when it cannot. */
 export async function openConfigStore (url: string): Promise<ConfigStore> {
   const pool = new pg.Pool({ connectionString: url, max: 3, connectionTimeoutMillis: CONNECT_TIMEOUT_MS })
   // A connection lost while idle must not end the process: the next query reports it.
@@ -91,13 +91,13 @@ export async function openConfigStore (url: string): Promise<ConfigStore> {
     await pool.query('DELETE FROM lanegate_config_instances WHERE heartbeat_at < $1', [Date.now() - FORGET_AFTER_MS])
   } catch (error) {
     await pool.end().catch(() => {})
-    throw unreachable(url, error)
+    throw storeFailure(url, error)
   }
   const query = async <R extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<pg.QueryResult<R>> => {
     try {
       return await pool.query<R>(sql, values)
     } catch (error) {
-      throw unreachable(url, error)
+      throw storeFailure(url, error)
     }
   }
 
@@ -126,7 +126,7 @@ export async function openConfigStore (url: string): Promise<ConfigStore> {
       try {
         return await withTransaction(pool, (client) => pushIn(client, request))
       } catch (error) {
-        throw unreachable(url, error)
+        throw storeFailure(url, error)
       }
     },
     instances: async (heardWithinMs = LIVE_WITHIN_MS) => {

@@ -1,27 +1,45 @@
 /** Why a config-store operation failed, for the CLI's exit codes and the admin listener's statuses. */
-export type ConfigStoreErrorCode = 'conflict' | 'not_found' | 'unreachable' | 'empty'
+export type ConfigStoreErrorCode = 'conflict' | 'not_found' | 'unreachable' | 'failed' | 'empty'
 
 /**
  * A config-store failure a caller can act on: `conflict` (the head moved past `--if-version` / `If-Match`),
- * `not_found` (no such version), `unreachable` (PostgreSQL did not answer), `empty` (no version pushed yet).
+ * `not_found` (no such version), `unreachable` (PostgreSQL did not answer), `failed` (it answered with an error: a
+ * permission, a schema; its SQLSTATE in `sqlstate`), `empty` (no version pushed yet).
  */
 export class ConfigStoreError extends Error {
   readonly code: ConfigStoreErrorCode
   /** With `conflict`: the head the push found. */
   readonly head: number | undefined
+  /** With `failed`: PostgreSQL's error code (42501: no permission). */
+  readonly sqlstate: string | undefined
 
-  constructor (code: ConfigStoreErrorCode, message: string, head?: number) {
+  constructor (code: ConfigStoreErrorCode, message: string, head?: number, sqlstate?: string) {
     super(message)
     this.name = 'ConfigStoreError'
     this.code = code
     this.head = head
+    this.sqlstate = sqlstate
   }
 }
 
-/** A PostgreSQL failure to connect or to answer, as an `unreachable` error naming the store (never its password). */
-export function unreachable (url: string, error: unknown): ConfigStoreError {
+/**
+ * A PostgreSQL failure as an error naming the store (never its password): `failed` when the server answered with an
+ * error of its own (it carries a SQLSTATE: a missing permission, a schema it cannot create), else `unreachable` (it
+ * could not be connected to, or stopped answering).
+ */
+export function storeFailure (url: string, error: unknown): ConfigStoreError {
   if (error instanceof ConfigStoreError) return error
+  const sqlstate = sqlstateOf(error)
+  if (sqlstate !== undefined) {
+    return new ConfigStoreError('failed', `config store ${redactUrl(url)} answered with an error: ${(error as Error).message} (SQLSTATE ${sqlstate})`, undefined, sqlstate)
+  }
   return new ConfigStoreError('unreachable', `config store ${redactUrl(url)} unreachable: ${(error as Error).message}`)
+}
+
+/** The SQLSTATE of an error PostgreSQL sent (pg's DatabaseError); undefined for a socket or client error. */
+function sqlstateOf (error: unknown): string | undefined {
+  if (!(error instanceof Error) || !('severity' in error) || !('code' in error)) return undefined
+  return typeof error.code === 'string' && /^[0-9A-Z]{5}$/.test(error.code) ? error.code : undefined
 }
 
 /** The store URL without its password, for messages and logs. */

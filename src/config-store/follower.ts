@@ -2,6 +2,7 @@ import cluster from 'node:cluster'
 import { hostname } from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
 import { ConfigError } from '../config/config-error.js'
+import { ConfigStoreError } from './errors.js'
 import type { Gateway } from '../reload/live-config.js'
 import { isLanegateWorker } from '../ipc/worker-marker.js'
 import { openConfigStore, type ConfigStore, type ConfigVersion, type InstanceReport } from './config-store.js'
@@ -114,7 +115,8 @@ class StoreFollower implements Follower {
       if (!this.reachable) this.logger.info({ config_version: this.applied.version }, 'config store reachable again: following its head')
       this.reachable = true
     } catch (error) {
-      if (this.reachable) this.logger.warn({ err_message: (error as Error).message, config_version: this.applied.version }, `config store unreachable: version ${this.applied.version} keeps serving; retrying every ${this.pollMs} ms`)
+      const what = error instanceof ConfigStoreError && error.code === 'failed' ? 'config store failing' : 'config store unreachable'
+      if (this.reachable) this.logger.warn({ err_message: (error as Error).message, config_version: this.applied.version }, `${what}: version ${this.applied.version} keeps serving; retrying every ${this.pollMs} ms`)
       this.reachable = false
     }
   }

@@ -64,6 +64,7 @@ export const catalogue = {
   config_invalid: { status: 422, message: 'The config is invalid; nothing was stored.', shape: 'code', oauth: 'invalid_request' },
   config_version_not_found: { status: 404, message: 'No such config version.', shape: 'code', oauth: 'invalid_request' },
   config_store_unavailable: { status: 503, message: 'The config store (PostgreSQL) is unreachable; retry shortly.', shape: 'code', oauth: 'temporarily_unavailable' },
+  config_store_failed: { status: 500, message: 'The config store (PostgreSQL) answered with an error (a permission, a schema); the gateway\'s log and `sqlstate` say which.', shape: 'code', oauth: 'server_error' },
 
   // ---- Payments ----
   idempotency_key_invalid: { status: 400, message: 'Idempotency-Key must be 1 to 255 printable ASCII characters.', shape: 'code' },
