@@ -27,7 +27,8 @@ export interface Follower {
 }
 
 export interface FollowOptions extends StoreStart {
-  gateway: Gateway
+  /** Only its `applyText`: the follower swaps each version in as a reload of the file would. */
+  gateway: Pick<Gateway, 'applyText'>
   logger: FastifyBaseLogger
   /** Told each version applied (after the swap) and each refused. */
   onApplied?: (state: FollowState) => void

@@ -1,0 +1,114 @@
+import t from 'tap'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import pino from 'pino'
+import { CONFIG_CHANNEL, openConfigStore, type ConfigStore } from '../../src/config-store/config-store.js'
+import { followStore, type FollowState } from '../../src/config-store/follower.js'
+import type { ReloadResult } from '../../src/reload/live-config.js'
+import { configStoreDb } from '../helpers/config-store-db.js'
+import { waitFor } from '../helpers/wait-for.js'
+
+// The follower on the real PostgreSQL, with a stand-in for the gateway's applyText: how versions reach it (LISTEN,
+// not the poll) and when a version this host refused is tried again (SIGHUP's checkNow, not on every look).
+
+interface Teardown { teardown: (fn: () => unknown) => void }
+
+interface Watched {
+  /** The texts applyText was asked to apply, in order. */
+  texts: string[]
+  /** Resolves with the next state told to onApplied (or onRefused). */
+  nextApplied: () => Promise<FollowState>
+  nextRefused: () => Promise<FollowState>
+  checkNow: () => void
+}
+
+/** Resolves with the next value `register` hands to its listener. */
+function nextOf (listeners: Set<(state: FollowState) => void>): Promise<FollowState> {
+  return new Promise((resolve) => {
+    const once = (state: FollowState): void => {
+      listeners.delete(once)
+      resolve(state)
+    }
+    listeners.add(once)
+  })
+}
+
+const db = await configStoreDb()
+if (typeof db === 'string') {
+  t.test('the config store follower', { skip: `${db} (set LANEGATE_REQUIRE_SERVICES=1 to fail instead)` }, async () => {})
+} else {
+  const url = db.url
+  t.teardown(() => db.drop())
+  const store = await openConfigStore(url)
+  t.teardown(() => store.close())
+  await store.push({ text: 'v: 1\n', message: 'first', author: 'ana' })
+  const dataDir = await mkdtemp(join(tmpdir(), 'lanegate-follower-'))
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }))
+
+  /**
+   * A follower started on the head, reading it again only once a minute unless told (a push's notification,
+   * checkNow), reporting on every look; resolves once its first look is done (its heartbeat is in the store), so
+   * its LISTEN connection is up.
+   */
+  async function follower (t: Teardown, from: ConfigStore, accept: (text: string) => boolean): Promise<Watched> {
+    const started = await from.head()
+    if (started === undefined) throw new Error('the store is empty')
+    const applied = new Set<(state: FollowState) => void>()
+    const refused = new Set<(state: FollowState) => void>()
+    const texts: string[] = []
+    const applyText = async (text: string): Promise<ReloadResult> => {
+      texts.push(text)
+      return accept(text) ? { outcome: 'applied', version: texts.length, restartRequired: [] } : { outcome: 'rejected', version: texts.length, error: new Error(`cannot apply ${text.trim()} here`) }
+    }
+    const since = Date.now()
+    const f = followStore({
+      url, dataDir, baseDir: dataDir, started, notes: [], gateway: { applyText }, logger: pino({ level: 'silent' }),
+      onApplied: (state) => { for (const l of [...applied]) l(state) },
+      onRefused: (state) => { for (const l of [...refused]) l(state) },
+      pollMs: 60_000,
+      heartbeatMs: 0,
+    })
+    t.teardown(() => f.stop())
+    await heartbeatAfter(from, since)
+    return { texts, nextApplied: () => nextOf(applied), nextRefused: () => nextOf(refused), checkNow: () => { f.checkNow() } }
+  }
+
+  /** Waits for this process's heartbeat to be newer than `time` (a look of the follower's finished). */
+  async function heartbeatAfter (from: ConfigStore, time: number): Promise<void> {
+    await waitFor(async () => (await from.instances()).some((row) => row.pid === process.pid && row.heartbeatAt >= time), { what: 'the follower\'s heartbeat' })
+  }
+
+  t.test('a push reaches it by LISTEN/NOTIFY: applied long before the minute-long poll would look', async (t) => {
+    const f = await follower(t, store, () => true)
+    const applied = f.nextApplied()
+    const pushed = await store.push({ text: 'v: 2\n', message: 'second', author: 'ana' })
+    t.same((await applied).applied.version, pushed.version)
+    t.same(f.texts, ['v: 2\n'])
+  })
+
+  t.test('a version this host refused is not tried again on every look, only when told (SIGHUP)', async (t) => {
+    let fixed = false
+    const f = await follower(t, store, () => fixed)
+    const refused = f.nextRefused()
+    const pushed = await store.push({ text: 'v: 3\n', message: 'needs a file this host lacks', author: 'ana' })
+    t.same((await refused).refused?.version, pushed.version)
+    // A notification with no newer version makes it look (its heartbeat moves) but not try the refused head again.
+    const notifier = new pg.Client({ connectionString: url })
+    await notifier.connect()
+    t.teardown(() => notifier.end())
+    const before = Date.now()
+    await notifier.query(`NOTIFY ${CONFIG_CHANNEL}`)
+    await heartbeatAfter(store, before)
+    t.same(f.texts, ['v: 3\n'], 'a look without checkNow skips the head it refused')
+    const refusedAgain = f.nextRefused()
+    f.checkNow()
+    t.same((await refusedAgain).refused?.version, pushed.version, 'told while still broken: tried again, refused again')
+    fixed = true
+    const applied = f.nextApplied()
+    f.checkNow()
+    t.same((await applied).applied.version, pushed.version, 'told once the host is fixed: applied')
+    t.same(f.texts, ['v: 3\n', 'v: 3\n', 'v: 3\n'], 'tried three times: on the push, and on each SIGHUP')
+  })
+}
