@@ -2,7 +2,8 @@ import { RollingWindow } from './rolling-window.js'
 
 /**
  * A target's circuit breaker settings (a `proxy` block's `upstream.circuit_breaker`, validated and defaulted).
- * Exactly one of `consecutive_failures` and `failure_rate` is set (the block's check says so with its YAML path).
+ * `consecutive_failures`, `failure_rate` and `slow` are rules of their own: any of them set opens the breaker (the
+ * block's check asks for at least one, with its YAML path).
  */
 export interface CircuitBreakerSettings {
   /** Answer statuses that count as failures; a no-answer failure (refused, reset, timeout…) always counts. */
