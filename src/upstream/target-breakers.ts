@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import { recordCircuitTransition } from '../observability/recorders.js'
 import { publishTransition, registerBreaker, unregisterBreaker } from './breaker-sharing.js'
 import { CircuitBreaker, type CircuitBreakerSettings, type CircuitTransition } from './circuit-breaker.js'
@@ -18,10 +19,9 @@ interface BreakerOwner {
  * undefined. Every breaker is registered for the transitions other workers share (breaker-sharing.ts).
  */
 export function attachBreakers (owner: BreakerOwner, targets: readonly Target[], settings: CircuitBreakerSettings | undefined): void {
-  const wanted = settings === undefined ? '' : JSON.stringify(settings)
   for (const target of targets) {
     const current = target.breaker
-    if (current !== undefined && wanted !== '' && (current.settings === settings || JSON.stringify(current.settings) === wanted)) continue
+    if (current !== undefined && settings !== undefined && isDeepStrictEqual(current.settings, settings)) continue
     if (current !== undefined) unregisterBreaker(owner.name, target.url, current)
     if (settings === undefined) {
       target.breaker = undefined

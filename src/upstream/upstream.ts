@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import { ActiveHealth } from './active-health.js'
 import { RetryBudget } from './retry-budget.js'
 import { OutlierEjector } from './outlier-ejection.js'
@@ -94,7 +95,7 @@ export class Upstream {
   private reconcileOutliers (settings: UpstreamSettings, targets: readonly Target[]): void {
     const wanted = settings.outlier_ejection
     const current = this.outliers
-    if (current !== undefined && wanted !== undefined && (current.settings === wanted || JSON.stringify(current.settings) === JSON.stringify(wanted))) {
+    if (current !== undefined && wanted !== undefined && isDeepStrictEqual(current.settings, wanted)) {
       current.attach(targets)
       return
     }
@@ -208,6 +209,6 @@ export class Upstream {
 /** The budget `wanted` asks for: the current one kept when its settings are equal (a reload keeps what it saved). */
 function budgetFor (wanted: UpstreamSettings['retry']['budget'], current: RetryBudget | undefined): RetryBudget | undefined {
   if (wanted === undefined) return undefined
-  if (current !== undefined && (current.settings === wanted || JSON.stringify(current.settings) === JSON.stringify(wanted))) return current
+  if (current !== undefined && isDeepStrictEqual(current.settings, wanted)) return current
   return new RetryBudget(wanted)
 }
