@@ -1,5 +1,6 @@
-import cluster, { type Worker } from 'node:cluster'
+import type { Worker } from 'node:cluster'
 import { isMessage, type CircuitMessage } from '../ipc/messages.js'
+import { listenToWorkers } from './cluster-events.js'
 
 /**
  * The primary's side of shared circuit breakers (upstream/breaker-sharing.ts): a worker's opening or closing goes
@@ -31,12 +32,5 @@ export function coordinateBreakers (): () => void {
     for (const other of listening) if (other !== worker && other.isConnected()) other.send(message)
   }
 
-  cluster.on('listening', onListening)
-  cluster.on('exit', onExit)
-  cluster.on('message', onMessage)
-  return () => {
-    cluster.off('listening', onListening)
-    cluster.off('exit', onExit)
-    cluster.off('message', onMessage)
-  }
+  return listenToWorkers({ onListening, onExit, onMessage })
 }

@@ -1,5 +1,6 @@
-import cluster, { type Worker } from 'node:cluster'
+import type { Worker } from 'node:cluster'
 import { isMessage, type ProberCommand, type ProbeResultMessage } from '../ipc/messages.js'
+import { listenToWorkers } from './cluster-events.js'
 
 /**
  * The primary's side of "one prober per host" (upstream/probe-sharing.ts): the listening worker with the lowest
@@ -41,12 +42,5 @@ export function coordinateProbes (): () => void {
     for (const other of listening) if (other !== worker) send(other, message)
   }
 
-  cluster.on('listening', onListening)
-  cluster.on('exit', onExit)
-  cluster.on('message', onMessage)
-  return () => {
-    cluster.off('listening', onListening)
-    cluster.off('exit', onExit)
-    cluster.off('message', onMessage)
-  }
+  return listenToWorkers({ onListening, onExit, onMessage })
 }
