@@ -134,8 +134,3 @@ export function traceOf (req: IncomingMessage): TraceContext {
   }
   return trace
 }
-
-/** The trace of `req` if something already worked it out, without making one. */
-export function existingTraceOf (req: IncomingMessage): TraceContext | undefined {
-  return (req as TracedRequest)[TRACE]
-}
