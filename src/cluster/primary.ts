@@ -1,6 +1,6 @@
 import cluster from 'node:cluster'
 import type { GatewayConfig } from '../config/types.js'
-import { createAsyncLogDestination } from '../logging/log-destination.js'
+import { stdoutDestination } from '../logging/log-destination.js'
 import { createLogger, warnOfDroppedLines } from '../logging/logger.js'
 import { writePidFile } from '../ipc/pid-file.js'
 import { isLanegateWorker } from '../ipc/worker-marker.js'
@@ -33,7 +33,7 @@ export async function startCluster (options: ClusterStartOptions): Promise<boole
     return false
   }
   // Asynchronous like the workers' logs: a stdout pipe nobody reads must not block the primary's signal handling.
-  const destination = createAsyncLogDestination(1)
+  const destination = stdoutDestination()
   const logger = createLogger(config.server.log_level, destination)
   warnOfDroppedLines(logger, destination)
   // The admin port taken: the start fails before any worker is forked (the caller prints the one line).

@@ -1,4 +1,4 @@
-import { formatPath, type ConfigProblem } from './config-error.js'
+import type { Report } from './config-error.js'
 import type { GatewayConfig } from './types.js'
 
 /** Keys only a `type: file` sink takes, only a `type: syslog` one, only a `type: http` one. */
@@ -11,11 +11,7 @@ const HTTP_ONLY = ['url', 'headers', 'batch_lines', 'retries'] as const
  * unique. A file is rotated by the one process that writes it, so with server.workers > 1 (several processes,
  * each rotating on its own) a file sink is refused rather than rotated by racing workers.
  */
-export function checkAccessLog (config: GatewayConfig): { problem: ConfigProblem, segments: (string | number)[] }[] {
-  const problems: { problem: ConfigProblem, segments: (string | number)[] }[] = []
-  const report = (segments: (string | number)[], message: string): void => {
-    problems.push({ problem: { path: formatPath(segments), message }, segments })
-  }
+export function checkAccessLog (config: GatewayConfig, report: Report): void {
   const names = new Set<string>()
   config.access_log?.sinks.forEach((sink, i) => {
     const name = sink.name ?? sink.type
@@ -40,5 +36,4 @@ export function checkAccessLog (config: GatewayConfig): { problem: ConfigProblem
       if (sink[key] !== undefined) report(['access_log', 'sinks', i, key], `only a syslog sink takes ${key}`)
     }
   })
-  return problems
 }

@@ -35,3 +35,6 @@ export function formatPath (segments: readonly (string | number)[]): string {
   }
   return out
 }
+
+/** Reports a problem at a YAML path (segments below the file's root): every check of the second pass takes one. */
+export type Report = (segments: (string | number)[], message: string) => void

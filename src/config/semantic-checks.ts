@@ -1,4 +1,4 @@
-import { formatPath, type ConfigProblem } from './config-error.js'
+import { formatPath, type ConfigProblem, type Report } from './config-error.js'
 import { buildIndexes, type ConfigIndexes } from './indexes.js'
 import { checkAccessLog } from './access-log-checks.js'
 import { checkTelemetry } from './telemetry-checks.js'
@@ -20,8 +20,6 @@ export interface LocatedProblem {
 
 const DAY_MS = 86_400_000
 
-type Report = (segments: (string | number)[], message: string) => void
-
 /**
  * config/'s own part of the second pass: references between sections (organizations, scopes, accounts,
  * limits). Policies, plugins, services and secret hashes are checked by the rules the pipeline passes in
@@ -40,7 +38,8 @@ export function checkReferences (config: GatewayConfig, now = Date.now()): { pro
   checkUserTokenIssuers(config, report)
   checkStores(config, report)
   checkServicePrefixes(config, report)
-  problems.push(...checkAccessLog(config), ...checkTelemetry(config))
+  checkAccessLog(config, report)
+  checkTelemetry(config, report)
   // TLS files (the listener's, the backends'): read and checked as they will be used.
   const tls = checkTlsSettings(config, now)
   problems.push(...tls.problems)

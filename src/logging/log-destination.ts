@@ -13,6 +13,12 @@ export interface AsyncLogDestination extends DestinationStream {
    * with how many it dropped since the previous call: the moment a line saying so can be written again.
    */
   onDrained (listener: (droppedLines: number) => void): void
+  /**
+   * Writes `line` if what the destination holds stays within `maxBufferedBytes` (and its own bound), else returns
+   * false: another writer's line (an access-log sink sharing stdout) with its own bound, counted by that writer and
+   * not as a dropped log line.
+   */
+  writeWithin (line: string, maxBufferedBytes: number): boolean
 }
 
 /**
@@ -56,6 +62,17 @@ export function createAsyncLogDestination (fd = 1, maxBufferedBytes = 8 * 1024 *
   return isPipeOrSocket(fd) ? streamDestination(fd, maxBufferedBytes) : threadPoolDestination(fd, maxBufferedBytes)
 }
 
+let stdout: AsyncLogDestination | undefined
+
+/**
+ * The process's one destination on standard output (made on first use): the logger's and the access log's
+ * stdout sink's lines go through the same writer, so they never interleave mid-line and share one bound.
+ */
+export function stdoutDestination (): AsyncLogDestination {
+  stdout ??= createAsyncLogDestination(1)
+  return stdout
+}
+
 function isPipeOrSocket (fd: number): boolean {
   try {
     const stat = fstatSync(fd)
@@ -83,14 +100,16 @@ function streamDestination (fd: number, maxBufferedBytes: number): AsyncLogDesti
   // A line is dropped only past `maxBufferedBytes` (MiBs), far above the stream's high-water mark, so the write
   // that filled the buffer returned false and 'drain' follows once the reader took everything.
   stream.on('drain', function logStreamDrained () { drops.drained() })
+  function writeWithin (line: string, limit: number): boolean {
+    if (broken || stream.writableLength + line.length > Math.min(limit, maxBufferedBytes)) return false
+    stream.write(line)
+    return true
+  }
   return {
     write (line: string) {
-      if (broken || stream.writableLength + line.length > maxBufferedBytes) {
-        drops.total += 1
-        return
-      }
-      stream.write(line)
+      if (!writeWithin(line, maxBufferedBytes)) drops.total += 1
     },
+    writeWithin,
     flush (timeoutMs: number) {
       const deadline = Date.now() + timeoutMs
       return new Promise<void>((resolve) => {
@@ -152,16 +171,19 @@ function threadPoolDestination (fd: number, maxBufferedBytes: number): AsyncLogD
     })
   }
 
+  function writeWithin (line: string, limit: number): boolean {
+    if (queuedBytes + line.length > Math.min(limit, maxBufferedBytes)) return false
+    queued.push(line)
+    queuedBytes += line.length
+    if (writing === undefined && queued.length === 1) pump()
+    return true
+  }
+
   return {
     write (line: string) {
-      if (queuedBytes + line.length > maxBufferedBytes) {
-        drops.total += 1
-        return
-      }
-      queued.push(line)
-      queuedBytes += line.length
-      if (writing === undefined && queued.length === 1) pump()
+      if (!writeWithin(line, maxBufferedBytes)) drops.total += 1
     },
+    writeWithin,
     flush (timeoutMs: number) {
       if (writing === undefined && queued.length === 0) return Promise.resolve()
       return new Promise<void>((resolve) => {

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { GatewayConfig } from '../config/types.js'
 import { GatewayError } from '../errors/gateway-error.js'
 import { recordTokenIssued } from '../observability/recorders.js'
-import { recordTokenIssuance } from '../observability/tracing/token-span.js'
+import { issuanceStart, recordTokenIssuance } from '../observability/tracing/token-span.js'
 import type { KeyStore } from '../runtime/shared-resources.js'
 import { readCredentials, type ClientAuthenticator, type ClientCredentials, type PresentedCredentials } from './client-auth.js'
 import { duplicatedParameters, formValue, isFormContentType, type FormParameters } from './form-body.js'
@@ -108,7 +108,8 @@ export function createTokenHandler (deps: TokenEndpointDeps) {
   }
 
   return async function tokenHandler (request: FastifyRequest, reply: FastifyReply): Promise<TokenResponse> {
-    const started = performance.timeOrigin + performance.now()
+    // Undefined while span export is off: then nothing is timed or recorded for the span.
+    const started = issuanceStart()
     const config = request.gw.snapshot.config
     const body = (request.body as FormParameters | undefined) ?? new Map<string, string[]>()
 
@@ -134,7 +135,7 @@ export function createTokenHandler (deps: TokenEndpointDeps) {
     })
     request.log.info({ client_id: account.client_id, scope: scopes.join(' '), jti: signed.jti, expires_in: lifetime, auth_method: credentials.method }, 'token issued')
     recordTokenIssued(account.client_id)
-    recordTokenIssuance(request.raw, started, () => ({ clientId: account.client_id, organizationId: account.organization, scopes, lifetimeSeconds: lifetime, authMethod: credentials.method }))
+    if (started !== undefined) recordTokenIssuance(request.raw, started, { clientId: account.client_id, organizationId: account.organization, scopes, lifetimeSeconds: lifetime, authMethod: credentials.method })
     reply.code(200)
     return { access_token: signed.token, token_type: 'Bearer', expires_in: lifetime, expires_at: signed.expiresAt, scope: scopes.join(' ') }
   }

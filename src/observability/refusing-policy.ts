@@ -1,17 +1,12 @@
 import type { FastifyRequest } from 'fastify'
-import { policyName } from '../config/semantic-checks.js'
-import { routePolicies } from '../config/types.js'
 
 /**
- * The name of the policy whose step refused the request (`request.gw.refusedAt`: its index in the route's chain,
- * the service's policies then the route's), or null when no step refused it.
+ * The name of the policy whose step refused the request, or null when no step refused it. The step itself is
+ * kept (`request.gw.refusedBy`), not its place: the chain runner, a preflight and a WebSocket's rechecks each run
+ * a different subset of the route's chain.
  */
 export function refusingPolicy (gw: FastifyRequest['gw'] | null): string | null {
-  const step = gw?.refusedAt
+  const step = gw?.refusedBy
   if (gw === null || step === undefined) return null
-  const settings = gw.snapshot.config.services[gw.service]
-  const route = settings?.routes[gw.routeId]
-  if (settings === undefined || route === undefined) return null
-  const entry = step < settings.policies.length ? settings.policies[step] : routePolicies(route)[step - settings.policies.length]
-  return entry === undefined ? null : policyName(entry)
+  return gw.snapshot.stepPolicies?.get(step) ?? null
 }

@@ -135,7 +135,33 @@ export function traceOf (req: IncomingMessage): TraceContext {
   return trace
 }
 
-/** The trace of `req` if something already worked it out, without making one. */
-export function existingTraceOf (req: IncomingMessage): TraceContext | undefined {
-  return (req as TracedRequest)[TRACE]
+/** What a call made outside a request sends and records: its `traceparent`, and a CLIENT span per attempt. */
+export type BackgroundTrace = Pick<TraceContext, 'traceparent' | 'tracestate' | 'startAttempt'>
+
+/**
+ * The trace of work the gateway does on its own after (or without) a request: a fan-out dispatch's deliveries.
+ * Under `parent` (the commit request's trace, when the commit's process delivers) each attempt's CLIENT span is a
+ * child of that request's SERVER span; without one (a delivery resumed by the recovery sweep) a new trace is
+ * started, its attempts root spans of it. Either way each attempt sends its own span as `traceparent`. Nothing is
+ * told back to `parent` (the request's access line keeps its own upstream calls).
+ */
+export function backgroundTrace (parent: TraceContext | undefined): BackgroundTrace {
+  if (parent !== undefined) {
+    return {
+      traceparent: parent.traceparent,
+      tracestate: parent.tracestate,
+      startAttempt: (upstream, method, targetUrl, path, attempt) => parent.startAttempt(upstream, method, targetUrl, path, attempt),
+    }
+  }
+  const traceId = randomHex(16)
+  const flags = activeTracing()?.flagsFor(traceId, undefined) ?? '01'
+  return {
+    traceparent: `00-${traceId}-${randomHex(8)}-${flags}`,
+    tracestate: undefined,
+    startAttempt (upstream, method, targetUrl, path, attempt) {
+      const tracing = activeTracing()
+      if (tracing === undefined || flags !== '01') return undefined
+      return tracing.startAttempt(traceId, undefined, upstream, method, targetUrl, path, attempt)
+    },
+  }
 }

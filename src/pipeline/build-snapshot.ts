@@ -24,6 +24,7 @@ export function buildSnapshot (config: GatewayConfig, version: number, catalog: 
   const rechecks = new Map<string, readonly PolicyStep[]>()
   const upgrades = new Map<string, UpgradeLimits>()
   const cacheRoutes = new Map<string, Set<string>>()
+  const stepPolicies = new Map<PolicyStep, string>()
   for (const [service, settings] of Object.entries(config.services)) {
     for (const [routeId, routeEntry] of Object.entries(settings.routes)) {
       const preflight: PolicyStep[] = []
@@ -37,6 +38,7 @@ export function buildSnapshot (config: GatewayConfig, version: number, catalog: 
         const plugin = catalog.plugins.get(name)
         if (plugin === undefined) throw new Error(`unknown policy "${name}"`)
         const step = plugin.create(entry[name] ?? {}, policyContext(plugin, { config, indexes, ...views, service, routeId, envelope: settings.envelope, websocket, serviceBodyLimit: serviceBodyLimit(settings) }))
+        stepPolicies.set(step, name)
         if (plugin.answersPreflight === true) preflight.push(step)
         if (plugin.recheck === true) recheck.push(step)
         return step
@@ -50,7 +52,7 @@ export function buildSnapshot (config: GatewayConfig, version: number, catalog: 
     }
   }
   if (cacheRoutes.size > 0) appendWriteInvalidation(chains, cacheRoutes, config)
-  return { version, config, indexes, chains, preflights, rechecks, upgrades, ...(cacheRoutes.size > 0 ? { cacheRoutes } : {}) }
+  return { version, config, indexes, chains, preflights, rechecks, upgrades, stepPolicies, ...(cacheRoutes.size > 0 ? { cacheRoutes } : {}) }
 }
 
 /**

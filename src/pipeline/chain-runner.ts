@@ -4,7 +4,7 @@ import { GatewayError } from '../errors/gateway-error.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
 import { chainKey } from '../runtime/snapshot.js'
 import type { Snapshot } from '../runtime/snapshot.js'
-import { requestContext } from '../runtime/request-context.js'
+import { noteRefusingStep, requestContext } from '../runtime/request-context.js'
 
 /**
  * The onRequest hook of a service route: takes the current snapshot once (the request keeps it to the end),
@@ -34,7 +34,7 @@ export function createChainRunner (current: () => Snapshot, service: string, rou
       done(new GatewayError('not_found'))
       return
     }
-    runSteps(chain, 0, request, reply, done)
+    runSteps(chain, 0, request, reply, done, noteRefusingStep)
   }
 }
 
@@ -52,6 +52,6 @@ export function createPreflightRunner (current: () => Snapshot, service: string,
       done()
       return
     }
-    runSteps(steps, 0, request, reply, done)
+    runSteps(steps, 0, request, reply, done, noteRefusingStep)
   }
 }

@@ -2,13 +2,12 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import type { Report } from '../config/config-error.js'
 import { compileSchema } from '../config/validators.js'
 import { isErrorCode } from '../errors/catalogue.js'
 import type { PolicyPlugin } from '../plugin/policy.js'
 import type { Catalog, PluginOrigin } from './registry.js'
 
-/** Reports a problem at a YAML path (segments below the file's root). */
-export type Report = (segments: (string | number)[], message: string) => void
 
 /**
  * Loads the outside policies of gateway.yaml's `plugins:` (module paths relative to `baseDir`, or package names

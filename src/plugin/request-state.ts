@@ -1,6 +1,5 @@
 import type { StoreAccess } from '../config/indexes.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
-import type { GatewayError } from '../errors/gateway-error.js'
 import type { ResponseHooks } from './response-phase.js'
 
 /** Who is calling, as an auth-like policy established it (`context.setPrincipal`) from a verified credential. */
@@ -38,12 +37,6 @@ export interface RequestState {
    * store-access rule's answer, `ConfigIndexes.access`): services read it instead of deciding again.
    */
   reached?: StoreAccess
-  /**
-   * Set when a step of the route's chain refused the request: the step's index in the chain (the service's
-   * policies, then the route's) and its refusal, so the access log can name the policy and the limit that refused.
-   */
-  refusedAt?: number
-  refusal?: GatewayError
 }
 
 declare module 'fastify' {

@@ -1,8 +1,9 @@
 import type { StoreAccess } from '../config/indexes.js'
 import type { EnvelopeName } from '../errors/envelopes.js'
-import type { GatewayError } from '../errors/gateway-error.js'
+import type { FastifyRequest } from 'fastify'
 import type { Principal, RequestState } from '../plugin/request-state.js'
 import type { ResponseHooks } from '../plugin/response-phase.js'
+import type { PolicyStep } from '../plugin/step.js'
 import type { Snapshot } from './snapshot.js'
 
 export type { Principal }
@@ -17,6 +18,8 @@ export type RequestContext = RequestState
 declare module '../plugin/request-state.js' {
   interface RequestState {
     readonly snapshot: Snapshot
+    /** The step that refused the request, if one did (`snapshot.stepPolicies` names its policy). */
+    refusedBy?: PolicyStep
   }
 }
 
@@ -35,8 +38,7 @@ class GatewayRequestState implements RequestContext {
   principal: Principal | undefined
   response: ResponseHooks | undefined
   reached: StoreAccess | undefined
-  refusedAt: number | undefined
-  refusal: GatewayError | undefined
+  refusedBy: PolicyStep | undefined
 
   constructor (snapshot: Snapshot, service: string, routeId: string, envelope: EnvelopeName) {
     this.snapshot = snapshot
@@ -46,12 +48,18 @@ class GatewayRequestState implements RequestContext {
     this.principal = undefined
     this.response = undefined
     this.reached = undefined
-    this.refusedAt = undefined
-    this.refusal = undefined
+    this.refusedBy = undefined
   }
 }
 
 /** A new `request.gw` for a request of `service`'s route `routeId`, rendered in `envelope`, on `snapshot`. */
 export function requestContext (snapshot: Snapshot, service: string, routeId: string, envelope: EnvelopeName): RequestContext {
   return new GatewayRequestState(snapshot, service, routeId, envelope)
+}
+
+/** A chain's step refused `request` (runSteps' refusal observer): kept for the access log and the SERVER span. */
+export function noteRefusingStep (request: FastifyRequest, step: PolicyStep): void {
+  // A request the chain runner gave no state (a plugin's test harness) has nothing to note it on.
+  const gw = request.gw as FastifyRequest['gw'] | null
+  if (gw !== null) gw.refusedBy = step
 }

@@ -27,6 +27,11 @@ export interface Snapshot {
    * these routes' answers are counted in lanegate_cache_lookups_total, so the others never read `X-Cache`.
    */
   readonly cacheRoutes?: ReadonlyMap<string, ReadonlySet<string>>
+  /**
+   * Each built step → the name of its policy: a refusal names its policy from the step that refused, whichever
+   * subset of a chain ran (the whole chain, a preflight's steps, a WebSocket's rechecks).
+   */
+  readonly stepPolicies?: ReadonlyMap<PolicyStep, string>
 }
 
 /** The limits of the WebSocket connections of one route. */

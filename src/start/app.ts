@@ -16,7 +16,7 @@ import { moduleForService, serviceRoutes } from '../services/service-module.js'
 import { deferredRequestLogging } from '../logging/request-logger.js'
 import type { GatewayMetrics } from '../observability/metrics.js'
 import { countRefusal, MeteredLogController } from '../observability/instrument-app.js'
-import { RequestLogController, type CompletedRequestObserver } from '../observability/request-log-controller.js'
+import { RequestLogController } from '../observability/request-log-controller.js'
 import { addHttp2RequestTimeout } from '../tls/http2-request-timeout.js'
 import { refusePlainHttp } from '../tls/plain-http-refusal.js'
 import { listenerTransport, type ListenerTls } from '../tls/listener-tls.js'
@@ -25,9 +25,10 @@ import { requestIdGenerator } from '../logging/request-id.js'
 import { routeUpgradeRequests } from '../websocket/upgrade-requests.js'
 import { AccessLog } from '../logging/access-log/access-log.js'
 import { noteAnsweredError } from '../observability/answered-error.js'
-import { accessLogHooks, followAccessLogConfig } from '../logging/access-log/attach-access-log.js'
+import { noteWebSocketClosed } from '../observability/websocket-session.js'
+import { accessLogHooks } from '../logging/access-log/access-log-hooks.js'
 import { SpanExport } from '../observability/tracing/span-export.js'
-import { followSpanExportConfig } from '../observability/tracing/follow-config.js'
+import { followTelemetryConfig } from './follow-telemetry.js'
 
 /** A quarter of the shortest timeout, between 50 ms and 1 s. */
 function connectionsCheckingInterval (headersTimeoutMs: number, requestTimeoutMs: number): number {
@@ -48,11 +49,12 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
   // log controller tells them of each answered request.
   const accessLog = new AccessLog(accessLogHooks(logger as FastifyBaseLogger, metrics))
   const spans = new SpanExport((dropped) => { if (metrics !== undefined) metrics.tracesDropped.cell().value += dropped })
-  const app = createFastify(config.server, logger, metrics, envelopeForPath, listenerTls, [accessLog.record, spans.record])
-  addRootHooks(app, metrics, envelopeForPath)
+  const disableRequestLogging = !logger.isLevelEnabled('info')
+  const controller = metrics === undefined ? new RequestLogController({ disableRequestLogging }) : new MeteredLogController(metrics, { disableRequestLogging })
+  const app = createFastify(config.server, logger, envelopeForPath, listenerTls, controller)
+  addRootHooks(app, metrics, envelopeForPath, controller)
   if (config.server.tls !== undefined) refusePlainHttp(app.server, config.server.headers_timeout_ms)
-  followAccessLogConfig(app, gateway, accessLog)
-  followSpanExportConfig(app, gateway, spans)
+  followTelemetryConfig(app, gateway, { accessLog, spans }, controller)
   // HTTP/2 streams get request_timeout_ms too (node applies it to HTTP/1.1 connections only).
   if (config.server.tls !== undefined && config.server.http2 === true) addHttp2RequestTimeout(app, config.server.request_timeout_ms)
 
@@ -68,19 +70,30 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
   app.get(OPENAPI_PATH, createOpenApiHandler(gateway.current, gateway.catalog))
   await app.register(oauthRoutes({ shared: gateway.shared, snapshot: gateway.current }))
 
-  // WebSocket upgrades go through the router and the route's chain like any request (websocket/upgrade-requests.ts).
-  const websockets = new OpenWebSockets(gateway.current, app.log, metrics?.websockets)
+  addWebSockets(app, gateway, metrics, controller)
+
+  await mountServices(app, gateway)
+  return app
+}
+
+/**
+ * WebSocket upgrades go through the router and the route's chain like any request (websocket/upgrade-requests.ts);
+ * a reload rechecks the open connections' rights at the swap (no polling: an idle connection costs nothing).
+ */
+function addWebSockets (app: FastifyInstance, gateway: Gateway, metrics: GatewayMetrics | undefined, controller: RequestLogController): void {
+  const websockets = new OpenWebSockets(gateway.current, app.log, metrics?.websockets, function webSocketEnded (request, reply, code) {
+    // fastify never completes an upgraded request: its access line and SERVER span cover the session, written now.
+    noteWebSocketClosed(request, code)
+    reply.raw.statusCode = 101
+    controller.observer?.(request, reply)
+  })
   app.decorate('websockets', websockets)
   routeUpgradeRequests(app)
-  // A reload rechecks the open connections' rights at the swap (no polling: an idle connection costs nothing).
   const stopRechecks = gateway.onSwap(function recheckWebSockets (snapshot) { websockets.recheckAll(snapshot) })
   app.addHook('preClose', async function closeWebSockets () {
     stopRechecks()
     await websockets.closeAll(1001, 'server shutting down')
   })
-
-  await mountServices(app, gateway)
-  return app
 }
 
 /** The envelope of the service whose prefix a URL falls under (for 404s and malformed URLs), else plain. */
@@ -93,7 +106,7 @@ function envelopeFinder (config: GatewayConfig): (url: string) => EnvelopeName {
 }
 
 /** The fastify instance with the server settings, request ids, logging and the router's own errors. */
-function createFastify (server: GatewayConfig['server'], logger: Logger, metrics: GatewayMetrics | undefined, envelopeForPath: (url: string) => EnvelopeName, listenerTls: ListenerTls | undefined, completed: readonly CompletedRequestObserver[]): FastifyInstance {
+function createFastify (server: GatewayConfig['server'], logger: Logger, envelopeForPath: (url: string) => EnvelopeName, listenerTls: ListenerTls | undefined, logController: RequestLogController): FastifyInstance {
   // Each request's logger is a deferred child: a real one only once something is logged at an enabled level.
   const requestLogging = deferredRequestLogging(requestIdGenerator())
   const app = Fastify({
@@ -119,9 +132,7 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
     // fixed at boot) the lines' preparation is skipped. (fastify 5.12 deprecates the top-level
     // disableRequestLogging for this.) With metrics, the same controller also counts every answered request
     // (observability/instrument-app.ts).
-    logController: metrics === undefined
-      ? new RequestLogController({ disableRequestLogging: !logger.isLevelEnabled('info'), observers: completed })
-      : new MeteredLogController(metrics, { disableRequestLogging: !logger.isLevelEnabled('info'), observers: completed }),
+    logController,
     return503OnClosing: true,
     clientErrorHandler: gatewayClientErrorHandler,
     // HTTP/2: fastify closes the sessions with GOAWAY at close (their streams in flight finish); `idle` needs HTTP/1.
@@ -139,13 +150,16 @@ function createFastify (server: GatewayConfig['server'], logger: Logger, metrics
 }
 
 /** What every request gets at the root: `request.gw`, the error handler, the JSON parser, the standard headers. */
-function addRootHooks (app: FastifyInstance, metrics: GatewayMetrics | undefined, envelopeForPath: (url: string) => EnvelopeName): void {
+function addRootHooks (app: FastifyInstance, metrics: GatewayMetrics | undefined, envelopeForPath: (url: string) => EnvelopeName, controller: RequestLogController): void {
   // `request.gw` is declared on every request (runtime/request-context.ts), so it is decorated once, here at the
   // root: every scope (oauth, services, hooks of other plugins) sees the same property. The chain runner sets it.
   app.decorateRequest('gw', null as never)
   app.setErrorHandler(createErrorHandler((request) => envelopeForPath(request.url), function observeRefusal (request, error, reply) {
-    noteAnsweredError(request, error.code)
+    noteAnsweredError(request, error)
     if (metrics !== undefined) countRefusal(metrics, request, error, reply)
+    // fastify never reports an answer it could not write: a refusal decided after the client left is told here.
+    const observe = controller.observer
+    if (observe !== undefined && reply.raw.destroyed) observe(request, reply.code(error.status))
   }))
   registerBoundedJsonParser(app)
   // Set when the request starts rather than in an onSend hook, which cost every response a promise. A handler

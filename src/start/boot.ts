@@ -6,7 +6,7 @@ import { buildApp } from './app.js'
 import { loadGatewayConfig, parseGatewayConfig, type LoadedGatewayConfig } from '../config/second-pass/load-gateway-config.js'
 import { catalog as builtIn, type Catalog } from '../pipeline/registry.js'
 import { createGateway, type Gateway } from '../reload/live-config.js'
-import { createAsyncLogDestination } from '../logging/log-destination.js'
+import { stdoutDestination } from '../logging/log-destination.js'
 import { createLogger, warnOfDroppedLines } from '../logging/logger.js'
 import { openSharedResources } from './open-shared-resources.js'
 import { adminSettings } from '../observability/admin-settings.js'
@@ -61,7 +61,7 @@ export async function bootGateway (options: BootOptions): Promise<Booted> {
     ? await parseGatewayConfig(options.text, options.file ?? 'gateway.yaml', { env, adjust: options.adjust }, options.catalog ?? builtIn)
     : await loadGatewayConfig(options.file ?? 'gateway.yaml', { env, adjust: options.adjust }, options.catalog ?? builtIn))
   const config = loaded.config
-  const destination = options.logger === undefined ? createAsyncLogDestination(1) : undefined
+  const destination = options.logger === undefined ? stdoutDestination() : undefined
   const logger = options.logger ?? createLogger(config.server.log_level, destination)
   if (destination !== undefined) warnOfDroppedLines(logger, destination)
   await mkdir(resolve(config.server.data_dir), { recursive: true })

@@ -15,6 +15,9 @@ export interface WebSocketRecorder {
   closed (service: string, route: string, code: number): void
 }
 
+/** Told when a relayed WebSocket's caller side ended, with its close code (the access line and span of the session). */
+export type WebSocketEnded = (request: FastifyRequest, reply: FastifyReply, code: number) => void
+
 /** Where the messages of a gateway without metrics are counted: one throwaway pair for every connection. */
 const UNCOUNTED = { in: { value: 0 }, out: { value: 0 } }
 
@@ -43,6 +46,7 @@ export class OpenWebSockets {
     closed: (connection: OpenWebSocket, code: number): void => {
       if (!this.open.delete(connection)) return
       this.recorder?.closed(connection.request.gw.service, connection.request.gw.routeId, code)
+      this.ended?.(connection.request, connection.reply, code)
     },
   }
 
@@ -50,6 +54,7 @@ export class OpenWebSockets {
     private readonly current: () => Snapshot,
     private readonly logger: FastifyBaseLogger,
     private readonly recorder?: WebSocketRecorder,
+    private readonly ended?: WebSocketEnded,
   ) {}
 
   get size (): number {

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { GatewayError } from '../errors/gateway-error.js'
 import { runSteps } from '../plugin/run-steps.js'
 import { chainKey, type Snapshot } from '../runtime/snapshot.js'
-import { requestContext } from '../runtime/request-context.js'
+import { noteRefusingStep, requestContext } from '../runtime/request-context.js'
 
 /** Whether an open connection may stay under a new snapshot, and else its close code and reason. */
 export type RecheckVerdict = { ok: true } | { ok: false, code: number, reason: string }
@@ -29,5 +29,5 @@ export function recheckRights (request: FastifyRequest, reply: FastifyReply, sna
   runSteps(steps, 0, request, reply, function rechecked (error) {
     if (error === undefined || error === null) decide({ ok: true })
     else decide({ ok: false, code: 1008, reason: error instanceof GatewayError ? error.code : 'forbidden' })
-  })
+  }, noteRefusingStep)
 }

@@ -1,16 +1,15 @@
 import { once } from 'node:events'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { SpanKind } from '@opentelemetry/api'
 import t, { type Test } from 'tap'
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js'
-import { repoPath } from '../helpers/paths.js'
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
+import type { SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { sdkTracer, startTracedBackend, traceHeaders } from '../helpers/traced-backend.js'
 import { waitFor } from '../helpers/wait-for.js'
+import { startWsBackend } from '../helpers/ws-backend.js'
+import { closeOf, nextMessage, openWs } from '../helpers/ws-client.js'
 
 const SERVER = 2
 const CLIENT = 3
@@ -27,23 +26,11 @@ async function startResettingTarget (t: Test): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }
 
-/** `lanegate start` on the demo config exporting spans to `receiver`, the pricing service's targets given. */
-async function startTracedGateway (t: Test, receiver: OtlpReceiver, targets: { a: string, b: string }): Promise<SpawnedGateway> {
-  const dir = await mkdtemp(join(tmpdir(), 'lanegate-tracing-'))
-  const demo = (await readFile(repoPath('gateway.yaml'), 'utf8'))
-    .replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
-    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
-  const config = join(dir, 'gateway.yaml')
-  await writeFile(config, `${demo}\ntelemetry:\n  traces: { endpoint: "${receiver.url}", sample_ratio: 1 }\n`)
-  const gateway = await spawnGateway({ config, env: { PRICING_URL_A: targets.a, PRICING_URL_B: targets.b } })
-  t.teardown(async () => {
-    if (gateway.child.exitCode === null) {
-      gateway.child.kill('SIGKILL')
-      await gateway.exited
-    }
-    await rm(dir, { recursive: true, force: true })
-  })
-  return gateway
+/** `lanegate start` on the demo config exporting spans to `receiver`, the pricing targets (and any lane) given. */
+async function startTracedGateway (t: Test, receiver: OtlpReceiver, targets: { a: string, b: string }, env: Record<string, string> = {}): Promise<SpawnedGateway> {
+  const fixture = gatewayFixture().set('telemetry', { traces: { endpoint: receiver.url, sample_ratio: 1 } })
+  const started = await fixture.start(t, { env: { PRICING_URL_A: targets.a, PRICING_URL_B: targets.b, ...env } })
+  return started.gateway
 }
 
 async function tokenFor (base: string, clientId: string, scope: string): Promise<string> {
@@ -151,6 +138,62 @@ t.test('one trace caller -> gateway SERVER -> gateway CLIENT -> backend SERVER; 
   for (const secret of [token, 'Bearer', 'query-secret', 'api_key', 'cookie-secret', 'body-secret', 'demo-pricing-secret', 'demo-pricing-upstream-token']) {
     t.notOk(gatewayValues.includes(secret), `no attribute of the gateway's spans holds "${secret}"`)
   }
+  gateway.child.kill('SIGTERM')
+  t.equal(await gateway.exited, 0)
+})
+
+t.test('fan-out: a CLIENT span per delivery attempt under the commit request, the lane its child; a relayed WebSocket: a SERVER span from upgrade to close with its close code', async (t) => {
+  const receiver = await startOtlpReceiver()
+  t.teardown(() => receiver.close())
+  const lane = await startTracedBackend('lane-001', receiver.url)
+  t.teardown(() => lane.close())
+  const wsLane = await startWsBackend(t)
+  const gateway = await startTracedGateway(t, receiver, { a: lane.url, b: wsLane.url }, { LANE_001_URL: lane.url, LANE_002_URL: wsLane.url })
+  const caller = sdkTracer('caller', receiver.url)
+  t.teardown(() => caller.shutdown())
+  const token = await tokenFor(gateway.base, 'demo-exchange', 'exchange:fanout.preview exchange:fanout.commit exchange:live.read')
+
+  const previewed = await fetch(`${gateway.base}/v1/fanout/preview`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ operation_type: 'price-change', payload: { product_code: '4011', retail_price: '1.99' }, store_org_ids: ['org_store_001'] }),
+  })
+  const dispatchId = ((await previewed.json()) as { dispatch_id: string }).dispatch_id
+  t.equal(previewed.status, 200)
+  const commitSpan = caller.tracer.startSpan('commit', { kind: SpanKind.CLIENT })
+  const committed = await fetch(`${gateway.base}/v1/fanout/dispatches/${dispatchId}/commit`, { method: 'POST', headers: { ...traceHeaders(commitSpan), authorization: `Bearer ${token}` } })
+  t.equal(committed.status, 200, await committed.text())
+  commitSpan.end()
+  const commitTrace = commitSpan.spanContext().traceId
+  await waitFor(() => ofTrace(receiver, commitTrace).some((s) => s.service === 'lane-001') && ofTrace(receiver, commitTrace).some((s) => s.service === 'lanegate' && s.kind === SERVER),
+    { what: 'the commit\'s SERVER span and the lane\'s span of the delivery' })
+  const spans = ofTrace(receiver, commitTrace)
+  const server = spans.find((s) => s.service === 'lanegate' && s.kind === SERVER)
+  const deliveries = spans.filter((s) => s.service === 'lanegate' && s.kind === CLIENT)
+  t.match(server, { name: 'POST /v1/fanout/dispatches/:dispatch_id/commit', parentSpanId: commitSpan.spanContext().spanId })
+  t.equal(deliveries.length, 1, 'one delivery attempt, one CLIENT span')
+  t.match(deliveries[0], { parentSpanId: server?.spanId, attributes: { 'http.request.method': 'POST', 'lanegate.upstream': 'org_store_001', 'url.full': `${lane.url}/fanout/price-change/apply`, 'http.response.status_code': 200 } })
+  t.equal(spans.find((s) => s.service === 'lane-001')?.parentSpanId, deliveries[0]?.spanId, 'the lane\'s span is a child of the delivery attempt (the traceparent it was sent)')
+
+  const wsSpan = caller.tracer.startSpan('live feed', { kind: SpanKind.CLIENT })
+  const opened = await openWs(`${gateway.base.replace('http:', 'ws:')}/v1/stores/org_store_002/live/feed`, { headers: { ...traceHeaders(wsSpan), authorization: `Bearer ${token}` } })
+  if (!opened.open) throw new Error(`not upgraded: ${opened.status} ${opened.body}`)
+  opened.ws.send('hello')
+  t.same(await nextMessage(opened.ws), { data: Buffer.from('hello'), binary: false })
+  const closed = closeOf(opened.ws)
+  opened.ws.close(1000)
+  t.equal((await closed).code, 1000)
+  wsSpan.end()
+  const wsTrace = wsSpan.spanContext().traceId
+  await waitFor(() => ofTrace(receiver, wsTrace).some((s) => s.service === 'lanegate'), { what: 'the WebSocket session\'s span' })
+  t.match(ofTrace(receiver, wsTrace).filter((s) => s.service === 'lanegate'), [{
+    kind: SERVER,
+    name: 'GET /v1/stores/:store_org_id/live/*',
+    parentSpanId: wsSpan.spanContext().spanId,
+    attributes: { 'http.response.status_code': 101, 'lanegate.service': 'live', 'lanegate.route': 'read', 'lanegate.websocket.close_code': 1000 },
+  }])
+  const handshake = wsLane.handshakes.at(-1)
+  t.match(handshake?.headers.traceparent, new RegExp(`^00-${wsTrace}-`), 'the lane\'s handshake carries the session\'s trace')
   gateway.child.kill('SIGTERM')
   t.equal(await gateway.exited, 0)
 })

@@ -1,5 +1,5 @@
 import { once } from 'node:events'
-import { createServer, type Server } from 'node:http'
+import { createServer, type Server, type ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 
@@ -25,6 +25,10 @@ export interface OtlpReceiver {
   requests: number
   /** Until `answering(false)`, every export is answered 503 (a collector that is up but refusing). */
   answering (yes: boolean): void
+  /** While holding, exports get no answer (a collector that hangs); `holding(false)` answers the held ones 503. */
+  holding (yes: boolean): void
+  /** Export requests held unanswered now (the exporter has not given up on them). */
+  readonly held: number
   close (): Promise<void>
 }
 
@@ -56,12 +60,19 @@ function plain (attributes: KeyValue[] | undefined): Record<string, unknown> {
 export async function startOtlpReceiver (): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = []
   let answering = true
+  let holding = false
+  const held = new Set<ServerResponse>()
   const receiver = { requests: 0 }
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
       receiver.requests++
+      if (holding) {
+        held.add(res)
+        res.on('close', () => held.delete(res))
+        return
+      }
       if (!answering) {
         res.writeHead(503).end()
         return
@@ -95,6 +106,11 @@ export async function startOtlpReceiver (): Promise<OtlpReceiver> {
     spans,
     get requests () { return receiver.requests },
     answering (yes) { answering = yes },
+    holding (yes) {
+      holding = yes
+      if (!yes) for (const res of held) res.writeHead(503).end()
+    },
+    get held () { return held.size },
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
   }
 }

@@ -1,7 +1,7 @@
+import type { Report } from '../config-error.js'
 import type { GatewayConfig } from '../types.js'
 import { parseSecretHash } from '../../secrets/secret-hash.js'
 
-type Report = (segments: (string | number)[], message: string) => void
 
 /** Whether `host` only accepts connections from this machine (127.0.0.0/8, ::1, localhost). */
 export function isLoopbackHost (host: string): boolean {

@@ -22,6 +22,7 @@ export function accessRecord (request: FastifyRequest, reply: FastifyReply, time
   const gw = request.gw as FastifyRequest['gw'] | null
   const trace = traceOf(request.raw)
   const bytes = connectionBytes(request)
+  const error = answeredErrorOf(request)
   return {
     time: new Date(time).toISOString(),
     request_id: request.id,
@@ -40,8 +41,8 @@ export function accessRecord (request: FastifyRequest, reply: FastifyReply, time
     client_id: gw?.principal?.clientId ?? null,
     organization_id: gw?.principal?.organizationId ?? null,
     refused_by: refusingPolicy(gw),
-    limit: gw?.refusal?.limit ?? null,
-    error: answeredErrorOf(request) ?? null,
+    limit: error?.limit ?? null,
+    error: error?.code ?? null,
   }
 }
 

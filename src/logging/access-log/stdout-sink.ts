@@ -1,34 +1,18 @@
-import { createAsyncLogDestination, type AsyncLogDestination } from '../log-destination.js'
+import { stdoutDestination } from '../log-destination.js'
 import type { AccessLogSink, SinkHooks } from './sink.js'
 
 /**
- * The process's non-blocking stdout destinations by buffer size: made once and shared by every stdout sink (and every
- * reload) with that size, since each one registers its own listeners on process.stdout.
- */
-const destinations = new Map<number, AsyncLogDestination>()
-
-/**
- * Access lines on standard output, beside the log lines, through the same non-blocking destination the logger uses
- * (log-destination.ts): a pipe nobody reads fills the buffer, then lines are dropped and counted.
+ * Access lines on standard output, through the writer the log lines use (log-destination.ts's stdoutDestination):
+ * never blocking, the two never interleaved mid-line. A line that would take what the writer holds past the
+ * sink's `bufferBytes` (a pipe nobody reads) is dropped and counted as the sink's, not as a dropped log line.
  */
 export function createStdoutSink (name: string, bufferBytes: number, hooks: SinkHooks): AccessLogSink {
-  let destination = destinations.get(bufferBytes)
-  if (destination === undefined) {
-    destination = createAsyncLogDestination(1, bufferBytes)
-    destinations.set(bufferBytes, destination)
-  }
-  const out = destination
+  const out = stdoutDestination()
   let closed = false
   return {
     name,
     write (line) {
-      if (closed) {
-        hooks.onDropped(name, 1)
-        return
-      }
-      const before = out.dropped
-      out.write(line)
-      if (out.dropped !== before) hooks.onDropped(name, out.dropped - before)
+      if (closed || !out.writeWithin(line, bufferBytes)) hooks.onDropped(name, 1)
     },
     reopen () {},
     async close (timeoutMs) {

@@ -59,7 +59,12 @@ function udpTransport (options: SyslogSinkOptions, hooks: SinkHooks): Transport 
   socket.unref()
   let pending = 0
   let failing = false
-  socket.on('error', (error) => { hooks.onFailure(options.name, error) })
+  // Told once per failing period, whether the error came to a send's callback or as the socket's own event.
+  const failed = (error: Error): void => {
+    if (!failing) hooks.onFailure(options.name, error)
+    failing = true
+  }
+  socket.on('error', failed)
   return {
     send (message) {
       const bytes = Buffer.from(message)
@@ -75,8 +80,7 @@ function udpTransport (options: SyslogSinkOptions, hooks: SinkHooks): Transport 
           return
         }
         hooks.onDropped(options.name, 1)
-        if (!failing) hooks.onFailure(options.name, error)
-        failing = true
+        failed(error)
       })
     },
     async close (timeoutMs) {

@@ -19,8 +19,11 @@ export interface ActiveTracing {
    * traceparent); else `sample_ratio` decides on the trace id ('01' sampled, '00' not).
    */
   flagsFor (traceId: string, callerFlags: string | undefined): string
-  /** A CLIENT span, child of the gateway's SERVER span `parentSpanId`, for one attempt of a sampled trace. */
-  startAttempt (traceId: string, parentSpanId: string, upstream: string, method: string, targetUrl: string, path: string, attempt: number): AttemptSpan
+  /**
+   * A CLIENT span, child of the gateway's SERVER span `parentSpanId` (none: the root of trace `traceId`, for work
+   * outside a request), for one attempt of a sampled trace.
+   */
+  startAttempt (traceId: string, parentSpanId: string | undefined, upstream: string, method: string, targetUrl: string, path: string, attempt: number): AttemptSpan
   /** An INTERNAL span, child of the gateway's SERVER span `parentSpanId`, for work already done (times in ms since the epoch). */
   recordInternal (traceId: string, parentSpanId: string, name: string, startMs: number, endMs: number, attributes: Record<string, string | number>): void
 }

@@ -16,6 +16,11 @@ export class PresetIds implements IdGenerator {
     this.#spanId = spanId
   }
 
+  /** Only the trace id of the next root span (its span id random). */
+  presetTrace (traceId: string): void {
+    this.#traceId = traceId
+  }
+
   generateTraceId (): string {
     const id = this.#traceId ?? this.#random.generateTraceId()
     this.#traceId = undefined

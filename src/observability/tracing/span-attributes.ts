@@ -2,6 +2,7 @@ import type { Attributes } from '@opentelemetry/api'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { answeredErrorOf } from '../answered-error.js'
 import { refusingPolicy } from '../refusing-policy.js'
+import { webSocketCloseCodeOf } from '../websocket-session.js'
 
 /**
  * The SERVER span's name and attributes: OpenTelemetry's HTTP server conventions and lanegate's own. Only what the
@@ -29,12 +30,14 @@ export function serverSpanAttributes (request: FastifyRequest, reply: FastifyRep
     }
     const policy = refusingPolicy(gw)
     if (policy !== null) attributes['lanegate.refused_by'] = policy
-    if (gw.refusal?.limit !== undefined) attributes['lanegate.limit'] = gw.refusal.limit
     const cache = gw.snapshot.cacheRoutes?.get(gw.service)?.has(gw.routeId) === true ? reply.getHeader('x-cache') : undefined
     if (cache === 'HIT' || cache === 'MISS') attributes['lanegate.cache'] = cache === 'HIT' ? 'hit' : 'miss'
   }
+  const closeCode = webSocketCloseCodeOf(request)
+  if (closeCode !== undefined) attributes['lanegate.websocket.close_code'] = closeCode
   const error = answeredErrorOf(request)
-  if (error !== undefined) attributes['error.type'] = error
+  if (error?.limit !== undefined) attributes['lanegate.limit'] = error.limit
+  if (error !== undefined) attributes['error.type'] = error.code
   else if (reply.statusCode >= 500) attributes['error.type'] = String(reply.statusCode)
   return { name: template === undefined ? request.method : `${request.method} ${template}`, attributes }
 }

@@ -8,7 +8,7 @@ import { Tracing } from './tracing.js'
 const RETIRED_FLUSH_MS = 2_000
 
 /**
- * Span export as the current config sets it: off (a request pays one field read) until `telemetry.traces` is
+ * Span export as the current config sets it: off until `telemetry.traces` is
  * applied, then a {@link Tracing} per config. A reload that changes the settings starts a new one and lets the
  * old one export what it holds in the background; one that leaves them as they were keeps it.
  */
@@ -16,6 +16,11 @@ export class SpanExport {
   #current: Tracing | undefined
 
   constructor (private readonly onDropped: (spans: number) => void) {}
+
+  /** Whether spans are exported (a config with `telemetry.traces` is applied). */
+  get on (): boolean {
+    return this.#current !== undefined
+  }
 
   configure (config: TracesConfig | undefined): void {
     const before = this.#current

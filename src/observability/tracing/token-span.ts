@@ -13,16 +13,22 @@ export interface IssuedToken {
 }
 
 /**
- * The `issue token` span (INTERNAL, child of the token request's SERVER span) from `startedMs` (the handler's
- * start: authentication, limits, scopes and signing) to now. Nothing is done, not even the request's trace worked
- * out, while span export is off.
+ * When the token handler started, in ms since the epoch, while span export is on; undefined (and no clock read)
+ * while it is off, when the handler then records nothing.
  */
-export function recordTokenIssuance (req: IncomingMessage, startedMs: number, issued: () => IssuedToken): void {
+export function issuanceStart (): number | undefined {
+  return activeTracing() === undefined ? undefined : performance.timeOrigin + performance.now()
+}
+
+/**
+ * The `issue token` span (INTERNAL, child of the token request's SERVER span) from `startedMs` (the handler's
+ * start: authentication, limits, scopes and signing) to now, for a sampled trace.
+ */
+export function recordTokenIssuance (req: IncomingMessage, startedMs: number, token: IssuedToken): void {
   const tracing = activeTracing()
   if (tracing === undefined) return
   const requestTrace = traceOf(req)
   if (!requestTrace.sampled) return
-  const token = issued()
   tracing.recordInternal(requestTrace.traceId, requestTrace.spanId, 'issue token', startedMs, performance.timeOrigin + performance.now(), {
     'lanegate.client_id': token.clientId,
     'lanegate.organization_id': token.organizationId,

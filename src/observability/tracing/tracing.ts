@@ -60,9 +60,12 @@ export class Tracing implements ActiveTracing {
     return this.#ratio.shouldSample(ROOT_CONTEXT, traceId).decision === SamplingDecision.RECORD_AND_SAMPLED ? '01' : '00'
   }
 
-  startAttempt (traceId: string, parentSpanId: string, upstream: string, method: string, targetUrl: string, path: string, attempt: number): AttemptSpan {
-    const parent = trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId: parentSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: false })
+  startAttempt (traceId: string, parentSpanId: string | undefined, upstream: string, method: string, targetUrl: string, path: string, attempt: number): AttemptSpan {
+    // A root span (work outside a request) takes the trace id its traceparent carries.
+    if (parentSpanId === undefined) this.#ids.presetTrace(traceId)
+    const parent = parentSpanId === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId: parentSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: false })
     const span = this.#tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes: clientSpanAttributes(upstream, method, targetUrl, path, attempt) }, parent)
+    this.#ids.clear()
     return new ClientAttempt(span, `00-${traceId}-${span.spanContext().spanId}-01`)
   }
 

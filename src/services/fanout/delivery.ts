@@ -6,6 +6,7 @@ import type { UpstreamRegistry } from '../../upstream/registry.js'
 import type { Dispatch, DispatchEntry, DispatchStore } from '../../store/dispatch-store.js'
 import { callLane } from './lane-client.js'
 import { recordFanoutDispatch } from '../../observability/recorders.js'
+import { backgroundTrace, type BackgroundTrace, type TraceContext } from '../../observability/trace-context.js'
 import { createLimiter, type Limiter } from './limiter.js'
 import { fanoutSettingsOf, type FanoutOperation, type FanoutSettings } from './settings.js'
 
@@ -28,8 +29,11 @@ export interface DeliveryDeps {
  *   dispatches whose lease ran out (the worker died), at start and every `recovery.sweep_interval_ms`.
  */
 export interface DeliveryRunner {
-  /** Delivers a `committing` dispatch's pending stores (joins the run already in progress, if any). */
-  deliver (dispatchId: string): Promise<void>
+  /**
+   * Delivers a `committing` dispatch's pending stores (joins the run already in progress, if any). Its lane calls
+   * are traced under `trace` (the commit request's), else in a trace of their own.
+   */
+  deliver (dispatchId: string, trace?: TraceContext): Promise<void>
   /** Claims and resumes dispatches whose lease expired. */
   sweep (): Promise<void>
   /** Sweeps now and then periodically. */
@@ -49,17 +53,17 @@ export function createDeliveryRunner (deps: DeliveryDeps): DeliveryRunner {
 
   const settings = (): FanoutSettings => fanoutSettingsOf(deps.currentConfig())
 
-  function deliver (dispatchId: string): Promise<void> {
+  function deliver (dispatchId: string, trace?: TraceContext): Promise<void> {
     const running = active.get(dispatchId)
     if (running !== undefined) return running
-    const run = runDispatch(dispatchId)
+    const run = runDispatch(dispatchId, trace)
       .catch((error: unknown) => { logger.error({ err: error, dispatch_id: dispatchId }, 'fan-out delivery failed; it resumes when its lease expires') })
       .finally(() => { active.delete(dispatchId) })
     active.set(dispatchId, run)
     return run
   }
 
-  async function runDispatch (dispatchId: string): Promise<void> {
+  async function runDispatch (dispatchId: string, parentTrace: TraceContext | undefined): Promise<void> {
     const dispatch = await store.get(dispatchId)
     if (dispatch === undefined || dispatch.status !== 'committing') return
     const current = settings()
@@ -67,7 +71,8 @@ export function createDeliveryRunner (deps: DeliveryDeps): DeliveryRunner {
     try {
       const limit = createLimiter(current.concurrency)
       const pending = dispatch.stores.filter((s) => s.delivery?.status === 'pending')
-      await Promise.all(pending.map((entry) => deliverStore(deps, shutdown.signal, dispatch, entry, limit)))
+      const run = { signal: shutdown.signal, limit, trace: backgroundTrace(parentTrace) }
+      await Promise.all(pending.map((entry) => deliverStore(deps, run, dispatch, entry)))
       if (shutdown.signal.aborted) return
       const status = await store.finish(dispatchId, iso())
       if (status !== undefined) logger.info({ dispatch_id: dispatchId, status }, 'fan-out dispatch settled')
@@ -127,11 +132,20 @@ function holdLease (deps: DeliveryDeps, dispatchId: string, leaseMs: number): ()
   return () => { clearInterval(renew) }
 }
 
+/** What every store's delivery in one run of a dispatch shares: the shutdown signal, the concurrency limit, the trace. */
+interface DeliveryRun {
+  readonly signal: AbortSignal
+  readonly limit: Limiter
+  /** Each lane call sends its attempt's span as `traceparent` (a CLIENT span per attempt while spans are exported). */
+  readonly trace: BackgroundTrace
+}
+
 /**
  * One store's delivery: find the operation and the store's lane in the CURRENT config → apply at the lane → record
  * the outcome; a retryable failure is recorded pending and retried after an exponential backoff.
  */
-async function deliverStore (deps: DeliveryDeps, signal: AbortSignal, dispatch: Dispatch, entry: DispatchEntry, limit: Limiter): Promise<void> {
+async function deliverStore (deps: DeliveryDeps, run: DeliveryRun, dispatch: Dispatch, entry: DispatchEntry): Promise<void> {
+  const { signal, limit, trace } = run
   const { dispatchId, operationType, payload } = dispatch
   const storeOrgId = entry.storeOrgId
   let attempts = entry.delivery?.attempts ?? 0
@@ -151,7 +165,7 @@ async function deliverStore (deps: DeliveryDeps, signal: AbortSignal, dispatch: 
       store_org_id: storeOrgId,
       operation_type: operationType,
       payload,
-    }, { timeoutMs: current.lane_timeout_ms, idempotencyKey: `${dispatchId}:${storeOrgId}`, signal }))
+    }, { timeoutMs: current.lane_timeout_ms, idempotencyKey: `${dispatchId}:${storeOrgId}`, signal, trace }))
     // Shutting down: leave the row pending (the lane may or may not have applied; the resend is deduped).
     if (signal.aborted) return
     if (result.ok) {

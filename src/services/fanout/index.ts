@@ -118,7 +118,7 @@ export const fanoutService: ServiceModule = {
             fields: { dispatch_id: dispatchId, status: gate.status },
           })
         }
-        await settleWithin(runner.deliver(dispatchId), settings.commit_wait_ms)
+        await settleWithin(runner.deliver(dispatchId, traceOf(request.raw)), settings.commit_wait_ms)
         const dispatch = await store.get(dispatchId)
         if (dispatch === undefined) throw dispatchNotFound(dispatchId)
         reply.code(isFinalCommitStatus(dispatch.status) ? 200 : 202)

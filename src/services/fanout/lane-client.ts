@@ -30,7 +30,7 @@ export interface LaneCallOptions {
   idempotencyKey?: string
   /** Aborts the call when the service closes. */
   signal?: AbortSignal
-  /** W3C trace context of the request that made the call (sent as `traceparent`; none for background deliveries). */
+  /** W3C trace context of the call: the request's (previews), or a delivery run's (sent as `traceparent`). */
   trace?: UpstreamTrace
 }
 

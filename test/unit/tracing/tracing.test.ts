@@ -8,7 +8,7 @@ import { ConfigError } from '../../../src/config/config-error.js'
 import type { TracesConfig } from '../../../src/config/types.js'
 import { Tracing } from '../../../src/observability/tracing/tracing.js'
 import { useTracing } from '../../../src/observability/tracing/active-tracing.js'
-import { traceFromHeaders } from '../../../src/observability/trace-context.js'
+import { backgroundTrace, traceFromHeaders } from '../../../src/observability/trace-context.js'
 import { startOtlpReceiver } from '../../helpers/otlp-receiver.js'
 import { waitFor } from '../../helpers/wait-for.js'
 
@@ -109,4 +109,24 @@ t.test('the receiver helper decodes what the SDK\'s protobuf exporter sends', as
   tracing.startAttempt('4bf92f3577b34da6a3ce929d0e0e4736', '00f067aa0ba902b7', 'pricing', 'PUT', 'http://127.0.0.1:9301', '/prices/1', 1).end({ status: 204 })
   await tracing.shutdown(10_000)
   t.match(receiver.spans, [{ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentSpanId: '00f067aa0ba902b7', name: 'PUT', kind: 3, service: 'lanegate', attributes: { 'http.response.status_code': 204 } }])
+})
+
+t.test('a resumed fan-out delivery (no request): its attempts are root CLIENT spans of one trace, whose ids the traceparent sent carries', async (t) => {
+  const receiver = await startOtlpReceiver()
+  t.teardown(() => receiver.close())
+  const tracing = new Tracing(traces({ endpoint: receiver.url, batch_size: 1 }), () => {})
+  useTracing(tracing)
+  t.teardown(async () => { useTracing(undefined); await tracing.shutdown(1000) })
+  const run = backgroundTrace(undefined)
+  const traceId = run.traceparent.split('-')[1]
+  const attempts = [1, 2].map(() => run.startAttempt('org_store_001', 'POST', 'http://127.0.0.1:1', '/fanout/price-change/apply', 1))
+  for (const attempt of attempts) attempt?.end({ status: 200 })
+  await waitFor(() => receiver.spans.length === 2, { what: 'both attempts exported' })
+  t.same(receiver.spans.map((s) => [s.traceId, s.parentSpanId, s.kind]), [[traceId, '', 3], [traceId, '', 3]], 'root CLIENT spans of the run\'s trace')
+  t.same(attempts.map((a) => a?.traceparent).sort(), receiver.spans.map((s) => `00-${traceId}-${s.spanId}-01`).sort(), 'each attempt sends its own span as parent')
+
+  useTracing(undefined)
+  const off = backgroundTrace(undefined)
+  t.match(off.traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/, 'export off: a traceparent is still sent')
+  t.equal(off.startAttempt('org_store_001', 'POST', 'http://127.0.0.1:1', '/x', 1), undefined, 'and no span made')
 })
