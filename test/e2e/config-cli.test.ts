@@ -116,13 +116,16 @@ if (typeof db === 'string') {
     const behind = await cli('status')
     t.equal(behind.code, 1)
     t.match(behind.stdout, /^head: version 3\nh1:100\thost h1\tpid 100\t2 workers\tworkers differ\theartbeat \d+ s ago\tBEHIND\nnot converged\n$/)
-    // Both workers again: on a loaded machine the CLI runs above can outlast worker 1's 15 s liveness window.
-    await store.report({ instanceId: 'h1:100', worker: 1, host: 'h1', pid: 101, startedAt: 1, applied })
-    await store.report({ instanceId: 'h1:100', worker: 2, host: 'h1', pid: 102, startedAt: 1, applied })
+    // Both workers report afresh before each CLI run: on a loaded machine one run can outlast the 15 s liveness window.
+    const bothOnHead = async (): Promise<void> => {
+      for (const worker of [1, 2]) await store.report({ instanceId: 'h1:100', worker, host: 'h1', pid: 100 + worker, startedAt: 1, applied })
+    }
+    await bothOnHead()
     const converged = await cli('status')
     t.equal(converged.code, 0)
     t.match(converged.stdout, /\t2 workers\tversion 3 since [^\t]+\theartbeat \d+ s ago\tok\nconverged: every live instance runs version 3\n$/)
     // The history names the instances running a version.
+    await bothOnHead()
     t.match((await cli('history')).stdout, /^3\t[^\n]*\t\[running on h1:100\]\n/)
   })
 
