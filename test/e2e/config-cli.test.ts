@@ -5,14 +5,16 @@ import { openConfigStore, sha256 } from '../../src/config-store/config-store.js'
 import { configStoreDb } from '../helpers/config-store-db.js'
 import { repoPath } from '../helpers/paths.js'
 import { runNode } from '../helpers/run-node.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { processorNeeds } from '../helpers/config-fleet.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 
 const db = await configStoreDb()
 if (typeof db === 'string') {
   t.test('lanegate config', { skip: `${db} (set LANEGATE_REQUIRE_SERVICES=1 to fail instead)` }, async () => {})
 } else {
   t.teardown(() => db.drop())
-  const config = await tempConfig()
+  const fixture = gatewayFixture()
+  const config = await fixture.write()
   t.teardown(() => config.remove())
   const cli = (...args: string[]): ReturnType<typeof runNode> => runNode(repoPath('bin/lanegate.js'), ['config', ...args], { env: { LANEGATE_CONFIG_STORE: db.url, LANEGATE_CONFIG_AUTHOR: '' } })
   const store = await openConfigStore(db.url)
@@ -29,7 +31,7 @@ if (typeof db === 'string') {
 
   t.test('an invalid file is refused with its path and line, exit 2, and nothing is stored', async (t) => {
     const bad = join(config.dir, 'bad.yaml')
-    await writeFile(bad, setKey(original, 'algorithm', 'HS1024'))
+    await writeFile(bad, fixture.set('issuer.algorithm', 'HS1024').text())
     const run = await cli('push', bad, '-m', 'typo')
     t.equal(run.code, 2)
     t.match(run.stderr, new RegExp(`^error: ${bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+ issuer\\.algorithm: must be one of: `, 'm'))
@@ -44,7 +46,7 @@ if (typeof db === 'string') {
   })
 
   t.test('two CLI pushes with the same --if-version at once: exactly one wins, the other exits 3', async (t) => {
-    await config.write((text) => setKey(text, 'log_level', 'warn'))
+    await config.write(fixture.set('server.log_level', 'warn'))
     const runs = await Promise.all([
       cli('push', config.file, '-m', 'one', '--if-version', '1'),
       cli('push', config.file, '-m', 'two', '--if-version', '1'),
@@ -84,7 +86,7 @@ if (typeof db === 'string') {
 
   t.test('diff --effect: what the change does, from the explain engine; exit 1 when it affects a route, 0 when not', async (t) => {
     const scoped = join(config.dir, 'scoped.yaml')
-    await writeFile(scoped, original.replace('processor_config: [ { scope: { all: [commerce:payment-intents.read] } } ]', 'processor_config: [ { scope: { all: [commerce:payment-intents.create] } } ]'))
+    await writeFile(scoped, processorNeeds(fixture, 'create').text())
     const run = await cli('diff', '--effect', '1', scoped)
     t.equal(run.code, 1, run.stderr)
     t.match(run.stdout, /^chains changed:\n  ~ GET \/api\/v1\/ecommerce\/config\/processor \(payments\/processor_config\)\n[^]*\naccess:\n  GET \/api\/v1\/ecommerce\/config\/processor \(payments\/processor_config\)\n      loses: demo-status\n$/)
@@ -114,11 +116,16 @@ if (typeof db === 'string') {
     const behind = await cli('status')
     t.equal(behind.code, 1)
     t.match(behind.stdout, /^head: version 3\nh1:100\thost h1\tpid 100\t2 workers\tworkers differ\theartbeat \d+ s ago\tBEHIND\nnot converged\n$/)
-    await store.report({ instanceId: 'h1:100', worker: 2, host: 'h1', pid: 102, startedAt: 1, applied })
+    // Both workers report afresh before each CLI run: on a loaded machine one run can outlast the 15 s liveness window.
+    const bothOnHead = async (): Promise<void> => {
+      for (const worker of [1, 2]) await store.report({ instanceId: 'h1:100', worker, host: 'h1', pid: 100 + worker, startedAt: 1, applied })
+    }
+    await bothOnHead()
     const converged = await cli('status')
     t.equal(converged.code, 0)
     t.match(converged.stdout, /\t2 workers\tversion 3 since [^\t]+\theartbeat \d+ s ago\tok\nconverged: every live instance runs version 3\n$/)
     // The history names the instances running a version.
+    await bothOnHead()
     t.match((await cli('history')).stdout, /^3\t[^\n]*\t\[running on h1:100\]\n/)
   })
 

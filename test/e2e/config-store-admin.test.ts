@@ -6,14 +6,12 @@ import { openConfigStore, sha256 } from '../../src/config-store/config-store.js'
 import { configStoreDb } from '../helpers/config-store-db.js'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
-import { setKey, tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { waitFor } from '../helpers/wait-for.js'
-import { appliedEverywhere, type FleetInstance } from '../helpers/config-fleet.js'
+import { appliedEverywhere, processorNeeds, type FleetInstance } from '../helpers/config-fleet.js'
 import { hostname } from 'node:os'
 
 const TOKEN = 'config-store-admin-token-0123456789'
-const READ_SCOPE = 'processor_config: [ { scope: { all: [commerce:payment-intents.read] } } ]'
-const CREATE_SCOPE = 'processor_config: [ { scope: { all: [commerce:payment-intents.create] } } ]'
 
 const db = await configStoreDb()
 if (typeof db === 'string') {
@@ -21,8 +19,10 @@ if (typeof db === 'string') {
 } else {
   t.teardown(() => db.drop())
   // One text for the fleet: the admin listener behind a bearer token, the worker count per host (${ENV}).
-  const config = await tempConfig((text) => setKey(text, 'workers', '${LANEGATE_WORKERS:-1}')
-    .replace(/^(admin:.*\n(?: {2}.*\n)*)/m, (block) => `${block}  auth: { token_env: LANEGATE_CONSOLE_TEST_TOKEN }\n`))
+  const fixture = gatewayFixture()
+    .set('server.workers', '${LANEGATE_WORKERS:-1}')
+    .set('admin.auth', { token_env: 'LANEGATE_CONSOLE_TEST_TOKEN' })
+  const config = await fixture.write()
   t.teardown(() => config.remove())
   const text = await readFile(config.file, 'utf8')
   const store = await openConfigStore(db.url)
@@ -74,7 +74,7 @@ if (typeof db === 'string') {
 
     const post = (base: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> =>
       fetch(`${base}/config/versions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
-    const invalid = await post(single.adminBase, { text: setKey(text, 'algorithm', 'HS1024'), message: 'typo' })
+    const invalid = await post(single.adminBase, { text: fixture.set('issuer.algorithm', 'HS1024').text(), message: 'typo' })
     const algorithmLine = text.split('\n').findIndex((l) => /^\s*algorithm:/.test(l)) + 1
     t.equal(invalid.status, 422)
     t.match(await invalid.json(), { error: 'config_invalid', problems: [{ path: 'issuer.algorithm', line: algorithmLine, message: /^must be one of: / }], message: 'The config is invalid; nothing was stored.' })
@@ -85,7 +85,7 @@ if (typeof db === 'string') {
     t.equal(await store.headVersion(), 1, 'nothing stored by the refused pushes')
 
     const pushedAt = Date.now()
-    const pushed = await post(cluster.adminBase, { text: text.replace(READ_SCOPE, CREATE_SCOPE), message: 'processor config needs create' }, { 'if-match': '"1"' })
+    const pushed = await post(cluster.adminBase, { text: processorNeeds(fixture, 'create').text(), message: 'processor config needs create' }, { 'if-match': '"1"' })
     t.equal(pushed.status, 201)
     t.same([pushed.headers.get('etag'), pushed.headers.get('location')], ['"2"', '/config/versions/2'])
     t.match(await pushed.json(), { version: 2, parent: 1, author: 'admin', message: 'processor config needs create', rollbackOf: null })

@@ -20,7 +20,8 @@ if (typeof db === 'string') {
   t.test('the console\'s Fleet view', { skip: `${db} (set LANEGATE_REQUIRE_SERVICES=1 to fail instead)` }, async () => {})
 } else {
   t.teardown(() => db.drop())
-  const config = await fleetConfig()
+  const fleet = await fleetConfig()
+  const config = fleet.file
   t.teardown(() => config.remove())
   const home = await mkdtemp(join(tmpdir(), 'lanegate-fleet-console-'))
   t.teardown(() => rm(home, { recursive: true, force: true }))
@@ -44,7 +45,7 @@ if (typeof db === 'string') {
     t.equal(await page.locator('#fleet-off').isVisible(), false)
 
     // A variable this host lacks: refused here, the view says so and the fleet is not converged.
-    await store.push({ text: text.replace('${LANEGATE_LOG_LEVEL:-info}', '${ONLY_ON_OTHER_HOSTS}'), message: 'per host', author: 'bo' })
+    await store.push({ text: fleet.fixture.set('server.log_level', '${ONLY_ON_OTHER_HOSTS}').text(), message: 'per host', author: 'bo' })
     await page.waitForFunction(() => document.querySelector('#fleet-converged')?.getAttribute('data-converged') === 'false', undefined, { timeout: 30_000 })
     await page.waitForFunction((id) => /refused version 2: .*ONLY_ON_OTHER_HOSTS/.test(document.querySelector(`#fleet-table tr[data-instance="${id}"]`)?.textContent ?? ''), gw.instanceId, { timeout: 30_000 })
     t.equal(await page.locator('#fleet-head').textContent(), 'version 2')

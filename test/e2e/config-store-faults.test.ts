@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openConfigStore } from '../../src/config-store/config-store.js'
-import { appliedEverywhere, CREATE_SCOPE, fleetConfig, PROCESSOR_PATH, processorStatus, READ_SCOPE, startFollower, type FleetInstance } from '../helpers/config-fleet.js'
+import { appliedEverywhere, fleetConfig, PROCESSOR_PATH, processorNeeds, processorStatus, startFollower, type FleetInstance } from '../helpers/config-fleet.js'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { freePort } from '../helpers/own-redis.js'
 import { ownPostgres, postgresBinariesPresent } from '../helpers/own-postgres.js'
@@ -21,7 +21,8 @@ if (!postgresBinariesPresent()) {
   // A PostgreSQL of this test's own: it is stopped and started again (never the shared one).
   const pg = await ownPostgres()
   t.teardown(() => pg.remove())
-  const config = await fleetConfig()
+  const fleet = await fleetConfig()
+  const config = fleet.file
   t.teardown(() => config.remove())
   const home = await mkdtemp(join(tmpdir(), 'lanegate-faults-'))
   t.teardown(() => rm(home, { recursive: true, force: true }))
@@ -35,7 +36,7 @@ if (!postgresBinariesPresent()) {
   t.test('PostgreSQL stopped, an instance restarted meanwhile, a cut connection, a refusal on one host', async (t) => {
     const text = await readFile(config.file, 'utf8')
     // log_level from a variable only A and B have: valid for them, not applicable on C.
-    const perHost = text.replace('${LANEGATE_LOG_LEVEL:-info}', '${FLEET_LOG_LEVEL}')
+    const perHost = fleet.fixture.set('server.log_level', '${FLEET_LOG_LEVEL}').text()
     const store = await openConfigStore(pg.url)
     t.teardown(() => store.close())
     await store.push({ text, message: 'first', author: 'ana' })
@@ -60,7 +61,7 @@ if (!postgresBinariesPresent()) {
     await pg.stop('fast')
     await waitForText(a.output, 'config store unreachable: version 1 keeps serving', { what: 'A to notice the store is down', from: fromA })
     const file = join(home, 'push.yaml')
-    await writeFile(file, text.replace(READ_SCOPE, CREATE_SCOPE))
+    await writeFile(file, processorNeeds(fleet.fixture, 'create').text())
     const refused = await cli('push', file, '-m', 'while down')
     t.equal(refused.code, 4, 'exit 4: the store is unreachable')
     t.match(refused.stderr, /^config: config store postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres unreachable: /)
@@ -86,7 +87,7 @@ if (!postgresBinariesPresent()) {
     await proxy.close()
     const fromC = c.output().length
     await waitForText(c.output, 'config store unreachable', { what: 'C to notice its cut connection', from: fromC })
-    const v2 = await store.push({ text: text.replace(READ_SCOPE, CREATE_SCOPE), message: 'needs create', author: 'bo' })
+    const v2 = await store.push({ text: processorNeeds(fleet.fixture, 'create').text(), message: 'needs create', author: 'bo' })
     await appliedEverywhere(store, [a, b2], v2.version)
     const cRow = (await store.instances()).find((r) => r.instanceId === c.instanceId)
     t.equal(cRow?.applied?.version, 1, 'C, cut off, still runs version 1')

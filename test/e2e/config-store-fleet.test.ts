@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openConfigStore } from '../../src/config-store/config-store.js'
-import { appliedEverywhere, CREATE_SCOPE, fleetConfig, PROCESSOR_PATH, processorStatus, READ_SCOPE, startFollower, type FleetInstance } from '../helpers/config-fleet.js'
+import { appliedEverywhere, fleetConfig, PROCESSOR_PATH, processorNeeds, processorStatus, startFollower, type FleetInstance } from '../helpers/config-fleet.js'
 import { configStoreDb } from '../helpers/config-store-db.js'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { repoPath } from '../helpers/paths.js'
@@ -22,14 +22,14 @@ if (typeof db === 'string') {
   t.test('a fleet following the config store', { skip: `${db} (set LANEGATE_REQUIRE_SERVICES=1 to fail instead)` }, async () => {})
 } else {
   t.teardown(() => db.drop())
-  const config = await fleetConfig()
+  const fleet = await fleetConfig()
+  const config = fleet.file
   t.teardown(() => config.remove())
   const home = await mkdtemp(join(tmpdir(), 'lanegate-fleet-'))
   t.teardown(() => rm(home, { recursive: true, force: true }))
 
   t.test(`three instances (two with 2 workers) under load take ${PUSHES} pushes with no failed request, then a rollback`, async (t) => {
     const text = await readFile(config.file, 'utf8')
-    t.ok(text.includes(READ_SCOPE), 'the demo config has the route the pushes change')
     const store = await openConfigStore(db.url)
     t.teardown(() => store.close())
     await store.push({ text, message: 'the fleet config', author: 'ana' })
@@ -50,10 +50,11 @@ if (typeof db === 'string') {
       return { done, stop }
     })
 
+    const needsCreate = processorNeeds(fleet.fixture, 'create').text()
     const delays = new Map<string, number[]>(instances.map((i) => [i.instanceId, []]))
     for (let push = 1; push <= PUSHES; push++) {
       const restricted = push % 2 === 1
-      const pushed = await store.push({ text: restricted ? text.replace(READ_SCOPE, CREATE_SCOPE) : text, message: `push ${push}: processor config needs ${restricted ? 'create' : 'read'}`, author: 'bo' })
+      const pushed = await store.push({ text: restricted ? needsCreate : text, message: `push ${push}: processor config needs ${restricted ? 'create' : 'read'}`, author: 'bo' })
       const applied = await appliedEverywhere(store, instances, pushed.version)
       for (const [id, at] of applied) delays.get(id)?.push(at - pushed.createdAt)
       // The request the change decides gets the new answer on every instance (and every worker: several tries).

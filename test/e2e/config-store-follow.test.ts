@@ -7,18 +7,17 @@ import { openConfigStore } from '../../src/config-store/config-store.js'
 import { configStoreDb } from '../helpers/config-store-db.js'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { spawnGateway, startGatewayProcess, type SpawnedGateway } from '../helpers/spawn-gateway.js'
-import { tempConfig } from '../helpers/temp-config.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
+import { processorNeeds } from '../helpers/config-fleet.js'
 import { waitFor, waitForText } from '../helpers/wait-for.js'
-
-const READ_SCOPE = 'processor_config: [ { scope: { all: [commerce:payment-intents.read] } } ]'
-const CREATE_SCOPE = 'processor_config: [ { scope: { all: [commerce:payment-intents.create] } } ]'
 
 const db = await configStoreDb()
 if (typeof db === 'string') {
   t.test('following the config store', { skip: `${db} (set LANEGATE_REQUIRE_SERVICES=1 to fail instead)` }, async () => {})
 } else {
   t.teardown(() => db.drop())
-  const config = await tempConfig()
+  const fixture = gatewayFixture()
+  const config = await fixture.write()
   t.teardown(() => config.remove())
   const text = await readFile(config.file, 'utf8')
   const store = await openConfigStore(db.url)
@@ -45,7 +44,6 @@ if (typeof db === 'string') {
   })
 
   t.test('an instance starts from the head and follows pushes, refusing here only what this host cannot apply', async (t) => {
-    t.ok(text.includes(READ_SCOPE), 'the demo config has the route this test changes')
     await store.push({ text, message: 'first', author: 'ana' })
     const gw = await start()
     t.teardown(() => stopped(gw))
@@ -54,7 +52,7 @@ if (typeof db === 'string') {
     t.equal(await statusFor(gw, token), 200)
 
     const pushedAt = Date.now()
-    await store.push({ text: text.replace(READ_SCOPE, CREATE_SCOPE), message: 'processor config needs create', author: 'bo' })
+    await store.push({ text: processorNeeds(fixture, 'create').text(), message: 'processor config needs create', author: 'bo' })
     await waitFor(async () => await statusFor(gw, token) === 403, { what: 'version 2 to refuse the read-only token' })
     t.comment(`push to applied: ${Date.now() - pushedAt} ms`)
     await waitForText(gw.output, 'config version 2 (by bo: processor config needs create) applied', { what: 'the apply log line' })
@@ -63,7 +61,7 @@ if (typeof db === 'string') {
 
     // A value this host lacks (its environment has no such variable): valid elsewhere, refused here only.
     const from = gw.output().length
-    await store.push({ text: text.replace('${LANEGATE_LOG_LEVEL:-info}', '${LOG_LEVEL_ONLY_ON_OTHER_HOSTS}'), message: 'per-host key', author: 'cy' })
+    await store.push({ text: fixture.set('server.log_level', '${LOG_LEVEL_ONLY_ON_OTHER_HOSTS}').text(), message: 'per-host key', author: 'cy' })
     await waitForText(gw.output, /config version 3 \(by cy\) refused on this host, version 2 keeps serving: [^"]*LOG_LEVEL_ONLY_ON_OTHER_HOSTS/, { what: 'the refusal log line', from })
     t.equal(await statusFor(gw, token), 403, 'version 2 still decides')
     await waitFor(async () => (await store.instances()).some((i) => i.refused?.version === 3 && i.applied?.version === 2), { what: 'the refusal in the instances table' })

@@ -6,7 +6,7 @@ import { scrape, sample } from '../helpers/prometheus.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { deadPort, startBackend, type Backend } from '../helpers/upstream-servers.js'
 import { rewriteAndReload } from '../helpers/reload-helpers.js'
-import { letTimePass, until } from '../helpers/wait-for.js'
+import { until } from '../helpers/wait-for.js'
 
 /**
  * A `proxy` block's upstream lives with the config, not with the traffic (issue 13 item 4), on a real `lanegate
@@ -16,7 +16,8 @@ import { letTimePass, until } from '../helpers/wait-for.js'
  *
  * Block `p`: target `dead` (listed first: round robin picks it first) refuses connections, `a` lives. No retry and
  * no passive health: a request picked onto `dead` would answer 502, so only the active probe can keep requests off
- * it. Block `q`: `a` alone, probed too (its requests reach `a` whatever the health checks do).
+ * it. Block `q`: `a` alone, probed too (its requests reach `a` whatever the health checks do). Block `other`, in
+ * every version, is probed at the same interval: its probes tell how long a removed block has been left unprobed.
  */
 const proxyBlocks = (a: Backend, dead: number): string => `
   p:
@@ -49,7 +50,7 @@ services:
     type: proxy
     prefix: /legacy/other
     envelope: exchange
-    upstream: { targets: [ "${other.url}" ] }
+    upstream: { targets: [ "${other.url}" ], health: { active: { path: /health, interval_seconds: 1 } } }
     routes:
       any: { methods: [GET], path: "/*" }${block}
 `
@@ -137,8 +138,10 @@ t.test('a reload that removes the blocks: the request in flight finishes, the pa
   t.equal(await inFlight, '200 A /slow', 'the request in flight during the removal completed')
   t.ok(await until(() => a.openConnections() === 0), 'the removed block\'s pools closed their connections (the backend keeps idle ones 60 s)')
   const probes = probesOf(a)
-  // No probe is an absence: two and a half of the 1 s probe intervals.
-  await letTimePass(2.5 * 1000)
+  // No probe is an absence: checked once the block that stays, probed at the same 1 s interval by the same
+  // process, has been probed three more times (two intervals at least).
+  const otherProbes = probesOf(other)
+  t.ok(await until(() => probesOf(other) >= otherProbes + 3), 'the block that stays is probed on')
   t.equal(probesOf(a), probes, 'no probe after the removal (interval 1 s)')
   t.equal(a.openConnections(), 0, 'and no new connection')
   t.equal(await get('/legacy/other/y'), '200 other', 'the other block is untouched')

@@ -7,20 +7,21 @@ import t from 'tap'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { spawnGateway } from '../helpers/spawn-gateway.js'
-import { letTimePass, waitFor } from '../helpers/wait-for.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 /**
  * Issue 24: with `server.workers: 2` the active health probes run once per host (one worker probes, the primary
  * passes its results to the other), on a real `lanegate start`: a backend sees one probe per interval, not two,
  * and a target whose probe fails is left out by both workers.
  */
-interface Backend { server: Server, url: string, name: string, probes: number, healthy: boolean }
+interface Backend { server: Server, url: string, name: string, probes: number, healthy: boolean, probedAt: number[] }
 
 async function backend (name: string): Promise<Backend> {
-  const b: Backend = { server: createServer(), url: '', name, probes: 0, healthy: true }
+  const b: Backend = { server: createServer(), url: '', name, probes: 0, healthy: true, probedAt: [] }
   b.server.on('request', (req, res) => {
     if (req.url === '/health') {
       b.probes++
+      b.probedAt.push(Date.now())
       res.writeHead(b.healthy ? 200 : 500).end()
       return
     }
@@ -63,16 +64,12 @@ t.test('one prober per host: the probe rate is one worker\'s, and a failed probe
   t.teardown(async () => { gateway.child.kill('SIGTERM'); await gateway.exited })
   await waitFor(() => (gateway.output().match(/Server listening at/g) ?? []).length === 2, { what: 'both workers listening' })
 
-  // The probe rate is the subject: let the prober settle, then count the probes one backend gets over at least 4
-  // intervals. One prober makes about one a second of the window as measured (a late timer makes fewer; a late
-  // wake-up here makes the window longer, not the rate higher); two workers probing would make about two.
-  await letTimePass(1_500)
-  const before = a.probes
-  const windowStarted = Date.now()
-  await letTimePass(4_000)
-  const probes = a.probes - before
-  const seconds = (Date.now() - windowStarted) / 1000
-  t.ok(probes >= 1 && probes <= seconds + 2, `${probes} probes of backend a in ${seconds} s at a 1 s interval (two probing workers: ~${Math.round(2 * seconds)})`)
+  // The probe rate is the subject: from backend a's third probe (past any probes of the start), the time its next
+  // four take. One prober (a 1 s setInterval) needs 4 s for them, a late timer only more; two probing workers
+  // would need about 2 s.
+  await waitFor(() => a.probedAt.length >= 7, { what: 'seven probes of backend a' })
+  const span = (a.probedAt[6] ?? 0) - (a.probedAt[2] ?? 0)
+  t.ok(span >= 3_000, `four probes of backend a took ${span} ms at a 1 s interval (two probing workers: ~2000 ms)`)
 
   const token = await fetchGatewayToken(gateway.base, 'demo-pricing')
   b.healthy = false

@@ -1,20 +1,17 @@
-import { brokenTargets } from './broken-target.js'
-import { fanoutKill } from './fanout-kill.js'
-import { postgresRestart } from './postgres-restart.js'
-import { redisRestart } from './redis-restart.js'
-import { slowReaders } from './slow-readers.js'
-import { soak } from './soak.js'
 import { markdownTable, type FaultRow } from './report.js'
 import { faultsUsage, parseFaultArgs } from './fault-args.js'
 
-/** The cases by name, in the table's order; `--case NAME` runs those whose name contains NAME. */
+/**
+ * The cases by name, in the table's order; `--case NAME` runs those whose name contains NAME. Each case's module
+ * (the whole gateway behind it) is imported when it runs: `--help` and a refused argument load none.
+ */
 const CASES: { name: string, run: (short: boolean) => Promise<FaultRow> }[] = [
-  { name: 'postgres', run: (short) => postgresRestart({ phaseMs: short ? 1500 : 8000, concurrency: short ? 4 : 16 }) },
-  { name: 'redis-open', run: (short) => redisRestart({ phaseMs: short ? 2000 : 8000, concurrency: short ? 4 : 16, syncIntervalMs: 0, onStoreError: 'open' }) },
-  { name: 'redis-closed', run: (short) => redisRestart({ phaseMs: short ? 2000 : 8000, concurrency: short ? 4 : 16, syncIntervalMs: 50, onStoreError: 'closed' }) },
-  { name: 'broken-target', run: (short) => brokenTargets({ durationMs: short ? 3000 : 20_000, concurrency: short ? 4 : 16 }) },
-  { name: 'slow-readers', run: (short) => slowReaders({ readers: 200, durationMs: short ? 5000 : 30_000, bodyBytes: 4 * 1024 * 1024 }) },
-  { name: 'fanout-kill', run: (short) => fanoutKill({ phaseMs: short ? 1000 : 5000, concurrency: short ? 4 : 16 }) },
+  { name: 'postgres', run: async (short) => (await import('./postgres-restart.js')).postgresRestart({ phaseMs: short ? 1500 : 8000, concurrency: short ? 4 : 16 }) },
+  { name: 'redis-open', run: async (short) => (await import('./redis-restart.js')).redisRestart({ phaseMs: short ? 2000 : 8000, concurrency: short ? 4 : 16, syncIntervalMs: 0, onStoreError: 'open' }) },
+  { name: 'redis-closed', run: async (short) => (await import('./redis-restart.js')).redisRestart({ phaseMs: short ? 2000 : 8000, concurrency: short ? 4 : 16, syncIntervalMs: 50, onStoreError: 'closed' }) },
+  { name: 'broken-target', run: async (short) => (await import('./broken-target.js')).brokenTargets({ durationMs: short ? 3000 : 20_000, concurrency: short ? 4 : 16 }) },
+  { name: 'slow-readers', run: async (short) => (await import('./slow-readers.js')).slowReaders({ readers: 200, durationMs: short ? 5000 : 30_000, bodyBytes: 4 * 1024 * 1024 }) },
+  { name: 'fanout-kill', run: async (short) => (await import('./fanout-kill.js')).fanoutKill({ phaseMs: short ? 1000 : 5000, concurrency: short ? 4 : 16 }) },
 ]
 
 /**
@@ -40,6 +37,7 @@ async function main (argv: string[]): Promise<number> {
     return 2
   }
   if (request.kind === 'soak') {
+    const { soak } = await import('./soak.js')
     const result = await soak(request.minutes, (line) => console.log(line))
     console.log(JSON.stringify({ ...result, samples: undefined }))
     console.log(`flat: heap after GC ${result.flat.heap ? 'yes' : 'no'} (last at most 10 % above the ${result.heapBaselineAtS ?? '?'} s sample), descriptors ${result.flat.fds ? 'yes' : 'no'} (last at most 10 % above first)`)

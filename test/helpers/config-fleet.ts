@@ -2,23 +2,35 @@ import { mkdir } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import type { ConfigStore } from '../../src/config-store/config-store.js'
+import { gatewayFixture, type FixtureFile, type GatewayFixture } from './gateway-fixture.js'
 import { spawnGateway, type SpawnedGateway } from './spawn-gateway.js'
-import { setKey, tempConfig, type TempConfig } from './temp-config.js'
 import { waitFor } from './wait-for.js'
 
-/** The route whose chain the fleet tests change: the read-only `demo-status` token passes it or not. */
-export const READ_SCOPE = 'processor_config: [ { scope: { all: [commerce:payment-intents.read] } } ]'
-export const CREATE_SCOPE = 'processor_config: [ { scope: { all: [commerce:payment-intents.create] } } ]'
 export const PROCESSOR_PATH = '/api/v1/ecommerce/config/processor'
 
 /**
- * The demo config as a fleet's: the worker count per host (`${LANEGATE_WORKERS:-1}`) and a payments rate limit
- * no load test reaches.
+ * The demo's processor config route, which the fleet tests change, needing `scope` (`read`: the read-only
+ * `demo-status` token passes it, as shipped; `create`: it does not).
  */
-export async function fleetConfig (): Promise<TempConfig> {
-  const config = await tempConfig((text) => setKey(text, 'workers', '${LANEGATE_WORKERS:-1}')
-    .replace('payments-per-ip: { key: ip, points: 100,', 'payments-per-ip: { key: ip, points: 100000000,'))
-  return config
+export function processorNeeds (fixture: GatewayFixture, scope: 'read' | 'create'): GatewayFixture {
+  return fixture.set('services.payments.routes.processor_config', [{ scope: { all: [`commerce:payment-intents.${scope}`] } }])
+}
+
+/** A fleet's config: what is pushed (`fixture`, derive edited versions from it) and the file it was written to. */
+export interface FleetConfig {
+  fixture: GatewayFixture
+  file: FixtureFile
+}
+
+/**
+ * The demo config as a fleet's: the worker count per host (`${LANEGATE_WORKERS:-1}`) and a payments rate limit
+ * no load test reaches. Its text keeps the demo's comments, as a pushed file does.
+ */
+export async function fleetConfig (): Promise<FleetConfig> {
+  const fixture = gatewayFixture()
+    .set('server.workers', '${LANEGATE_WORKERS:-1}')
+    .set('rate_limits.payments-per-ip.points', 100_000_000)
+  return { fixture, file: await fixture.write() }
 }
 
 export interface FleetInstance extends SpawnedGateway {
@@ -29,7 +41,7 @@ export interface FleetInstance extends SpawnedGateway {
 }
 
 /** `lanegate start --config-store URL` in a folder of its own under `home` (its data dir and saved copy). */
-export async function startFollower (options: { home: string, name: string, storeUrl: string, workers: number, config: TempConfig, env?: NodeJS.ProcessEnv }): Promise<FleetInstance> {
+export async function startFollower (options: { home: string, name: string, storeUrl: string, workers: number, config: FixtureFile, env?: NodeJS.ProcessEnv }): Promise<FleetInstance> {
   const cwd = join(options.home, options.name)
   await mkdir(cwd, { recursive: true })
   const gw = await spawnGateway({
@@ -49,7 +61,7 @@ export async function startFollower (options: { home: string, name: string, stor
   }
 }
 
-/** The processor config route's status for `token`: 200 under READ_SCOPE, 403 under CREATE_SCOPE for demo-status. */
+/** The processor config route's status for `token`: 200 for demo-status as shipped (`processorNeeds(fixture, 'read')`), 403 once it needs create. */
 export async function processorStatus (gw: SpawnedGateway, token: string): Promise<number> {
   return (await fetch(`${gw.base}${PROCESSOR_PATH}`, { headers: { authorization: `Bearer ${token}` } })).status
 }

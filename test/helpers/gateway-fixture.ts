@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { isMap, isScalar, isSeq, parseDocument, type Document } from 'yaml'
+import { isCollection, isMap, isNode, isScalar, isSeq, parseDocument, type Document } from 'yaml'
 import { buildTestApp, type TestApp, type TestAppOptions } from './build-app.js'
 import { repoPath } from './paths.js'
 import { spawnGateway, type SpawnedGateway, type SpawnOptions } from './spawn-gateway.js'
@@ -62,12 +62,18 @@ export class GatewayFixture {
     return name === 'shipped' ? fixture.set('services.content.source_dir', repoPath('content')) : fixture
   }
 
-  /** Sets `path` to `value` (a scalar, list or mapping). The parent must exist: a typo in a path fails loudly. */
+  /**
+   * Sets `path` to `value` (a scalar, list or mapping). The parent must exist: a typo in a path fails loudly. A
+   * scalar or flow value it replaces keeps its line comment, so an edited text differs from the file on that key only.
+   */
   set (path: KeyPath, value: unknown): GatewayFixture {
     const keys = segments(path)
     const copy = this.copy()
     copy.parentOf(keys)
-    copy.doc.setIn(keys, copy.doc.createNode(value, { flow: typeof value === 'object' && value !== null }))
+    const node = copy.doc.createNode(value, { flow: typeof value === 'object' && value !== null })
+    const old: unknown = copy.doc.getIn(keys, true)
+    if (isNode(old) && (isScalar(old) || (isCollection(old) && old.flow === true))) node.comment = old.comment
+    copy.doc.setIn(keys, node)
     return copy
   }
 

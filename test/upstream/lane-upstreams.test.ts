@@ -3,7 +3,7 @@ import type { LaneConfig } from '../../src/config/types.js'
 import { callLane } from '../../src/services/fanout/lane-client.js'
 import { createSharedUpstreams } from '../../src/upstream/registry.js'
 import { deadPort, startBackend, startRelay } from '../helpers/upstream-servers.js'
-import { letTimePass, waitFor } from '../helpers/wait-for.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 function laneOf (baseUrl: string, overrides: Partial<LaneConfig> = {}): LaneConfig {
   return { base_url: baseUrl, connect_timeout_ms: 1000, response_timeout_ms: 2000, max_sockets: 1, ...overrides }
@@ -26,8 +26,10 @@ t.test('the live relay and fan-out share one pool per lane: fan-out waits for th
   await waitFor(() => held.length > 0, { what: 'the relayed request to reach the lane' })
   t.equal(upstreams.lanes.get('org_a', config), live, 'fan-out gets the same upstream for the same store')
   const fanout = callLane(upstreams.lanes.get('org_a', config), '/fanout/apply', { x: 1 }, { timeoutMs: 2000 })
-  // "Queued, not sent" is an absence: a pause in which a second socket, if there were one, would carry it.
-  await letTimePass(150)
+  // "Queued, not sent": the lane's pool holds it in its queue, where a second socket, if there were one, would take it.
+  const stats = live.targets[0]?.pool.stats
+  await waitFor(() => (stats?.pending ?? 0) + (stats?.queued ?? 0) >= 1, { what: 'the fan-out call to wait in the lane\'s pool' })
+  t.equal(stats?.connected, 1, 'on one socket')
   t.same(lane.seen.map((r) => r.url), ['/live/slow'], 'the fan-out call queues behind the relayed request (max_sockets 1)')
   for (const release of held) release()
   const res = await slow

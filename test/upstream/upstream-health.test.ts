@@ -1,7 +1,7 @@
 import t from 'tap'
 import { callUpstream, type CallInput } from '../../src/upstream/call.js'
 import { deadPort, startBackend, testSettings, testUpstream } from '../helpers/upstream-servers.js'
-import { letTimePass, waitFor } from '../helpers/wait-for.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 const GET: CallInput = { method: 'GET', path: '/', timeoutMs: 2000, maxBodyBytes: 1024, maxErrorBodyBytes: 64 }
 
@@ -134,15 +134,21 @@ t.test('active health: turned on by reconcile, and stopped by close', async (t) 
   const a = await startBackend(t, 'a')
   const settings = testSettings([a.url])
   const upstream = testUpstream(t, settings)
-  // Nothing to wait for: the absence of probes. Three intervals of the 50 ms probe turned on below.
-  await letTimePass(150)
+  // No probe is an absence: it is checked once a probed upstream beside it, on the same 50 ms interval, has
+  // probed four more times, three intervals at least (its timers run in this event loop: a late loop delays both).
+  const control = await startBackend(t, 'control')
+  testUpstream(t, testSettings([control.url], { health: { active: { path: '/ping', interval_seconds: 0.05 } } }))
+  const intervalsPass = (n: number): Promise<unknown> => {
+    const from = control.seen.length
+    return waitFor(() => control.seen.length >= from + n, { what: `${n} probes of the upstream beside it` })
+  }
+  await intervalsPass(4)
   t.equal(a.seen.length, 0, 'no probes without active health')
   upstream.reconcile({ ...settings, health: { active: { path: '/ping', interval_seconds: 0.05 } } })
   await waitFor(() => a.seen.length >= 2, { what: 'two probes' })
   t.same(a.seen.slice(0, 2).map((r) => `${r.method} ${r.url}`), ['GET /ping', 'GET /ping'])
   await upstream.close()
   const probes = a.seen.length
-  // The absence of probes again: three 50 ms intervals.
-  await letTimePass(150)
+  await intervalsPass(4)
   t.equal(a.seen.length, probes, 'no probe after close')
 })

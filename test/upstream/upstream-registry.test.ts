@@ -4,7 +4,7 @@ import { UpstreamRegistry } from '../../src/upstream/registry.js'
 import type { UpstreamSettings } from '../../src/upstream/settings.js'
 import { SingleUseUpstream } from '../../src/upstream/single-use.js'
 import { startBackend, startRelay, testSettings, type Backend } from '../helpers/upstream-servers.js'
-import { letTimePass, waitFor } from '../helpers/wait-for.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 /**
  * A registry the snapshots declare (`reconcile`: the proxy blocks' upstreams, built with the snapshot; the lanes,
@@ -65,8 +65,12 @@ t.test('a key the last snapshot did not declare (a request that straddled its re
   await waitFor(() => a.openConnections() === 0, { what: 'a.openConnections() === 0' })
   t.pass('its pool closed its connection once the request was done (no pool or socket left per call)')
   t.not(upstreams.get('gone', settings), oneOff, 'each such request gets its own')
-  // No probe is an absence: three of the 0.1 s intervals a probed upstream would use.
-  await letTimePass(3 * 100)
+  // No probe is an absence: checked once a declared upstream with the same settings, beside it, has probed four
+  // more times, three intervals at least (the same 0.1 s interval, its timers in this event loop).
+  const control = await startBackend(t, 'control')
+  upstreams.reconcile(new Map([['kept', probed(control.url)]]))
+  const from = probes(control)
+  await waitFor(() => probes(control) >= from + 4, { what: 'four probes of the declared upstream beside it' })
   t.equal(probes(a), 0, 'a one-off upstream runs no health checks (nothing would stop them)')
   const guarded = { ...settings, circuit_breaker: { failure_statuses: [503], consecutive_failures: 1, open_seconds: 1, max_open_seconds: 1, half_open_requests: 1 }, outlier_ejection: { interval_seconds: 1, min_requests: 1, above_siblings_percent: 50, failure_statuses: [503], eject_seconds: 1, max_ejected_percent: 50 } }
   const guardedOneOff = upstreams.get('gone', guarded)
