@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
-import type { CatalogueEntry, ErrorCode } from '../errors/catalogue.js'
-import { declaredError, GatewayError, PolicyAnswer } from '../errors/gateway-error.js'
+import type { CatalogueEntry, ErrorCode } from './catalogue.js'
+import { declaredError, GatewayError, PolicyAnswer } from './gateway-error.js'
 import type { Principal } from './request-state.js'
 import type { Refusal } from './step.js'
 import { addHeadHook, addSentHook, RESPONSE_BODY_LIMIT } from './response-phase.js'

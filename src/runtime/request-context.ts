@@ -1,6 +1,6 @@
 import type { StoreAccess } from '../config/indexes.js'
-import type { EnvelopeName } from '../errors/envelopes.js'
-import type { GatewayError } from '../errors/gateway-error.js'
+import type { EnvelopeName } from '../plugin/envelope-name.js'
+import type { GatewayError } from '../plugin/gateway-error.js'
 import type { Principal, RequestState } from '../plugin/request-state.js'
 import type { ResponseHooks } from '../plugin/response-phase.js'
 import type { Snapshot } from './snapshot.js'
@@ -17,6 +17,11 @@ export type RequestContext = RequestState
 declare module '../plugin/request-state.js' {
   interface RequestState {
     readonly snapshot: Snapshot
+    /**
+     * The organization or store a policy let this caller through to, with the lane serving it (the store-access
+     * rule's answer, kept by `context.reachStore`): services read it instead of deciding again.
+     */
+    reached?: StoreAccess
   }
 }
 

@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import t from 'tap'
+import { gatewaySettings } from '../../src/config/gateway-settings.js'
+import { storeReacher } from '../../src/pipeline/store-reacher.js'
 import organization from '../../plugins/organization/index.js'
 import { policyContext } from '../../src/plugin/context.js'
 import { localConnectionSlots } from '../../src/plugin/connection-slots.js'
@@ -91,7 +93,7 @@ t.test('storeAccessOf reads the organization policy\'s recorded answer for the s
 t.test('the organization policy records the rule\'s answer on the request; a refusal records nothing', async (t) => {
   const snapshot: Snapshot = { version: 1, config, indexes, chains: new Map() }
   const context = policyContext(organization, {
-    config, indexes, tokens: {} as TokenVerifierView, apiKeys: {} as never, limiter: () => ({}) as LimiterHandle, connectionSlots: localConnectionSlots(), service: 'live', routeId: 'read', envelope: 'exchange',
+    settings: gatewaySettings(config, indexes), reachStore: storeReacher(indexes), tokens: {} as TokenVerifierView, apiKeys: {} as never, limiter: () => ({}) as LimiterHandle, connectionSlots: localConnectionSlots(), service: 'live', routeId: 'read', envelope: 'exchange',
   })
   const step = organization.create({ param: 'store_org_id', not_found: true }, context)
   const requestFor = (storeId: string) => ({
