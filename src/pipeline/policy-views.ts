@@ -47,4 +47,3 @@ export function policyViews (shared: SharedResources, config: GatewayConfig, ind
     },
   }
 }
-

@@ -186,7 +186,7 @@ export interface PolicyPlugin<Options = any, Codes extends string = string> { //
    */
   readonly provides?: readonly string[]
   /**
-   * Checks that need the whole config (e.g. that named scopes exist). `place` is where the chain is: its service
+   * Checks against the config's settings (e.g. that named scopes exist). `place` is where the chain is: its service
    * and, for a route's own chain, the route (undefined for the service's `policies:`).
    */
   check?(options: Options, settings: GatewaySettings, place?: PolicyPlace): PolicyOptionProblem[]
