@@ -62,9 +62,9 @@ module.exports = {
     {
       name: 'upstream-engine-is-a-leaf',
       severity: 'error',
-      comment: 'src/upstream/ (pools, balancing, health, retry; docs/upstream-engine.md) is the engine services build on: it imports only config/ types, errors/ and the metric recorders of observability/, never runtime, the pipeline, services or the app.',
+      comment: 'src/upstream/ (pools, balancing, health, retry; docs/upstream-engine.md) is the engine services build on: it imports only config/ types, errors/, the GatewayError of the contract (plugin/gateway-error.ts) and the metric recorders of observability/, never runtime, the pipeline, services or the app.',
       from: { path: '^src/upstream/' },
-      to: { path: '^(src|plugins)/', pathNot: '^src/(upstream|config|errors)/|^src/observability/(recorders|metrics|trace-context)\\.ts$' },
+      to: { path: '^(src|plugins)/', pathNot: '^src/(upstream|config|errors)/|^src/plugin/gateway-error\\.ts$|^src/observability/(recorders|metrics|trace-context)\\.ts$' },
     },
     {
       name: 'plugins-use-the-public-contract',
@@ -76,9 +76,9 @@ module.exports = {
     {
       name: 'plugin-contract-stands-alone',
       severity: 'error',
-      comment: 'src/plugin/ (the contract: types, context, response phase, test harness) imports nothing of the gateway but the lowest layers, config/ and errors/: the pipeline, services and runtime implement its interfaces, not the reverse.',
+      comment: 'src/plugin/ (lanegate/plugin: the contract a policy is written against) imports nothing of src/ or plugins/ but its own files: node built-ins and packages only. The gateway implements its views; config/ and errors/ build on its refusals and catalogue.',
       from: { path: '^src/plugin/' },
-      to: { path: '^(src|plugins)/', pathNot: '^src/(plugin|config|errors)/' },
+      to: { path: '^(src|plugins)/', pathNot: '^src/plugin/' },
     },
   ],
   options: {

@@ -51,7 +51,6 @@ module.exports = {
     {
       name: 'foundations',
       folders: {
-        plugin: 'lanegate/plugin: the public policy contract, response phase and test harness',
         store: 'durable state behind one interface: SQLite, PostgreSQL',
         observability: 'metrics, readiness, trace context',
         tls: 'listener TLS, rotation, HTTP/2',
@@ -61,7 +60,8 @@ module.exports = {
       },
     },
     { name: 'config', folders: { config: 'gateway.yaml in, a validated and frozen config out' } },
-    { name: 'errors', folders: { errors: 'the error catalogue, envelopes, the one error handler' } },
+    { name: 'errors', folders: { errors: 'envelopes (the spec\'s body shapes) and the one error handler' } },
+    { name: 'contract', folders: { plugin: 'lanegate/plugin: the policy contract (refusals and the error catalogue, views, response and body phases, the one Ajv); imports nothing of src' } },
   ],
   /** Folders outside the layers: each stands alone or has a rule of its own in .dependency-cruiser.cjs. */
   apart: {

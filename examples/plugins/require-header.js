@@ -44,12 +44,12 @@ const requireHeader = {
   },
   // Earlier policies this one needs, given its options.
   requires: (options) => options.per_organization === undefined ? [] : ['auth'],
-  // Checks against the whole config, reported by `lanegate validate` with the YAML path and line.
-  check (options, config) {
+  // Checks against the gateway's settings (the config's read-only view), reported by `lanegate validate` with the YAML path and line.
+  check (options, settings) {
     const problems = []
     if (options.header.toLowerCase() === 'authorization') problems.push({ path: 'header', message: 'use the auth policy for Authorization' })
     for (const organization of Object.keys(options.per_organization ?? {})) {
-      if (!config.organizations.some((o) => o.id === organization)) {
+      if (!settings.organizations.has(organization)) {
         problems.push({ path: `per_organization/${organization}`, message: `unknown organization "${organization}"` })
       }
     }

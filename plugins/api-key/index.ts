@@ -31,8 +31,7 @@ const apiKey = definePolicy({
   explain (options, request) {
     const caller = request.caller
     if (caller === undefined) return { outcome: 'refuse', status: 401, code: 'unauthenticated', note: `no API key (no caller named): expects ${where(options).join(' or ')}` }
-    const account = request.indexes.accounts.get(caller.clientId)
-    if (caller.tokenType === 'service' && account?.status !== 'active') {
+    if (caller.tokenType === 'service' && request.settings.accountStatus(caller.clientId) !== 'active') {
       return { outcome: 'refuse', status: 401, code: 'unauthenticated', note: `service account ${caller.clientId} is not active: its keys are refused` }
     }
     return { outcome: 'pass', note: `a valid API key of ${caller.clientId} (organization ${caller.organizationId})` }

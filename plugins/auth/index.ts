@@ -28,9 +28,8 @@ const auth = definePolicy({
   explain (_options, request) {
     const caller = request.caller
     if (caller === undefined) return { outcome: 'refuse', status: 401, code: 'unauthenticated', note: 'no bearer token (no caller named)' }
-    const account = request.indexes.accounts.get(caller.clientId)
     // Only the gateway's own service tokens have an account; an outside issuer's are its clients.
-    if (caller.tokenType === 'service' && caller.issuer === request.config.issuer.issuer && account?.status !== 'active') {
+    if (caller.tokenType === 'service' && caller.issuer === request.settings.issuer && request.settings.accountStatus(caller.clientId) !== 'active') {
       return { outcome: 'refuse', status: 401, code: 'unauthenticated', note: `service account ${caller.clientId} is not active: its tokens are refused` }
     }
     return { outcome: 'pass', note: `a valid ${caller.tokenType} token of ${caller.clientId} (organization ${caller.organizationId})` }

@@ -26,7 +26,7 @@ const cache = definePolicy({
   refusals: () => [],
   explain: (options) => ({ outcome: 'depends', note: `GET/HEAD may be answered from the cache (fresh up to ${options.ttl_seconds} s, per ${options.by}); never refuses` }),
   create (options, context) {
-    const store = cacheStoreOf(context.config)
+    const store = cacheStoreOf(context.settings)
     const route = `${context.service}\0${context.routeId}`
     const configured = options.vary.map((name) => name.toLowerCase()).sort()
     const by = options.by

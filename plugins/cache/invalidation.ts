@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { GatewayConfig, PolicyContext, PolicyStep, ResponseHead, ResponseHeadHook } from '../../src/plugin/index.js'
+import type { GatewaySettings, PolicyContext, PolicyStep, ResponseHead, ResponseHeadHook } from '../../src/plugin/index.js'
 import { cacheStoreOf, dropUrl, type CacheStore } from './store.js'
 
 /** Methods that do not change the resource (RFC 9110 §9.2.1): their answers invalidate nothing. */
@@ -32,8 +32,8 @@ export function invalidationHook (store: CacheStore): ResponseHeadHook {
  * route caches: a write through another route (a PUT route beside a cached GET route) invalidates too. A safe
  * request costs one Set lookup.
  */
-export function writeInvalidationStep (config: GatewayConfig, onResponseHead: PolicyContext['onResponseHead']): PolicyStep {
-  const invalidate = invalidationHook(cacheStoreOf(config))
+export function writeInvalidationStep (settings: GatewaySettings, onResponseHead: PolicyContext['onResponseHead']): PolicyStep {
+  const invalidate = invalidationHook(cacheStoreOf(settings))
   return function invalidateCacheOnWrite (request: FastifyRequest, reply: FastifyReply): undefined {
     if (isUnsafe(request.method)) onResponseHead(reply, invalidate)
     return undefined

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import type { GatewayConfig, Refusal } from '../../src/plugin/index.js'
+import type { GatewaySettings, Refusal } from '../../src/plugin/index.js'
 
 /** One cached answer. */
 export interface CachedAnswer {
@@ -29,16 +29,16 @@ export interface CacheStore {
  * `cache_store.max_bytes`: a reload builds a new snapshot, so it starts empty, and the old store goes with the old
  * snapshot once its last request is done.
  */
-const stores = new WeakMap<GatewayConfig, CacheStore>()
+const stores = new WeakMap<object, CacheStore>()
 
-export function cacheStoreOf (config: GatewayConfig): CacheStore {
-  let store = stores.get(config)
+export function cacheStoreOf (settings: Pick<GatewaySettings, 'cacheStoreMaxBytes'>): CacheStore {
+  let store = stores.get(settings)
   if (store === undefined) {
     const keysByUrl = new Map<string, Set<string>>()
     store = {
       keysByUrl,
       entries: new LRUCache<string, CachedAnswer>({
-        maxSize: config.cache_store.max_bytes,
+        maxSize: settings.cacheStoreMaxBytes,
         sizeCalculation: sizeOf,
         // A stale entry is dropped when read, never served.
         ttlAutopurge: false,
@@ -50,7 +50,7 @@ export function cacheStoreOf (config: GatewayConfig): CacheStore {
       // Small (names of a few headers per URL); counted apart, bounded by count.
       varyNames: new LRUCache<string, string[]>({ max: 100_000 }),
     }
-    stores.set(config, store)
+    stores.set(settings, store)
   }
   return store
 }

@@ -17,9 +17,9 @@ const clientCertificate = definePolicy({
     client_certificate_required: { status: 401, message: 'This route requires a client certificate signed by the gateway\'s client CA.' },
     client_certificate_not_allowed: { status: 403, message: 'The client certificate is not allowed on this route.' },
   },
-  check (_options, config) {
+  check (_options, settings) {
     const problems: PolicyOptionProblem[] = []
-    if (config.server.tls?.client_ca_file === undefined) problems.push({ path: '', message: 'needs server.tls.client_ca_file: callers are asked for a certificate only then' })
+    if (!settings.clientCertificates) problems.push({ path: '', message: 'needs server.tls.client_ca_file: callers are asked for a certificate only then' })
     return problems
   },
   summarize: (options) => summary(options),

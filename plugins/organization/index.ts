@@ -7,7 +7,7 @@ import { organizationSchema, type OrganizationOptions } from './schema.js'
  * `organization`: the organization or store named by a path or query parameter must be reachable from the
  * caller's `organization_id` (itself, its stores, its descendants). The answer never tells a store outside the
  * tree from one that does not exist: same status, same body (E1). The answer (with the lane serving the store) is
- * recorded on the request as `request.gw.reached`, so the service does not decide again.
+ * kept on the request (`context.reachStore`), so the service does not decide again.
  */
 const organization = definePolicy({
   name: 'organization',
@@ -31,34 +31,33 @@ const organization = definePolicy({
       return { outcome: 'depends', status: options.not_found ? 404 : 403, code: options.not_found ? 'store_not_found' : 'forbidden', note: `?${options.query ?? ''}, when sent, must be in ${caller.organizationId}'s tree` }
     }
     const target = request.params[options.param] ?? ''
-    const access = request.indexes.access(caller.organizationId, target)
+    const reach = request.settings.reach(caller.organizationId, target)
     if (options.not_found) {
-      if (access?.lane === undefined) {
-        const why = access === undefined ? `is not in ${caller.organizationId}'s tree` : 'is not a store with an active install and a lane'
+      if (reach !== 'served') {
+        const why = reach === 'outside' ? `is not in ${caller.organizationId}'s tree` : 'is not a store with an active install and a lane'
         return { outcome: 'refuse', status: 404, code: 'store_not_found', note: `${target || `(no :${options.param})`} ${why}` }
       }
       return { outcome: 'pass', note: `store ${target} is in ${caller.organizationId}'s tree` }
     }
-    return access !== undefined
+    return reach !== 'outside'
       ? { outcome: 'pass', note: `${target} is in ${caller.organizationId}'s tree` }
       : { outcome: 'refuse', status: 403, code: 'forbidden', note: `${target || `(no :${options.param})`} is not in ${caller.organizationId}'s tree` }
   },
   create (options, context) {
     const notFound = options.not_found
+    const needs = notFound ? 'served' : 'reachable'
     return function organizationStep (request: FastifyRequest): StepOutcome {
       const principal = context.principal(request)
       if (principal === undefined) return noPrincipal(context)
       const target = targetOf(request, options, context)
       if (target === undefined) return
       if (typeof target !== 'string') return target
-      // The one store-access rule (ConfigIndexes.access); its answer rides on the request for the service.
-      const access = context.indexes.access(principal.organizationId, target)
-      if (notFound ? access?.lane === undefined : access === undefined) {
+      // The one store-access rule; its answer rides on the request for the service.
+      if (!context.reachStore(request, principal.organizationId, target, needs)) {
         return notFound
           ? context.refuse('store_not_found', { fields: { store_org_id: target }, message: 'Store not found or not accessible.' })
           : context.refuse('forbidden', { message: 'This organization is outside your access.' })
       }
-      request.gw.reached = access
     }
   },
 })

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { clientIpKey, definePolicy, type CountOutcome, type GatewayConfig, type PolicyContext, type Principal, type StepOutcome } from '../../src/plugin/index.js'
+import { clientIpKey, definePolicy, type CountOutcome, type GatewaySettings, type PolicyContext, type Principal, type StepOutcome } from '../../src/plugin/index.js'
 import { rateLimitSchema, type RateLimitOptions } from './schema.js'
 
 /**
@@ -13,20 +13,19 @@ const rateLimit = definePolicy({
   name: 'rate-limit',
   description: 'Counts requests against a named limit (by IP, client or organization).',
   schema: rateLimitSchema,
-  // The interface passes only the options today; with the config, a client- or organization-keyed limit can
-  // demand that auth runs first (see docs/policies.md).
-  requires (options: RateLimitOptions, config?: GatewayConfig) {
-    const key = config?.rate_limits[options.limit]?.key
+  // A client- or organization-keyed limit demands that auth runs first (see docs/policies.md).
+  requires (options: RateLimitOptions, settings?: GatewaySettings) {
+    const key = settings?.rateLimits[options.limit]?.key
     return key === 'client' || key === 'organization' ? ['auth'] : []
   },
   summarize: (options) => `limit ${options.limit}`,
-  check (options, config) {
-    if (Object.hasOwn(config.rate_limits, options.limit)) return []
+  check (options, settings) {
+    if (Object.hasOwn(settings.rateLimits, options.limit)) return []
     return [{ path: 'limit', message: `unknown rate limit "${options.limit}": define it under rate_limits` }]
   },
   refusals: () => ['too_many_requests', 'service_unavailable'],
   explain (options, request) {
-    const limit = request.config.rate_limits[options.limit]
+    const limit = request.settings.rateLimits[options.limit]
     if (limit === undefined) return { outcome: 'refuse', status: 500, code: 'internal_error', note: `unknown rate limit ${options.limit}` }
     const key = limit.key === 'ip'
       ? 'the client IP'
@@ -34,7 +33,7 @@ const rateLimit = definePolicy({
     return { outcome: 'depends', status: 429, code: 'too_many_requests', note: `counts against limit ${options.limit} (${limit.points} per ${limit.window_seconds} s, keyed by ${key})` }
   },
   create (options, context) {
-    const limit = context.config.rate_limits[options.limit]
+    const limit = context.settings.rateLimits[options.limit]
     if (limit === undefined) throw new Error(`unknown rate limit "${options.limit}"`)
     const counter = context.limiter(options.limit)
     const failOpen = counter.onStoreError === 'open'

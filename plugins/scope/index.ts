@@ -14,11 +14,11 @@ const scope = definePolicy({
   recheck: true,
   schema: scopeSchema,
   requires: () => ['auth'],
-  check (options, config) {
+  check (options, settings) {
     const problems: PolicyOptionProblem[] = []
     for (const list of ['all', 'any'] as const) {
       options[list]?.forEach((name, index) => {
-        if (!Object.hasOwn(config.scopes, name)) problems.push({ path: `${list}/${index}`, message: `unknown scope "${name}": list it under scopes` })
+        if (!settings.scopes.has(name)) problems.push({ path: `${list}/${index}`, message: `unknown scope "${name}": list it under scopes` })
       })
     }
     return problems

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { definePolicy, type GatewayConfig, type PolicyContext, type PolicyOptionProblem, type PolicyPlace, type Principal, type ResponseHead, type ResponseHeadHook, type StepOutcome } from '../../src/plugin/index.js'
+import { definePolicy, type GatewaySettings, type PolicyContext, type PolicyOptionProblem, type PolicyPlace, type Principal, type ResponseHead, type ResponseHeadHook, type StepOutcome } from '../../src/plugin/index.js'
 import { mappingProblem } from './mapping.js'
 import { applyNames, changeQuery, compileNames, templateProblems, usesPrincipal, type CompiledNames } from './names.js'
 import { requestBodyStep } from './request-body.js'
@@ -30,7 +30,7 @@ const transform = definePolicy({
   explain: (options) => options.request?.body === undefined
     ? { outcome: 'pass', note: describe(options) }
     : { outcome: 'depends', status: 400, code: 'transform_failed', note: `depends on the request body fitting the changes; ${describe(options)}` },
-  check: (options, config, _indexes, place) => [...checkOptions(options), ...checkPlace(options, config, place)],
+  check: (options, settings, place) => [...checkOptions(options), ...checkPlace(options, settings, place)],
   create (options, context) {
     const requestHeaders = compileNames(options.request?.headers, true)
     const query = compileNames(options.request?.query, false)
@@ -145,10 +145,9 @@ function checkOptions (options: TransformOptions): PolicyOptionProblem[] {
  * Body and query changes need a route the gateway relays (the live proxy, a `type: proxy` service): an in-process
  * handler has parsed its body and query before the chain runs, and answers without the body phase.
  */
-function checkPlace (options: TransformOptions, config: GatewayConfig, place: PolicyPlace | undefined): PolicyOptionProblem[] {
+function checkPlace (options: TransformOptions, settings: GatewaySettings, place: PolicyPlace | undefined): PolicyOptionProblem[] {
   if (place === undefined) return []
-  const relayed = config.services[place.service]?.type === 'proxy' || place.service === 'live'
-  if (relayed) return []
+  if (settings.relays(place.service)) return []
   const needing = [options.request?.body && 'request/body', options.request?.query && 'request/query', options.response?.body && 'response/body', options.soap && 'soap'].filter((p) => typeof p === 'string')
   return needing.map((path) => ({ path, message: 'body and query changes apply only on relayed routes (the live service, `type: proxy` services)' }))
 }

@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import { bearerChallenge, defaultRealm } from '../plugin/bearer-challenge.js'
 
 export { bearerChallenge, defaultRealm, type BearerChallengeParams, type BearerErrorCode } from '../plugin/bearer-challenge.js'

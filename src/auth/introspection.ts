@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import { invalidToken } from './bearer-challenge.js'
 import type { Principal } from '../runtime/request-context.js'
 import { principalFromMappedClaims, type ClaimMapping } from './claim-mapping.js'

@@ -2,7 +2,7 @@
  * The error codes a lanegate gateway answers with, as the client knows them: the HTTP status each comes with and,
  * for the codes rendered as fixed text (`{error:'Unauthenticated.'}`), that text.
  *
- * This is a copy of the server's catalogue (`src/errors/catalogue.ts`), not an import of it: the client must stay
+ * This is a copy of the server's catalogue (`src/plugin/catalogue.ts`), not an import of it: the client must stay
  * free of server code. `test/types/client-error-codes.ts` (compiled by `tsc` in `npm test`) asserts that the two
  * key sets are equal, so a code added to the server fails the build until it is added here, and
  * `test/unit/lanegate-client-errors.test.ts` checks that statuses and texts agree.

@@ -12,7 +12,7 @@ import { buildConfigSchema, type ServiceSchema } from './schema.js'
 import { checkReferences, type ConfigWarning, type LocatedProblem } from './semantic-checks.js'
 import type { ListenerFiles } from './tls-files.js'
 import type { GatewayConfig } from './types.js'
-import { compileSchemaByContent } from './validators.js'
+import { compileSchemaByContent } from '../plugin/validators.js'
 
 /** What the second pass found beyond config/'s own reference checks, and what it built on the way. */
 export interface SecondPass<Catalog> {

@@ -1,5 +1,5 @@
 import { Type, type Static, type TObject, type TProperties, type TSchema, type TUnsafe } from '@sinclair/typebox'
-import { envelopeNames } from '../errors/envelopes.js'
+import { envelopeNames } from '../plugin/envelope-name.js'
 import { accessLog } from './access-log-schema.js'
 import { telemetry } from './telemetry-schema.js'
 

@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AdminAuthConfig } from '../config/types.js'
 import { renderError } from '../errors/envelopes.js'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import { parseSecretHash, verifySecret, type ParsedSecretHash } from '../secrets/secret-hash.js'
 
 /** The shortest bearer token accepted from `admin.auth.token_env`. */

@@ -1,4 +1,5 @@
 import FindMyWay from 'find-my-way'
+import { gatewaySettings } from '../config/gateway-settings.js'
 import { buildIndexes, type ConfigIndexes } from '../config/indexes.js'
 import type { GatewayConfig } from '../config/types.js'
 import type { Explanation } from '../plugin/policy.js'
@@ -107,7 +108,7 @@ export function explainRequest (config: GatewayConfig, catalog: Catalog, method:
       continue
     }
     const verdict = explain.call(link.plugin, link.options, {
-      config, indexes, service: row.service, routeId: row.routeId, method, path, params, caller: principal, authenticated,
+      settings: gatewaySettings(config, indexes), service: row.service, routeId: row.routeId, method, path, params, caller: principal, authenticated,
     })
     const step: StepVerdict = { policy: link.policy, ...verdict }
     steps.push(step)

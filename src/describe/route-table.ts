@@ -1,7 +1,7 @@
 import type { GatewayConfig, PolicyEntry } from '../config/types.js'
 import { policyName } from '../config/semantic-checks.js'
 import { routePolicies } from '../config/types.js'
-import type { EnvelopeName } from '../errors/envelopes.js'
+import type { EnvelopeName } from '../plugin/envelope-name.js'
 import { JWKS_PATH, METADATA_PATH, TOKEN_PATH } from '../oauth/metadata.js'
 import type { PolicyPlugin } from '../plugin/policy.js'
 import type { Catalog } from '../pipeline/registry.js'

@@ -1,10 +1,10 @@
 import { PassThrough } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { buildIndexes } from '../config/indexes.js'
+import { gatewaySettings } from '../config/gateway-settings.js'
 import { routePolicies, type GatewayConfig } from '../config/types.js'
 import { policyName } from '../config/semantic-checks.js'
 import { renderError } from '../errors/envelopes.js'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import type { ReplacedAnswer } from '../plugin/body-hook.js'
 import { policyContext } from '../plugin/context.js'
 import type { PolicyContext } from '../plugin/policy.js'
@@ -51,11 +51,10 @@ export async function tryTransform (config: GatewayConfig, catalog: Catalog, inp
   if (block === undefined || transforms.length === 0) return { kind: 'none', reason: `route ${route.service}/${route.route} has no transform policy` }
   const plugin = catalog.plugins.get('transform')
   if (plugin === undefined) return { kind: 'none', reason: 'the transform policy is not loaded' }
-  const indexes = buildIndexes(config)
-  const context = policyContext(plugin, {
-    config, indexes, service: route.service, routeId: route.route, envelope: block.envelope,
+  const context: PolicyContext = policyContext(plugin, {
+    settings: gatewaySettings(config), service: route.service, routeId: route.route, envelope: block.envelope, reachStore: UNAVAILABLE,
     tokens: { verify: UNAVAILABLE }, apiKeys: { verify: UNAVAILABLE }, limiter: UNAVAILABLE, connectionSlots: { acquire: UNAVAILABLE, release: UNAVAILABLE },
-  } as unknown as Parameters<typeof policyContext>[1]) as PolicyContext
+  })
   const principal = explained.caller === undefined ? undefined : callerPrincipal(explained.caller)
   const { request, reply } = sampleRequest(input, route.params, principal, route.service, route.route, block.envelope)
   try {

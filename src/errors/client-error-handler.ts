@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
-import { GatewayError } from './gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import { renderError } from './envelopes.js'
 
 /**

@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { GatewayError, PolicyAnswer } from './gateway-error.js'
-import { sendPolicyAnswer } from './send-policy-answer.js'
-import { renderError, type EnvelopeName } from './envelopes.js'
+import { GatewayError, PolicyAnswer } from '../plugin/gateway-error.js'
+import { sendPolicyAnswer } from '../plugin/send-policy-answer.js'
+import type { EnvelopeName } from '../plugin/envelope-name.js'
+import { renderError } from './envelopes.js'
 
 /**
  * Translates anything thrown during a request into a catalogued GatewayError. Foreign errors (fastify's body

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { GatewayError } from './gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 
 /**
  * The deepest nesting of arrays and objects a JSON request body may have. No gateway body needs more than a few

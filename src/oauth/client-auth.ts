@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { ServiceAccountConfig, ServiceAccountSecret } from '../config/types.js'
 import type { ConfigIndexes } from '../config/indexes.js'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import { formValue, type FormParameters } from './form-body.js'
 import { DUMMY_SECRET_HASH, parseSecretHash, verifySecret, type ParsedSecretHash } from '../secrets/secret-hash.js'
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 
 /** A parsed form body: every value of every parameter, in order, so duplicates stay visible (RFC 6749 §3.2). */
 export type FormParameters = ReadonlyMap<string, readonly string[]>

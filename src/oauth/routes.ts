@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Snapshot } from '../runtime/snapshot.js'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import type { SharedResources } from '../runtime/shared-resources.js'
 import { createClientAuthenticator, type ClientAuthenticatorOptions } from './client-auth.js'
 import { registerFormParser } from './form-body.js'

@@ -1,5 +1,5 @@
 import type { GatewayConfig, ServiceAccountConfig } from '../config/types.js'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 
 /**
  * Decides the granted scopes (the spec's scope rules):

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { GatewayConfig } from '../config/types.js'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import { recordTokenIssued } from '../observability/recorders.js'
 import { issuanceStart, recordTokenIssuance } from '../observability/tracing/token-span.js'
 import type { KeyStore } from '../runtime/shared-resources.js'

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { RateLimiterRes } from 'rate-limiter-flexible'
 import type { IssuerConfig } from '../config/types.js'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import type { LimiterRegistry } from '../runtime/shared-resources.js'
 
 /** Limiter names in the shared registry (the same name and settings keep their counts across reloads). */

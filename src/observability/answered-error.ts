@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import type { GatewayError } from '../errors/gateway-error.js'
+import type { GatewayError } from '../plugin/gateway-error.js'
 
 /**
  * Where the error a request was answered with is kept: a property of the request (errors only), the one record of

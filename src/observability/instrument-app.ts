@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { RequestLogController } from './request-log-controller.js'
-import type { GatewayError } from '../errors/gateway-error.js'
+import type { GatewayError } from '../plugin/gateway-error.js'
 import { isLongLived } from './long-lived.js'
 import type { GatewayMetrics, RouteSeries } from './metrics.js'
 

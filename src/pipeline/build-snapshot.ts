@@ -4,6 +4,7 @@ import { routePolicies, type GatewayConfig, type ServiceConfig } from '../config
 import type { SharedResources } from '../runtime/shared-resources.js'
 import { chainKey, type Snapshot, type UpgradeLimits } from '../runtime/snapshot.js'
 import { routeWebSocketLimits } from '../services/service-module.js'
+import type { GatewaySettings } from '../plugin/gateway-settings.js'
 import type { PolicyStep } from '../plugin/step.js'
 import { policyContext } from '../plugin/context.js'
 import { addHeadHook } from '../plugin/response-phase.js'
@@ -37,7 +38,7 @@ export function buildSnapshot (config: GatewayConfig, version: number, catalog: 
         if (name === 'cache') cacheRoutes.set(service, (cacheRoutes.get(service) ?? new Set()).add(routeId))
         const plugin = catalog.plugins.get(name)
         if (plugin === undefined) throw new Error(`unknown policy "${name}"`)
-        const step = plugin.create(entry[name] ?? {}, policyContext(plugin, { config, indexes, ...views, service, routeId, envelope: settings.envelope, websocket, serviceBodyLimit: serviceBodyLimit(settings) }))
+        const step = plugin.create(entry[name] ?? {}, policyContext(plugin, { ...views, service, routeId, envelope: settings.envelope, websocket, serviceBodyLimit: serviceBodyLimit(settings) }))
         stepPolicies.set(step, name)
         if (plugin.answersPreflight === true) preflight.push(step)
         if (plugin.recheck === true) recheck.push(step)
@@ -51,7 +52,7 @@ export function buildSnapshot (config: GatewayConfig, version: number, catalog: 
       }
     }
   }
-  if (cacheRoutes.size > 0) appendWriteInvalidation(chains, cacheRoutes, config)
+  if (cacheRoutes.size > 0) appendWriteInvalidation(chains, cacheRoutes, config, views.settings)
   return { version, config, indexes, chains, preflights, rechecks, upgrades, stepPolicies, ...(cacheRoutes.size > 0 ? { cacheRoutes } : {}) }
 }
 
@@ -59,8 +60,8 @@ export function buildSnapshot (config: GatewayConfig, version: number, catalog: 
  * A cache must drop what it holds for a URL written through any route (RFC 9111 §4.4), not only through a route
  * that caches: every other chain ends in the cache's invalidation step (a cached route's own `cache` step does it).
  */
-function appendWriteInvalidation (chains: Map<string, readonly PolicyStep[]>, cacheRoutes: Map<string, Set<string>>, config: GatewayConfig): void {
-  const step = writeInvalidationStep(config, addHeadHook)
+function appendWriteInvalidation (chains: Map<string, readonly PolicyStep[]>, cacheRoutes: Map<string, Set<string>>, config: GatewayConfig, settings: GatewaySettings): void {
+  const step = writeInvalidationStep(settings, addHeadHook)
   for (const [service, settings] of Object.entries(config.services)) {
     for (const routeId of Object.keys(settings.routes)) {
       if (cacheRoutes.get(service)?.has(routeId) === true) continue

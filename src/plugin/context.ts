@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
-import type { CatalogueEntry, ErrorCode } from '../errors/catalogue.js'
-import { declaredError, GatewayError, PolicyAnswer } from '../errors/gateway-error.js'
+import type { CatalogueEntry, ErrorCode } from './catalogue.js'
+import { declaredError, GatewayError, PolicyAnswer } from './gateway-error.js'
 import type { Principal } from './request-state.js'
 import type { Refusal } from './step.js'
 import { addHeadHook, addSentHook, RESPONSE_BODY_LIMIT } from './response-phase.js'
@@ -9,8 +9,8 @@ import { addResponseBodyHook, readRequestBody, setRequestBody } from './body-pha
 import { verifiedClientCertificate, type ClientCertificate } from './client-certificate.js'
 
 /**
- * The route-level facts a context is built from: the route, and the gateway's resources as the contract's narrow
- * views (`tokens`, `limiter`), which the pipeline builds from its shared resources.
+ * The route-level facts a context is built from: the route, and the config and the gateway's resources as the
+ * contract's narrow views (`settings`, `reachStore`, `tokens`, `limiter`, ...), which the pipeline builds.
  */
 export type RouteFacts = Omit<PolicyContext, 'refuse' | 'principal' | 'setPrincipal' | 'answer' | 'onResponseHead' | 'onResponseSent' | 'clientCertificate' | 'readRequestBody' | 'setRequestBody' | 'onResponseBody'>
 

@@ -1,11 +1,11 @@
 /**
  * `lanegate/plugin`: everything a policy plugin is written against. The names exported here are the contract and
  * are kept across releases (docs/plugins.md). Built-in policies under `plugins/` import only this module, so they
- * have no way in that an outside plugin lacks. Nothing under `src/plugin/` imports the pipeline, the services or
- * the runtime: the gateway implements these interfaces, not the reverse.
+ * have no way in that an outside plugin lacks. Nothing under `src/plugin/` imports the rest of the gateway (a
+ * dependency rule checks it): the gateway implements these interfaces and builds on its refusals, not the reverse.
  */
 import type { TSchema, Static } from '@sinclair/typebox'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from './gateway-error.js'
 import type { PolicyPlugin } from './policy.js'
 
 export type {
@@ -16,10 +16,9 @@ export type { CountOutcome, LimiterHandle } from './limiter.js'
 export type { TokenSlot, TokenVerifierView } from './tokens.js'
 export type { ApiKeyFailure, ApiKeySlot, ApiKeyVerifierView } from './api-keys.js'
 export { RESPONSE_BODY_LIMIT, type ResponseHead, type ResponseHeadHook, type ResponseSentHook, type SentResponse } from './response-phase.js'
-export type { GatewayConfig, RateLimitConfig } from '../config/types.js'
-export type { ConfigIndexes } from '../config/indexes.js'
-export type { EnvelopeName } from '../errors/envelopes.js'
-export type { ErrorCode } from '../errors/catalogue.js'
+export type { GatewaySettings, RateLimitSettings, StoreReach } from './gateway-settings.js'
+export type { EnvelopeName } from './envelope-name.js'
+export type { ErrorCode } from './catalogue.js'
 export type { ClientCertificate } from './client-certificate.js'
 export type { ReplacedAnswer, ResponseBodyHook, UpstreamAnswer } from './body-hook.js'
 export type { RequestBodyOptions } from './body-phase.js'

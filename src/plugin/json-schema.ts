@@ -1,11 +1,11 @@
 import type { ErrorObject, ValidateFunction } from 'ajv'
-import { compileSchema, schemaErrors } from '../config/validators.js'
+import { compileSchema, schemaErrors } from './validators.js'
 
 export type { ErrorObject, ValidateFunction } from 'ajv'
 
 /**
  * JSON Schemas that are themselves policy options (written in gateway.yaml, such as `request-validation`'s), checked
- * through the gateway's one Ajv module (config/validators.ts) with the options every such schema gets: ajv strict
+ * through the gateway's one Ajv module (validators.ts) with the options every such schema gets: ajv strict
  * mode (an unknown keyword or format is an error, not a check that never runs), `ajv-formats`, the first error only,
  * no defaults filled in. A compiled schema is kept as long as the schema object, so it goes with its config snapshot.
  */

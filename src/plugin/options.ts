@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv'
-import { compileSchema } from '../config/validators.js'
+import { compileSchema } from './validators.js'
 import type { PolicyPlugin } from './policy.js'
 
 /**

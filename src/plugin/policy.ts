@@ -1,11 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { GatewayConfig } from '../config/types.js'
-import type { ConfigIndexes } from '../config/indexes.js'
-import type { EnvelopeName } from '../errors/envelopes.js'
+import type { EnvelopeName } from './envelope-name.js'
 import type { ClientCertificate } from './client-certificate.js'
 import type { ConnectionSlots } from './connection-slots.js'
-import type { ErrorCode } from '../errors/catalogue.js'
-import type { ErrorFields } from '../errors/gateway-error.js'
+import type { ErrorCode } from './catalogue.js'
+import type { ErrorFields } from './gateway-error.js'
+import type { GatewaySettings, StoreReach } from './gateway-settings.js'
 import type { LimiterHandle } from './limiter.js'
 import type { Principal } from './request-state.js'
 import type { ResponseHeadHook, ResponseSentHook } from './response-phase.js'
@@ -42,8 +41,8 @@ export interface RefuseOptions {
 
 /** What a policy's `create` may use. One context per route per config snapshot. */
 export interface PolicyContext<Codes extends string = string> {
-  readonly config: GatewayConfig
-  readonly indexes: ConfigIndexes
+  /** What the policy may read of the validated gateway.yaml; one object per config snapshot. */
+  readonly settings: GatewaySettings
   /** The gateway's bearer-token verifier for this route's config (how `auth` verifies; an auth-like policy may too). */
   readonly tokens: TokenVerifierView
   /** The gateway's API key verifier for this route's config (how `api-key` verifies keys). */
@@ -84,6 +83,12 @@ export interface PolicyContext<Codes extends string = string> {
    */
   setPrincipal (request: FastifyRequest, principal: Principal): void
   /**
+   * Whether a caller of `organizationId` reaches the organization or store `id` as far as `needs` (the store-access
+   * rule, `settings.reach`), for a policy that guards one (`organization`). When it does, the answer is kept on the
+   * request, so the route's service reads it instead of deciding again.
+   */
+  reachStore (request: FastifyRequest, organizationId: string, id: string, needs: Exclude<StoreReach, 'outside'>): boolean
+  /**
    * A complete answer (status, headers and an optional body of at most `RESPONSE_BODY_LIMIT` bytes), returned by the
    * step like a refusal; it ends the chain. For policies that answer a request themselves, e.g. `cors` answering a
    * preflight with 204.
@@ -121,8 +126,8 @@ export interface PolicyContext<Codes extends string = string> {
 
 /** The request `explain` reasons about: a caller (as `auth` would establish it) and a matched route. */
 export interface ExplainRequest {
-  readonly config: GatewayConfig
-  readonly indexes: ConfigIndexes
+  /** What the policy may read of the config explained. */
+  readonly settings: GatewaySettings
   readonly service: string
   readonly routeId: string
   readonly method: string
@@ -174,17 +179,17 @@ export interface PolicyPlugin<Options = any, Codes extends string = string> { //
   /** Codes this policy refuses with beyond the catalogue; none may clash with a catalogued or another policy's code. */
   readonly errors?: Readonly<Record<Codes, DeclaredError>>
   /** Policies that must appear earlier in the same chain, given these options. */
-  requires?(options: Options, config?: GatewayConfig): string[]
+  requires?(options: Options, settings?: GatewaySettings): string[]
   /**
    * Policies this one stands in for in other policies' `requires`: `api-key` provides `auth` (it sets the same
    * principal with `context.setPrincipal`), so `scope` or `organization` may follow it.
    */
   readonly provides?: readonly string[]
   /**
-   * Checks that need the whole config (e.g. that named scopes exist). `place` is where the chain is: its service
+   * Checks against the config's settings (e.g. that named scopes exist). `place` is where the chain is: its service
    * and, for a route's own chain, the route (undefined for the service's `policies:`).
    */
-  check?(options: Options, config: GatewayConfig, indexes: ConfigIndexes, place?: PolicyPlace): PolicyOptionProblem[]
+  check?(options: Options, settings: GatewaySettings, place?: PolicyPlace): PolicyOptionProblem[]
   /**
    * Set by a policy that answers CORS preflights (`OPTIONS` with `Access-Control-Request-Method`): for a preflight
    * of one of its routes, the gateway runs this policy's step alone (a preflight carries no credentials, so the

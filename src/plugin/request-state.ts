@@ -1,5 +1,4 @@
-import type { StoreAccess } from '../config/indexes.js'
-import type { EnvelopeName } from '../errors/envelopes.js'
+import type { EnvelopeName } from './envelope-name.js'
 import type { ResponseHooks } from './response-phase.js'
 
 /** Who is calling, as an auth-like policy established it (`context.setPrincipal`) from a verified credential. */
@@ -22,7 +21,7 @@ export interface Principal {
 /**
  * What one request carries through its policy chain and handler (`request.gw`): the route it matched, the caller
  * once an auth-like step set it, and the response hooks the chain registered. The gateway adds its own internals
- * (the config snapshot the request started on), which are not part of the contract.
+ * (the config snapshot the request started on, the store a policy reached), which are not part of the contract.
  */
 export interface RequestState {
   readonly service: string
@@ -32,11 +31,6 @@ export interface RequestState {
   principal?: Principal
   /** The response phase's hooks the chain registered (`context.onResponseHead`/`onResponseSent`); usually none. */
   response?: ResponseHooks
-  /**
-   * The organization or store the `organization` policy let this caller through to, with the lane serving it (the
-   * store-access rule's answer, `ConfigIndexes.access`): services read it instead of deciding again.
-   */
-  reached?: StoreAccess
 }
 
 declare module 'fastify' {

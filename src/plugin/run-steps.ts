@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import { GatewayError, PolicyAnswer } from '../errors/gateway-error.js'
-import { sendPolicyAnswer } from '../errors/send-policy-answer.js'
+import { GatewayError, PolicyAnswer } from './gateway-error.js'
+import { sendPolicyAnswer } from './send-policy-answer.js'
 import type { PolicyStep, StepOutcome } from './step.js'
 
 /** Told which step of a chain refused a request (the gateway names its policy in the access log and spans). */

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { GatewayError } from '../errors/gateway-error.js'
+import type { GatewayError } from './gateway-error.js'
 
 /**
  * A step's refusal: the error the route answers with, rendered in the route's envelope. Built with

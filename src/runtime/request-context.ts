@@ -1,5 +1,5 @@
 import type { StoreAccess } from '../config/indexes.js'
-import type { EnvelopeName } from '../errors/envelopes.js'
+import type { EnvelopeName } from '../plugin/envelope-name.js'
 import type { FastifyRequest } from 'fastify'
 import type { Principal, RequestState } from '../plugin/request-state.js'
 import type { ResponseHooks } from '../plugin/response-phase.js'
@@ -20,6 +20,11 @@ declare module '../plugin/request-state.js' {
     readonly snapshot: Snapshot
     /** The step that refused the request, if one did (`snapshot.stepPolicies` names its policy). */
     refusedBy?: PolicyStep
+    /**
+     * The organization or store a policy let this caller through to, with the lane serving it (the store-access
+     * rule's answer, kept by `context.reachStore`): services read it instead of deciding again.
+     */
+    reached?: StoreAccess
   }
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { OutgoingHttpHeaders } from 'node:http'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import { markLongLived } from '../observability/long-lived.js'
 import { traceOf } from '../observability/trace-context.js'
 import { captureRelayedChunk, responseHooksOf, runRelayedHeadHooks } from '../plugin/response-phase.js'

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { OutgoingHttpHeaders } from 'node:http'
 import type { Dispatcher } from 'undici'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import { traceOf } from '../observability/trace-context.js'
 import type { BodyPhase } from '../plugin/body-phase.js'
 import type { ReplacedAnswer, UpstreamAnswer } from '../plugin/body-hook.js'

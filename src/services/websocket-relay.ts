@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import { markLongLived } from '../observability/long-lived.js'
 import { traceOf } from '../observability/trace-context.js'
 import type { UpgradeLimits } from '../runtime/snapshot.js'

@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import type { Store } from './store.js'
 
 /** The Retry-After (seconds) a request refused because the database is unavailable is answered with. */

@@ -1,7 +1,7 @@
 import { constants, Http2ServerRequest } from 'node:http2'
 import type { FastifyInstance } from 'fastify'
 import { renderError } from '../errors/envelopes.js'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 
 /**
  * `server.request_timeout_ms` for HTTP/2 streams. Node enforces `requestTimeout` on HTTP/1.1 connections only: an

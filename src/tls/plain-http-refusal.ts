@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Server, Socket } from 'node:net'
 import { renderError } from '../errors/envelopes.js'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 
 /** A TLS record starts with its content type (22: handshake); an HTTP/1 request with a method token's letter. */
 const FIRST_LETTER = /^[A-Z]$/

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
 import { failureKindOf, isTransportFailure, noTargetError, unreachableError, type UpstreamFailureKind } from './failure.js'
 import type { UpstreamTrace } from './headers.js'

@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import { tlsAlertOn } from './tls-alerts.js'
 
 /**

@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import type { UpstreamOutcome } from '../observability/metrics.js'
 import { outcomeOfStatus, recordUpstream } from '../observability/recorders.js'
 import type { UpstreamTrace } from './headers.js'

@@ -1,7 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import { PassThrough } from 'node:stream'
 import type { Dispatcher } from 'undici'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
 import { failureKindOf, isTransportFailure, mirroredError, noTargetError, unreachableError, type UpstreamFailureKind } from './failure.js'
 import { upstreamRequestHeaders, type UpstreamAttemptSpan, type UpstreamTrace } from './headers.js'

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { Transform, type TransformCallback } from 'node:stream'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 
 /**
  * Whether a request declares a body: a Content-Length above 0 or a Transfer-Encoding (without either, node's

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import WebSocket from 'ws'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
 import { failureKindOf, mirroredError, noTargetError, unreachableError } from './failure.js'
 import { upstreamRequestHeaders, type UpstreamTrace } from './headers.js'

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { GatewayError } from '../errors/gateway-error.js'
+import { GatewayError } from '../plugin/gateway-error.js'
 import { runSteps } from '../plugin/run-steps.js'
 import { chainKey, type Snapshot } from '../runtime/snapshot.js'
 import { noteRefusingStep, requestContext } from '../runtime/request-context.js'

@@ -1,6 +1,7 @@
 import t from 'tap'
+import { gatewaySettings } from '../../src/config/gateway-settings.js'
 import { ConfigError } from '../../src/config/config-error.js'
-import { PolicyAnswer } from '../../src/errors/gateway-error.js'
+import { PolicyAnswer } from '../../src/plugin/gateway-error.js'
 import { parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { cacheStoreOf, putEntry } from '../../plugins/cache/store.js'
 import { getToken } from '../helpers/build-app.js'
@@ -56,7 +57,7 @@ t.test('cache anywhere but last in its chain is a config error at its path', asy
 t.test('the store keeps at most cache_store.max_bytes', async (t) => {
   const { config } = await parseGatewayConfig(demo.set('cache_store', { max_bytes: 4096 }).text(), 'gateway.yaml', { env: {} })
   t.equal(config.cache_store.max_bytes, 4096)
-  const store = cacheStoreOf(config)
+  const store = cacheStoreOf(gatewaySettings(config))
   const headers = { 'content-type': 'text/plain' }
   const body = Buffer.alloc(1000)
   const answer = new PolicyAnswer(200, headers, body)

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { servedRoutes } from '../../src/describe/route-table.js'
 import { renderError } from '../../src/errors/envelopes.js'
-import { GatewayError } from '../../src/errors/gateway-error.js'
+import { GatewayError } from '../../src/plugin/gateway-error.js'
 import { buildTestApp, type TestApp } from '../helpers/build-app.js'
 
 /**

@@ -43,6 +43,16 @@ export default definePolicy({
 })
 `
 
+// The plugin's own test, on lanegate/plugin/testing as the tarball exports it: one refused request, printed.
+const HARNESS_TS = `import { testPolicy } from 'lanegate/plugin/testing'
+import storeChannel from './store-channel.js'
+
+const harness = await testPolicy(storeChannel, { closed: ['kiosk'] }, { envelope: 'exchange' })
+const res = await harness.inject({ url: '/test', headers: { 'x-store-channel': 'kiosk' } })
+console.log(JSON.stringify({ status: res.statusCode, body: res.json(), stamp: res.headers['x-store-channel-policy'] }))
+await harness.close()
+`
+
 const TSCONFIG = JSON.stringify({
   compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, rootDir: 'src', outDir: 'dist', skipLibCheck: true },
   include: ['src'],
@@ -113,6 +123,7 @@ t.before(async () => {
 
   await writeFile(join(project, 'tsconfig.json'), TSCONFIG)
   await writeFile(join(project, 'src', 'store-channel.ts'), PLUGIN_TS)
+  await writeFile(join(project, 'src', 'store-channel-check.ts'), HARNESS_TS)
   await run(process.execPath, [repoPath('node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: project })
   await writeFile(join(project, 'gateway.yaml'), gatewayYaml(join(project, 'data')))
 
@@ -139,6 +150,15 @@ t.test('the compiled outside plugin lets a request through and its head hook sta
 t.test('the plugin refuses with its own code in the route\'s envelope, stamped too', async (t) => {
   const res = await fetch(`${gateway.base}/public/v1/content`, { headers: { authorization: `Bearer ${token}`, 'x-store-channel': 'kiosk' } })
   t.same({ status: res.status, body: await res.json(), stamp: res.headers.get('x-store-channel-policy') }, {
+    status: 403,
+    body: { error: 'channel_closed', channel: 'kiosk', message: 'This store channel is closed.' },
+    stamp: 'checked',
+  })
+})
+
+t.test('the plugin\'s own test compiles and runs on lanegate/plugin/testing from the tarball', async (t) => {
+  const { stdout } = await run(process.execPath, [join(project, 'dist', 'store-channel-check.js')], { cwd: project })
+  t.same(JSON.parse(stdout), {
     status: 403,
     body: { error: 'channel_closed', channel: 'kiosk', message: 'This store channel is closed.' },
     stamp: 'checked',

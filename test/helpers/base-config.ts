@@ -1,6 +1,6 @@
 import { stringify } from 'yaml'
 import { configSections } from '../../src/config/schema.js'
-import { compileSchema } from '../../src/config/validators.js'
+import { compileSchema } from '../../src/plugin/validators.js'
 import type { GatewayConfig } from '../../src/config/types.js'
 import { parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { catalog } from '../../src/pipeline/registry.js'

@@ -3,7 +3,7 @@ import pino from 'pino'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Snapshot } from '../../src/runtime/snapshot.js'
 import type { GatewayConfig, UserTokenIssuerConfig } from '../../src/config/types.js'
-import type { EnvelopeName } from '../../src/errors/envelopes.js'
+import type { EnvelopeName } from '../../src/plugin/envelope-name.js'
 import { createErrorHandler } from '../../src/errors/error-handler.js'
 import { policyContext } from '../../src/plugin/context.js'
 import { policyOptions } from '../../src/plugin/options.js'
@@ -94,8 +94,6 @@ export function buildPolicyApp (options: PolicyAppOptions): PolicyApp {
   app.setErrorHandler(createErrorHandler())
   // As the gateway does, each snapshot has its own steps (built by `create` with that snapshot's config and views).
   const stepsOf = (route: PolicyRoute): PolicyStep[] => route.chain.map(([plugin, pluginOptions]) => plugin.create(policyOptions(plugin, pluginOptions), policyContext(plugin, {
-    config: snapshot.config,
-    indexes: snapshot.indexes,
     ...policyViews(options.env.shared, snapshot.config, snapshot.indexes),
     service: 'test',
     routeId: route.url,

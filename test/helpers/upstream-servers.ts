@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { renderError } from '../../src/errors/envelopes.js'
-import { GatewayError } from '../../src/errors/gateway-error.js'
+import { GatewayError } from '../../src/plugin/gateway-error.js'
 import { relayedResponseHeaders, type UpstreamTrace } from '../../src/upstream/headers.js'
 import { relayUpstream } from '../../src/upstream/relay.js'
 import { SINGLE_TARGET_DEFAULTS, type UpstreamSettings } from '../../src/upstream/settings.js'

@@ -6,7 +6,7 @@ import { snapshotOf } from '../helpers/token-config.js'
 import {
   generateTestKey, mint, mintHmac, mintNone, serviceClaims, serviceIssuer, userClaims,
 } from '../helpers/token-mint.js'
-import type { EnvelopeName } from '../../src/errors/envelopes.js'
+import type { EnvelopeName } from '../../src/plugin/envelope-name.js'
 import type { GatewayConfig } from '../../src/config/types.js'
 
 const env: TokenEnv = await tokenEnv()

@@ -2,13 +2,13 @@ import type { FastifyRequest } from 'fastify'
 import t from 'tap'
 import { invalidationHook } from '../../plugins/cache/invalidation.js'
 import { cacheStoreOf, putEntry, type CacheStore } from '../../plugins/cache/store.js'
-import type { GatewayConfig, ResponseHead } from '../../src/plugin/index.js'
-import { PolicyAnswer } from '../../src/errors/gateway-error.js'
+import type { ResponseHead } from '../../src/plugin/index.js'
+import { PolicyAnswer } from '../../src/plugin/gateway-error.js'
 
 // RFC 9111 §4.4 as the cache's head hook applies it to an unsafe request's answer: which URLs it drops.
 
 function storeWith (urls: string[]): CacheStore {
-  const store = cacheStoreOf({ cache_store: { max_bytes: 1_000_000 } } as unknown as GatewayConfig)
+  const store = cacheStoreOf({ cacheStoreMaxBytes: 1_000_000 })
   const body = Buffer.from('x')
   for (const url of urls) {
     for (const partition of ['client-a', 'client-b']) {

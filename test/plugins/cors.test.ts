@@ -1,6 +1,6 @@
 import t from 'tap'
 import cors from '../../plugins/cors/index.js'
-import { testPolicy } from '../../src/plugin/testing.js'
+import { testPolicy } from '../../src/pipeline/plugin-testing.js'
 
 const options = { origins: ['https://shop.example'], methods: ['GET', 'POST'], headers: ['Authorization', 'Content-Type'], max_age_seconds: 600 }
 

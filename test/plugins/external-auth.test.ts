@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import auth from '../../plugins/auth/index.js'
 import externalAuth from '../../plugins/external-auth/index.js'
-import type { EnvelopeName } from '../../src/errors/envelopes.js'
+import type { EnvelopeName } from '../../src/plugin/envelope-name.js'
 import { buildPolicyApp, tokenEnv } from '../helpers/token-app.js'
 import { mint, serviceClaims } from '../helpers/token-mint.js'
 import { startBackend, type Backend } from '../helpers/upstream-servers.js'

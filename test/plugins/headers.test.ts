@@ -1,6 +1,6 @@
 import t from 'tap'
 import headers from '../../plugins/headers/index.js'
-import { testPolicy } from '../../src/plugin/testing.js'
+import { testPolicy } from '../../src/pipeline/plugin-testing.js'
 
 t.test('request headers are set and removed before the handler sees them', async (t) => {
   const harness = await testPolicy(headers, { request: { set: { 'X-Channel': 'gateway' }, remove: ['X-Debug'] } })

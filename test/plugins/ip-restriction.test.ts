@@ -1,6 +1,6 @@
 import t from 'tap'
 import ipRestriction from '../../plugins/ip-restriction/index.js'
-import { testPolicy } from '../../src/plugin/testing.js'
+import { testPolicy } from '../../src/pipeline/plugin-testing.js'
 
 const refused = { error: 'ip_not_allowed', message: 'Requests from this address are not allowed on this route.' }
 

@@ -3,7 +3,7 @@ import auth from '../../plugins/auth/index.js'
 import organization from '../../plugins/organization/index.js'
 import { buildPolicyApp, tokenEnv } from '../helpers/token-app.js'
 import { mint, serviceClaims } from '../helpers/token-mint.js'
-import type { EnvelopeName } from '../../src/errors/envelopes.js'
+import type { EnvelopeName } from '../../src/plugin/envelope-name.js'
 
 const env = await tokenEnv()
 const parent = await mint(env.serviceKey, serviceClaims('svc_pay', 'org_parent'))

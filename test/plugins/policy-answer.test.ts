@@ -1,7 +1,7 @@
 import Fastify from 'fastify'
 import t from 'tap'
 import { createErrorHandler } from '../../src/errors/error-handler.js'
-import { GatewayError, PolicyAnswer } from '../../src/errors/gateway-error.js'
+import { GatewayError, PolicyAnswer } from '../../src/plugin/gateway-error.js'
 import { runSteps } from '../../src/plugin/run-steps.js'
 import type { PolicyStep } from '../../src/plugin/index.js'
 

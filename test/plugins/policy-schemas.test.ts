@@ -1,4 +1,5 @@
 import t from 'tap'
+import { gatewaySettings } from '../../src/config/gateway-settings.js'
 import { readdirSync, statSync } from 'node:fs'
 import Ajv from 'ajv'
 import { policyPlugins } from '../../src/pipeline/registry.js'
@@ -60,7 +61,7 @@ t.test('option schemas accept the documented shapes and reject others', async (t
 
 t.test('organization check() wants exactly one of param and query', async (tt) => {
   const env = await tokenEnv()
-  tt.same(organization.check?.({ not_found: false, param: 'a', query: 'b' }, env.config, env.snapshot.indexes), [{ path: '', message: 'set exactly one of param and query' }])
-  tt.same(organization.check?.({ not_found: false }, env.config, env.snapshot.indexes), [{ path: '', message: 'set exactly one of param and query' }])
-  tt.same(organization.check?.({ not_found: false, query: 'organization_id' }, env.config, env.snapshot.indexes), [])
+  tt.same(organization.check?.({ not_found: false, param: 'a', query: 'b' }, gatewaySettings(env.config)), [{ path: '', message: 'set exactly one of param and query' }])
+  tt.same(organization.check?.({ not_found: false }, gatewaySettings(env.config)), [{ path: '', message: 'set exactly one of param and query' }])
+  tt.same(organization.check?.({ not_found: false, query: 'organization_id' }, gatewaySettings(env.config)), [])
 })

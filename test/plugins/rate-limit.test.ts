@@ -1,4 +1,5 @@
 import t from 'tap'
+import { gatewaySettings } from '../../src/config/gateway-settings.js'
 import type { RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { CountOutcome, RequestCounter } from '../../src/limits/request-counter.js'
 import auth from '../../plugins/auth/index.js'
@@ -7,7 +8,7 @@ import { buildPolicyApp, tokenEnv, type TokenEnv } from '../helpers/token-app.js
 import { mint, serviceClaims } from '../helpers/token-mint.js'
 import { createLimiterRegistry } from '../../src/limits/limiter-registry.js'
 import type { LimiterRegistry } from '../../src/runtime/shared-resources.js'
-import type { EnvelopeName } from '../../src/errors/envelopes.js'
+import type { EnvelopeName } from '../../src/plugin/envelope-name.js'
 
 function appWith (env: TokenEnv, envelope: EnvelopeName = 'payments') {
   const { app } = buildPolicyApp({
@@ -135,11 +136,11 @@ t.test('client- and organization-keyed limits count per caller', async (tt) => {
 t.test('requires() asks for auth only for client- and organization-keyed limits; check() reports unknown limits', async (tt) => {
   const env = await tokenEnv()
   const requires = rateLimit.requires as (options: { limit: string }, config?: unknown) => string[]
-  tt.same(requires({ limit: 'per_client' }, env.config), ['auth'])
-  tt.same(requires({ limit: 'per_org' }, env.config), ['auth'])
-  tt.same(requires({ limit: 'payments' }, env.config), [])
-  tt.same(rateLimit.check?.({ limit: 'payments' }, env.config, env.snapshot.indexes), [])
-  tt.same(rateLimit.check?.({ limit: 'nope' }, env.config, env.snapshot.indexes), [{ path: 'limit', message: 'unknown rate limit "nope": define it under rate_limits' }])
+  tt.same(requires({ limit: 'per_client' }, gatewaySettings(env.config)), ['auth'])
+  tt.same(requires({ limit: 'per_org' }, gatewaySettings(env.config)), ['auth'])
+  tt.same(requires({ limit: 'payments' }, gatewaySettings(env.config)), [])
+  tt.same(rateLimit.check?.({ limit: 'payments' }, gatewaySettings(env.config)), [])
+  tt.same(rateLimit.check?.({ limit: 'nope' }, gatewaySettings(env.config)), [{ path: 'limit', message: 'unknown rate limit "nope": define it under rate_limits' }])
 })
 
 t.test('the registry keeps a limiter (and its counts) across reloads until its settings change', async (tt) => {

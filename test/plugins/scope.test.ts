@@ -1,9 +1,10 @@
 import t from 'tap'
+import { gatewaySettings } from '../../src/config/gateway-settings.js'
 import auth from '../../plugins/auth/index.js'
 import scope from '../../plugins/scope/index.js'
 import { buildPolicyApp, tokenEnv } from '../helpers/token-app.js'
 import { mint, serviceClaims } from '../helpers/token-mint.js'
-import type { EnvelopeName } from '../../src/errors/envelopes.js'
+import type { EnvelopeName } from '../../src/plugin/envelope-name.js'
 
 const env = await tokenEnv()
 const readOnly = await mint(env.serviceKey, serviceClaims('svc_pay', 'org_parent', 'commerce:payment-intents.read'))
@@ -68,10 +69,10 @@ t.test('the 403 body in each envelope', async (tt) => {
 })
 
 t.test('check() reports scope names missing from the config, with their paths', async (tt) => {
-  tt.same(scope.check?.({ all: ['commerce:payment-intents.read', 'nope'], any: ['also:nope'] }, env.config, env.snapshot.indexes), [
+  tt.same(scope.check?.({ all: ['commerce:payment-intents.read', 'nope'], any: ['also:nope'] }, gatewaySettings(env.config)), [
     { path: 'all/1', message: 'unknown scope "nope": list it under scopes' },
     { path: 'any/0', message: 'unknown scope "also:nope": list it under scopes' },
   ])
-  tt.same(scope.check?.({ all: ['engage:content.view'] }, env.config, env.snapshot.indexes), [])
+  tt.same(scope.check?.({ all: ['engage:content.view'] }, gatewaySettings(env.config)), [])
   tt.same(scope.requires?.({ all: ['engage:content.view'] }), ['auth'])
 })

@@ -3,7 +3,7 @@ import auth from '../../plugins/auth/index.js'
 import tokenType from '../../plugins/token-type/index.js'
 import { buildPolicyApp, tokenEnv } from '../helpers/token-app.js'
 import { mint, serviceClaims, userClaims } from '../helpers/token-mint.js'
-import type { EnvelopeName } from '../../src/errors/envelopes.js'
+import type { EnvelopeName } from '../../src/plugin/envelope-name.js'
 
 const env = await tokenEnv()
 const serviceToken = await mint(env.serviceKey, serviceClaims())

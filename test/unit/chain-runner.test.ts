@@ -1,7 +1,7 @@
 import t from 'tap'
 import Fastify, { type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify'
 import { createErrorHandler } from '../../src/errors/error-handler.js'
-import { GatewayError } from '../../src/errors/gateway-error.js'
+import { GatewayError } from '../../src/plugin/gateway-error.js'
 import { runSteps } from '../../src/plugin/run-steps.js'
 import type { PolicyStep } from '../../src/plugin/policy.js'
 

@@ -15,7 +15,7 @@ const scope: PolicyPlugin<{ all: string[] }> = {
   description: 'test scope',
   schema: { type: 'object', additionalProperties: false, required: ['all'], properties: { all: { type: 'array', items: { type: 'string' } } } },
   requires: () => ['auth'],
-  check: (options, config) => options.all.flatMap((s, i) => Object.hasOwn(config.scopes, s) ? [] : [{ path: `all/${i}`, message: `unknown scope "${s}"` }]),
+  check: (options, settings) => options.all.flatMap((s, i) => settings.scopes.has(s) ? [] : [{ path: `all/${i}`, message: `unknown scope "${s}"` }]),
   create: () => () => {},
 }
 const svc: ServiceModule = {

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { parseListQuery } from '../../src/services/content/list-query.js'
-import { GatewayError } from '../../src/errors/gateway-error.js'
+import { GatewayError } from '../../src/plugin/gateway-error.js'
 
 const settings = { source_dir: '/content', max_per_page: 100, default_per_page: 20, reload_check_ms: 1000 }
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { renderError } from '../../src/errors/envelopes.js'
-import { declaredError, GatewayError } from '../../src/errors/gateway-error.js'
+import { declaredError, GatewayError } from '../../src/plugin/gateway-error.js'
 import { policyContext } from '../../src/plugin/context.js'
 import type { PolicyPlugin } from '../../src/plugin/policy.js'
 
@@ -12,7 +12,7 @@ const plugin: PolicyPlugin<unknown, 'header_missing'> = {
   create: () => () => undefined,
 }
 const context = policyContext(plugin as PolicyPlugin, {
-  config: {} as never, indexes: {} as never, tokens: {} as never, apiKeys: {} as never, limiter: () => ({}) as never, connectionSlots: {} as never, service: 's', routeId: 'r', envelope: 'exchange',
+  settings: {} as never, reachStore: () => false, tokens: {} as never, apiKeys: {} as never, limiter: () => ({}) as never, connectionSlots: {} as never, service: 's', routeId: 'r', envelope: 'exchange',
 })
 
 t.test('a code of the policy\'s own errors map renders in every envelope like a catalogued code-shaped error', async (t) => {

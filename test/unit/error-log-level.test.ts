@@ -2,7 +2,7 @@ import { Writable } from 'node:stream'
 import Fastify from 'fastify'
 import t from 'tap'
 import { createErrorHandler } from '../../src/errors/error-handler.js'
-import { GatewayError } from '../../src/errors/gateway-error.js'
+import { GatewayError } from '../../src/plugin/gateway-error.js'
 import { mirroredError, unreachableError } from '../../src/upstream/failure.js'
 
 /** An app whose routes throw the given errors, with its log lines collected. */

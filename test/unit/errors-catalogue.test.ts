@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises'
 import t from 'tap'
-import { catalogue, type CatalogueEntry, type ErrorCode } from '../../src/errors/catalogue.js'
-import { renderError, envelopeNames } from '../../src/errors/envelopes.js'
-import { GatewayError } from '../../src/errors/gateway-error.js'
+import { catalogue, type CatalogueEntry, type ErrorCode } from '../../src/plugin/catalogue.js'
+import { renderError } from '../../src/errors/envelopes.js'
+import { envelopeNames } from '../../src/plugin/envelope-name.js'
+import { GatewayError } from '../../src/plugin/gateway-error.js'
 import { toGatewayError } from '../../src/errors/error-handler.js'
 import { repoPath } from '../helpers/paths.js'
 

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 import { authorHostFile } from '../../src/services/hostfile/author-file.js'
 import { orderingTiers, actionCodesOf, tierOf } from '../../src/services/hostfile/ordering.js'
 import { recordTypes, supportedRecordTypes } from '../../src/services/hostfile/record-types.js'
-import { GatewayError } from '../../src/errors/gateway-error.js'
+import { GatewayError } from '../../src/plugin/gateway-error.js'
 
 const opts = { maxRecords: 100 }
 

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util'
 import t from 'tap'
 import { LanegateClient, LanegateError, codeOfAnswer, isLanegateError, lanegateErrorCodes } from '../../src/client/index.js'
-import { catalogue } from '../../src/errors/catalogue.js'
+import { catalogue } from '../../src/plugin/catalogue.js'
 import { fakeClock, startScriptedServer } from '../helpers/scripted-server.js'
 
 // How the client reads the gateway's error envelopes, and that the secret stays out of everything it throws.

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { gatewaySettings } from '../../src/config/gateway-settings.js'
 import { ConfigError } from '../../src/config/config-error.js'
 import { buildIndexes } from '../../src/config/indexes.js'
 import type { ExplainRequest } from '../../src/plugin/policy.js'
@@ -13,8 +14,7 @@ import { repoPath } from '../helpers/paths.js'
 const { config } = await loadGatewayConfig(repoPath('gateway.yaml'))
 const indexes = buildIndexes(config)
 const request: ExplainRequest = {
-  config,
-  indexes,
+  settings: gatewaySettings(config, indexes),
   service: 'content',
   routeId: 'content_list',
   method: 'GET',

@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import t from 'tap'
+import { gatewaySettings } from '../../src/config/gateway-settings.js'
+import { storeReacher } from '../../src/pipeline/store-reacher.js'
 import organization from '../../plugins/organization/index.js'
 import { policyContext } from '../../src/plugin/context.js'
 import { localConnectionSlots } from '../../src/plugin/connection-slots.js'
@@ -91,7 +93,7 @@ t.test('storeAccessOf reads the organization policy\'s recorded answer for the s
 t.test('the organization policy records the rule\'s answer on the request; a refusal records nothing', async (t) => {
   const snapshot: Snapshot = { version: 1, config, indexes, chains: new Map() }
   const context = policyContext(organization, {
-    config, indexes, tokens: {} as TokenVerifierView, apiKeys: {} as never, limiter: () => ({}) as LimiterHandle, connectionSlots: localConnectionSlots(), service: 'live', routeId: 'read', envelope: 'exchange',
+    settings: gatewaySettings(config, indexes), reachStore: storeReacher(indexes), tokens: {} as TokenVerifierView, apiKeys: {} as never, limiter: () => ({}) as LimiterHandle, connectionSlots: localConnectionSlots(), service: 'live', routeId: 'read', envelope: 'exchange',
   })
   const step = organization.create({ param: 'store_org_id', not_found: true }, context)
   const requestFor = (storeId: string) => ({
@@ -107,4 +109,25 @@ t.test('the organization policy records the rule\'s answer on the request; a ref
     t.equal((outcome as { code?: string } | undefined)?.code, 'store_not_found', id)
     t.equal(refused.gw.reached, undefined, id)
   }
+})
+
+t.test('without not_found, the organization policy records any id in the tree, lane or not; outside it, nothing', async (t) => {
+  const snapshot: Snapshot = { version: 1, config, indexes, chains: new Map() }
+  const context = policyContext(organization, {
+    settings: gatewaySettings(config, indexes), reachStore: storeReacher(indexes), tokens: {} as TokenVerifierView, apiKeys: {} as never, limiter: () => ({}) as LimiterHandle, connectionSlots: localConnectionSlots(), service: 'live', routeId: 'read', envelope: 'exchange',
+  })
+  const step = organization.create({ query: 'organization_id', not_found: false }, context)
+  const requestFor = (id: string) => ({
+    query: { organization_id: id },
+    gw: { snapshot, service: 'live', routeId: 'read', envelope: 'exchange', principal: principalFor(HQ) } as RequestContext,
+  }) as unknown as FastifyRequest
+  for (const id of [HQ, 'org_region', 'org_store_nolane']) {
+    const passing = requestFor(id)
+    t.equal(await step(passing, {} as FastifyReply), undefined, id)
+    t.equal(passing.gw.reached, indexes.access(HQ, id), id)
+  }
+  const refused = requestFor('org_store_x')
+  const outcome = await step(refused, {} as FastifyReply) as { code?: string, message?: string } | undefined
+  t.same({ code: outcome?.code, message: outcome?.message }, { code: 'forbidden', message: 'This organization is outside your access.' })
+  t.equal(refused.gw.reached, undefined)
 })

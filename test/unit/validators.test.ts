@@ -1,5 +1,5 @@
 import t from 'tap'
-import { compileSchema, compileSchemaByContent } from '../../src/config/validators.js'
+import { compileSchema, compileSchemaByContent } from '../../src/plugin/validators.js'
 
 const schema = { type: 'object', properties: { n: { type: 'integer', default: 1 } } }
 

@@ -1,4 +1,5 @@
 import { formatPath, type Report } from '../config-error.js'
+import { gatewaySettings } from '../gateway-settings.js'
 import type { ConfigIndexes } from '../indexes.js'
 import type { ConfigRules, SecondPass } from '../load-config.js'
 import type { ServiceSchema } from '../schema.js'
@@ -8,6 +9,7 @@ import { routePolicies, type GatewayConfig, type PolicyEntry } from '../types.js
 import { parseSecretHash } from '../../secrets/secret-hash.js'
 import { checkAdminAuth } from './admin-auth-rules.js'
 import { declaredRoutes, moduleForService, type ServiceModule } from '../../services/service-module.js'
+import type { GatewaySettings } from '../../plugin/gateway-settings.js'
 import type { PolicyPlace } from '../../plugin/policy.js'
 import { loadOutsidePlugins } from '../../pipeline/load-plugins.js'
 import { checkPolicyOptions } from '../../plugin/options.js'
@@ -84,12 +86,13 @@ interface Placed { entry: PolicyEntry, at: (string | number)[] }
  */
 function checkServices (config: GatewayConfig, catalog: Catalog, indexes: ConfigIndexes, report: Report, warnings: ConfigWarning[],
   addedPlugins: readonly string[]): void {
+  const settings = gatewaySettings(config, indexes)
   for (const [serviceName, service] of Object.entries(config.services)) {
     const module = moduleForService(catalog.services, serviceName, service)
     if (module === undefined) continue // pass 1 reports unknown services and types
     const declared = new Set(declaredRoutes(module, service).map((route) => route.id))
     const servicePolicies: Placed[] = service.policies.map((entry, i) => ({ entry, at: ['services', serviceName, 'policies', i] }))
-    const before = checkChain(servicePolicies, new Set(), config, catalog, indexes, report, addedPlugins)
+    const before = checkChain(servicePolicies, new Set(), settings, catalog, report, addedPlugins)
     for (const [routeId, routeEntry] of Object.entries(service.routes)) {
       if (!declared.has(routeId)) {
         report(['services', serviceName, 'routes', routeId], `unknown route "${routeId}" (service ${serviceName} has: ${[...declared].join(', ')})`)
@@ -97,7 +100,7 @@ function checkServices (config: GatewayConfig, catalog: Catalog, indexes: Config
       }
       const atChain = Array.isArray(routeEntry) ? ['services', serviceName, 'routes', routeId] : ['services', serviceName, 'routes', routeId, 'policies']
       const own = routePolicies(routeEntry).map((entry, i): Placed => ({ entry, at: [...atChain, i] }))
-      const ran = checkChain(own, before, config, catalog, indexes, report, addedPlugins)
+      const ran = checkChain(own, before, settings, catalog, report, addedPlugins)
       checkCacheIsLast([...servicePolicies, ...own], report)
       if (!ran.has('auth')) {
         warnings.push({ path: formatPath(['services', serviceName, 'routes', routeId]), message: 'route has no auth policy: anyone can call it' })
@@ -113,8 +116,8 @@ function checkServices (config: GatewayConfig, catalog: Catalog, indexes: Config
  * Checks one chain, given the policies that ran before it (a route's chain follows its service's). Fills each
  * entry's defaults (ajv `useDefaults`; the config is frozen only after this pass) and returns the names that ran.
  */
-function checkChain (chain: Placed[], ranBefore: ReadonlySet<string>, config: GatewayConfig, catalog: Catalog,
-  indexes: ConfigIndexes, report: Report, addedPlugins: readonly string[]): Set<string> {
+function checkChain (chain: Placed[], ranBefore: ReadonlySet<string>, settings: GatewaySettings, catalog: Catalog,
+  report: Report, addedPlugins: readonly string[]): Set<string> {
   const before = new Set(ranBefore)
   for (const { entry, at } of chain) {
     const name = policyName(entry)
@@ -138,10 +141,10 @@ function checkChain (chain: Placed[], ranBefore: ReadonlySet<string>, config: Ga
       before.add(name)
       continue
     }
-    for (const required of plugin.requires?.(options, config) ?? []) {
+    for (const required of plugin.requires?.(options, settings) ?? []) {
       if (!before.has(required)) report([...at, name], `policy "${name}" must come after "${required}" in the chain`)
     }
-    for (const problem of plugin.check?.(options, config, indexes, placeOf(at)) ?? []) {
+    for (const problem of plugin.check?.(options, settings, placeOf(at)) ?? []) {
       report([...at, name, ...splitPointer(problem.path)], problem.message)
     }
     before.add(name)

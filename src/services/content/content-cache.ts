@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 import type { ContentItem } from './content-item.js'
 import { folderSignature, loadContentFolder } from './content-source.js'
 

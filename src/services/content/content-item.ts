@@ -1,4 +1,4 @@
-import { compileSchema } from '../../config/validators.js'
+import { compileSchema } from '../../plugin/validators.js'
 
 /** One content item as written in the source folder. */
 export interface ContentItem {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 import type { ContentCache } from './content-cache.js'
 import { renderItem, type ContentItem } from './content-item.js'
 import { noneMatch, strongEtag } from './etag.js'

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 import { markLongLived } from '../../observability/long-lived.js'
 import { traceOf } from '../../observability/trace-context.js'
 import type { Principal } from '../../runtime/request-context.js'

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 import { callUpstream } from '../../upstream/call.js'
 import type { UpstreamFailureKind } from '../../upstream/failure.js'
 import type { UpstreamTrace } from '../../upstream/headers.js'

@@ -1,5 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv'
-import { compileSchema } from '../../config/validators.js'
+import { compileSchema } from '../../plugin/validators.js'
 
 /** Payload field → messages, the `errors` map of `fanout_payload_validation_failed`. */
 export type PayloadErrors = Record<string, string[]>

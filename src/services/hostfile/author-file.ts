@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 import { isRecordType, recordTypeSpec, supportedRecordTypes, type RecordType } from './record-types.js'
 import { orderByTier, tierOf } from './ordering.js'
 import { renderValue, validateRecordFields } from './validate-record.js'

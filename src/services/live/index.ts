@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 import type { RouteDeclaration, ServiceModule } from '../service-module.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
 import type { LaneConfig } from '../../config/types.js'

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 
 /**
  * Characters forwarded literally in a path segment: RFC 3986 unreserved plus the sub-delims and `:`/`@` that

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { LaneConfig } from '../../config/types.js'
 import type { ResolvedStore, StoreAccess } from '../../config/indexes.js'
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 import { storeAccessOf } from '../../runtime/store-access.js'
 
 /** A store that may be relayed to: installed, with a lane. */

@@ -1,5 +1,5 @@
 import type { ConfigIndexes, ResolvedConnectedAccount } from '../../config/indexes.js'
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 import type { Principal } from '../../runtime/request-context.js'
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ulid } from 'ulid'
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 import type { Principal } from '../../runtime/request-context.js'
 import type { PaymentIntentStatus } from '../../store/payment-intent-store.js'
 import type { Store } from '../../store/store.js'

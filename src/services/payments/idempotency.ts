@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 import type { IdempotencyScope, IdempotencyStore } from '../../store/idempotency-store.js'
 import type { PaymentsSettings } from './settings.js'
 

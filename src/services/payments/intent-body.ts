@@ -1,4 +1,4 @@
-import { compileSchema } from '../../config/validators.js'
+import { compileSchema } from '../../plugin/validators.js'
 import { cancellationReasons, type CancellationReason } from '../../store/payment-intent-store.js'
 import type { PaymentsSettings } from './settings.js'
 import { addFieldError, fieldErrorsOf, throwIfInvalid, type FieldErrors } from './validation-errors.js'

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 
 /** `application/json`, optionally with `charset=utf-8` (any case, quoted or not) and nothing else. */
 const JSON_UTF8 = /^application\/json\s*(;\s*charset\s*=\s*(?:utf-8|"utf-8")\s*)?$/i

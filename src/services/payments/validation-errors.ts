@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv'
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 
 /** `{field: [messages]}`, the `errors` field of a 422 validation_failed. */
 export type FieldErrors = Record<string, string[]>

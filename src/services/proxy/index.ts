@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ServiceConfig } from '../../config/types.js'
 import type { SharedResources } from '../../runtime/shared-resources.js'
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
 import type { UpstreamSettings } from '../../upstream/settings.js'
 import { relayCallerRequest } from '../relay-reply.js'

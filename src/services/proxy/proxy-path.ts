@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 import { canonicalLanePath, pathBelowBase } from '../live/lane-path.js'
 
 /**

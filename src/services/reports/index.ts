@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import type { GatewayConfig } from '../../config/types.js'
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 import { traceOf } from '../../observability/trace-context.js'
 import type { ServiceModule, ServiceSettingProblem } from '../service-module.js'
 import { blockSettings, serviceSettings, settingsProperties } from '../service-settings.js'

@@ -1,5 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv'
-import { compileSchema } from '../../config/validators.js'
+import { compileSchema } from '../../plugin/validators.js'
 import type { ParamErrors, ReportDefinition } from './report-definition.js'
 
 function validator (report: ReportDefinition): ValidateFunction {

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 import { storeAccessOf } from '../../runtime/store-access.js'
 
 /**

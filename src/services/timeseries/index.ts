@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 import { traceOf } from '../../observability/trace-context.js'
 import type { ServiceModule } from '../service-module.js'
 import { callerStores } from './caller-stores.js'

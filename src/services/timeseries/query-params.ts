@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors/gateway-error.js'
+import { GatewayError } from '../../plugin/gateway-error.js'
 import { GRANULARITIES, type Granularity } from './cs-client.js'
 import type { TimeseriesSettings } from './settings.js'
 import { bucketCount, parseBound } from './time-range.js'

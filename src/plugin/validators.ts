@@ -5,6 +5,7 @@ import { createRequire } from 'node:module'
  * The one Ajv module: every JSON Schema lanegate checks data against (the config, service settings and bodies,
  * policy options and the request schemas some of them hold, report parameters, fan-out payloads) is compiled here,
  * once per schema, with options per kind of author (Ajv's `strict` and `useDefaults` are per instance, not per schema).
+ * It sits in the contract, the bottom layer, because policy options are checked with it; config/ builds on it.
  *
  * An Ajv instance keeps every schema it compiled (its cache and its generated code's scope hold the schema object
  * and the validator) for as long as the instance lives. So only schemas that live as long as the process (module

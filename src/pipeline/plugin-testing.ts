@@ -6,21 +6,23 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction, type InjectOptions } from 'fastify'
 import type { Response } from 'light-my-request'
+import { gatewaySettings } from '../config/gateway-settings.js'
 import { buildIndexes } from '../config/indexes.js'
 import { parseConfigText, type ConfigRules } from '../config/load-config.js'
 import type { GatewayConfig } from '../config/types.js'
 import { createErrorHandler } from '../errors/error-handler.js'
-import type { EnvelopeName } from '../errors/envelopes.js'
-import { policyContext } from './context.js'
-import { localConnectionSlots } from './connection-slots.js'
-import type { LimiterHandle } from './limiter.js'
-import { policyOptions } from './options.js'
-import type { PolicyPlugin } from './policy.js'
-import type { Principal } from './request-state.js'
-import { runInProcessHeadHooks } from './response-phase.js'
-import { runSteps } from './run-steps.js'
-import type { TokenVerifierView } from './tokens.js'
-import type { ApiKeyVerifierView } from './api-keys.js'
+import type { EnvelopeName } from '../plugin/envelope-name.js'
+import { policyContext } from '../plugin/context.js'
+import { localConnectionSlots } from '../plugin/connection-slots.js'
+import type { LimiterHandle } from '../plugin/limiter.js'
+import { policyOptions } from '../plugin/options.js'
+import type { PolicyPlugin } from '../plugin/policy.js'
+import type { Principal } from '../plugin/request-state.js'
+import { runInProcessHeadHooks } from '../plugin/response-phase.js'
+import { runSteps } from '../plugin/run-steps.js'
+import type { TokenVerifierView } from '../plugin/tokens.js'
+import type { ApiKeyVerifierView } from '../plugin/api-keys.js'
+import { storeReacher } from './store-reacher.js'
 
 export type { Principal }
 
@@ -70,7 +72,8 @@ export async function testPolicy<Options> (plugin: PolicyPlugin<Options>, option
   const { config } = await parseConfigText(harness.config ?? MINIMAL_CONFIG, 'policy-test.yaml', harnessRules, { env: {} })
   const indexes = buildIndexes(config)
   const validated = policyOptions(plugin, options)
-  const problems = plugin.check?.(validated, config, indexes) ?? []
+  const settings = gatewaySettings(config, indexes)
+  const problems = plugin.check?.(validated, settings) ?? []
   if (problems.length > 0) throw new Error(`policy "${plugin.name}": ${problems.map((p) => `${p.path || '(options)'}: ${p.message}`).join('; ')}`)
 
   const app = Fastify({ logger: false, trustProxy: config.server.trusted_proxies.length > 0 ? config.server.trusted_proxies : false })
@@ -78,8 +81,8 @@ export async function testPolicy<Options> (plugin: PolicyPlugin<Options>, option
   // What the gateway keeps on `request.gw` beside the contract's fields (its config snapshot), for code that reads it.
   const snapshot = { version: 1, config, indexes, chains: new Map() }
   const step = plugin.create(validated, policyContext(plugin, {
-    config,
-    indexes,
+    settings,
+    reachStore: storeReacher(indexes),
     tokens: harness.tokens ?? refusingVerifier,
     apiKeys: harness.apiKeys ?? noKeys,
     limiter: harness.limiter ?? memoryLimiters(config),

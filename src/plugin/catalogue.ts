@@ -1,7 +1,7 @@
 /**
  * Every error the gateway can answer with, declared once: its HTTP status, the default human message, and how
- * the envelopes render it. `docs/errors.md` lists the same codes; test/unit/errors-catalogue.test.ts keeps the
- * two in step.
+ * the envelopes render it. It is part of the contract because a policy refuses with these codes (`ErrorCode`).
+ * `docs/errors.md` lists the same codes; test/unit/errors-catalogue.test.ts keeps the two in step.
  *
  * `shape` decides how the `plain` envelope renders the error:
  * - `text`: `{error: <message>}` (the spec's `{error:'Unauthenticated.'}`, `{error:'Forbidden.'}`), plus fields;
