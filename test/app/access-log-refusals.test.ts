@@ -1,5 +1,5 @@
 import { once } from 'node:events'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -109,4 +109,38 @@ t.test('a refusal decided after its client left is written to the access log, as
   await waitFor(async () => await new Promise<number>((resolve, reject) => { gw.app.server.getConnections((error, count) => { if (error === null) resolve(count); else reject(error) }) }) === 0, { what: 'the client\'s connection closed at the gateway' })
   decider.release()
   t.same(await accessLines(join(dir, 'access.log'), 1), [{ method: 'GET', route: 'read', status: 403, refused_by: 'external-auth', error: 'forbidden' }])
+})
+
+/** An outside policy that takes part in CORS preflights (as `cors` does) and refuses those without X-Till-Id. */
+const PREFLIGHT_GATE = `export default {
+  name: 'preflight-gate',
+  description: 'Refuses preflights that carry no X-Till-Id.',
+  schema: { type: 'object', additionalProperties: false },
+  answersPreflight: true,
+  create (_options, context) {
+    return function gate (request) {
+      if (request.method === 'OPTIONS' && request.headers['x-till-id'] === undefined) return context.refuse('forbidden')
+    }
+  },
+}
+`
+
+t.test('a refused preflight names the preflight step that refused, not the chain step at its index', async (t) => {
+  const dir = await logFolder(t)
+  await writeFile(join(dir, 'preflight-gate.mjs'), PREFLIGHT_GATE)
+  // The chain is auth, preflight-gate, cors; a preflight runs preflight-gate and cors only (the gate is its first step).
+  const fixture = withReader(dir).set('plugins', [join(dir, 'preflight-gate.mjs')]).set('services', {
+    ext: {
+      type: 'proxy',
+      prefix: '/ext',
+      envelope: 'exchange',
+      upstream: { targets: ['http://127.0.0.1:9'] },
+      policies: [{ auth: {} }, { 'preflight-gate': {} }, { cors: { origins: ['https://till.example'], methods: ['GET'] } }],
+      routes: { read: { methods: ['GET'], path: '/*' } },
+    },
+  })
+  const { gw } = await listening(t, fixture)
+  const res = await gw.app.inject({ method: 'OPTIONS', url: '/ext/item', headers: { origin: 'https://till.example', 'access-control-request-method': 'GET' } })
+  t.equal(res.statusCode, 403)
+  t.same(await accessLines(join(dir, 'access.log'), 1), [{ method: 'OPTIONS', route: 'read', status: 403, refused_by: 'preflight-gate', error: 'forbidden' }])
 })

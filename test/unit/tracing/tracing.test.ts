@@ -8,6 +8,7 @@ import { ConfigError } from '../../../src/config/config-error.js'
 import type { TracesConfig } from '../../../src/config/types.js'
 import { Tracing } from '../../../src/observability/tracing/tracing.js'
 import { useTracing } from '../../../src/observability/tracing/active-tracing.js'
+import { issuanceStart } from '../../../src/observability/tracing/token-span.js'
 import { backgroundTrace, traceFromHeaders } from '../../../src/observability/trace-context.js'
 import { startOtlpReceiver } from '../../helpers/otlp-receiver.js'
 import { waitFor } from '../../helpers/wait-for.js'
@@ -129,4 +130,19 @@ t.test('a resumed fan-out delivery (no request): its attempts are root CLIENT sp
   const off = backgroundTrace(undefined)
   t.match(off.traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/, 'export off: a traceparent is still sent')
   t.equal(off.startAttempt('org_store_001', 'POST', 'http://127.0.0.1:1', '/x', 1), undefined, 'and no span made')
+})
+
+t.test('the token endpoint\'s span clock: no clock read while span export is off, the time since the epoch while on', async (t) => {
+  const now = performance.now
+  let reads = 0
+  performance.now = () => { reads++; return now.call(performance) }
+  t.teardown(() => { performance.now = now; useTracing(undefined) })
+  useTracing(undefined)
+  t.equal(issuanceStart(), undefined)
+  t.equal(reads, 0, 'off: nothing read')
+  const tracing = new Tracing(traces({}), () => {})
+  t.teardown(() => tracing.shutdown(1000))
+  useTracing(tracing)
+  const started = issuanceStart() ?? 0
+  t.ok(Math.abs(started - Date.now()) < 60_000, 'on: ms since the epoch')
 })
