@@ -1,14 +1,11 @@
 import { once } from 'node:events'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { SpanKind } from '@opentelemetry/api'
 import t, { type Test } from 'tap'
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js'
-import { repoPath } from '../helpers/paths.js'
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
+import type { SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { sdkTracer, startTracedBackend, traceHeaders } from '../helpers/traced-backend.js'
 import { waitFor } from '../helpers/wait-for.js'
 
@@ -29,21 +26,8 @@ async function startResettingTarget (t: Test): Promise<string> {
 
 /** `lanegate start` on the demo config exporting spans to `receiver`, the pricing service's targets given. */
 async function startTracedGateway (t: Test, receiver: OtlpReceiver, targets: { a: string, b: string }): Promise<SpawnedGateway> {
-  const dir = await mkdtemp(join(tmpdir(), 'lanegate-tracing-'))
-  const demo = (await readFile(repoPath('gateway.yaml'), 'utf8'))
-    .replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
-    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
-  const config = join(dir, 'gateway.yaml')
-  await writeFile(config, `${demo}\ntelemetry:\n  traces: { endpoint: "${receiver.url}", sample_ratio: 1 }\n`)
-  const gateway = await spawnGateway({ config, env: { PRICING_URL_A: targets.a, PRICING_URL_B: targets.b } })
-  t.teardown(async () => {
-    if (gateway.child.exitCode === null) {
-      gateway.child.kill('SIGKILL')
-      await gateway.exited
-    }
-    await rm(dir, { recursive: true, force: true })
-  })
-  return gateway
+  const traced = gatewayFixture().set('telemetry', { traces: { endpoint: receiver.url, sample_ratio: 1 } })
+  return (await traced.start(t, { env: { PRICING_URL_A: targets.a, PRICING_URL_B: targets.b } })).gateway
 }
 
 async function tokenFor (base: string, clientId: string, scope: string): Promise<string> {
