@@ -1,29 +1,15 @@
-import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rename, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { repoPath } from '../helpers/paths.js'
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
+import type { SpawnedGateway } from '../helpers/spawn-gateway.js'
 import { waitFor } from '../helpers/wait-for.js'
 
-/** `lanegate start` on the demo config with `access_log` (the YAML lines `block`, `$DIR` its temp folder). */
-async function startWithAccessLog (t: Test, block: string): Promise<{ gateway: SpawnedGateway, dir: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'lanegate-access-e2e-'))
-  const demo = (await readFile(repoPath('gateway.yaml'), 'utf8'))
-    .replace('${LANEGATE_DATA_DIR:-./data}', join(dir, 'data'))
-    .replace('source_dir: ./content', `source_dir: ${repoPath('content')}`)
-  const config = join(dir, 'gateway.yaml')
-  await writeFile(config, `${demo}\n${block.replaceAll('$DIR', dir)}\n`)
+/** `lanegate start` on the demo config with `access_log` set to `accessLog`. */
+async function startWithAccessLog (t: Test, accessLog: unknown): Promise<SpawnedGateway> {
   // At info (the helper reads the listening line); test/app/access-log.test.ts shows the lines come at warn too.
-  const gateway = await spawnGateway({ config })
-  t.teardown(async () => {
-    if (gateway.child.exitCode === null) {
-      gateway.child.kill('SIGKILL')
-      await gateway.exited
-    }
-    await rm(dir, { recursive: true, force: true })
-  })
-  return { gateway, dir }
+  return (await gatewayFixture().set('access_log', accessLog).start(t)).gateway
 }
 
 const get = async (url: string): Promise<void> => { await (await fetch(url)).arrayBuffer() }
@@ -32,8 +18,10 @@ const linesIn = async (path: string): Promise<Record<string, unknown>[]> =>
   (await readFile(path, 'utf8').catch(() => '')).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>)
 
 t.test('SIGUSR1 reopens the access-log file after an outside logrotate moved it; SIGTERM writes out the last lines', async (t) => {
-  const { gateway, dir } = await startWithAccessLog(t, 'access_log:\n  fields: [path, status]\n  sinks:\n    - { type: file, path: "$DIR/access.log" }')
+  const dir = await mkdtemp(join(tmpdir(), 'lanegate-access-e2e-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
   const path = join(dir, 'access.log')
+  const gateway = await startWithAccessLog(t, { fields: ['path', 'status'], sinks: [{ type: 'file', path }] })
   await get(`${gateway.base}/healthz?n=1`)
   await waitFor(async () => (await linesIn(path)).length === 1, { what: 'the first access line' })
   // What logrotate does: move the file, then signal the gateway (postrotate).
@@ -58,7 +46,7 @@ t.test('SIGUSR1 reopens the access-log file after an outside logrotate moved it;
 })
 
 t.test('the stdout sink writes access lines beside the log lines', async (t) => {
-  const { gateway } = await startWithAccessLog(t, 'access_log:\n  fields: [method, path, status]\n  sinks:\n    - { type: stdout }')
+  const gateway = await startWithAccessLog(t, { fields: ['method', 'path', 'status'], sinks: [{ type: 'stdout' }] })
   await get(`${gateway.base}/healthz?from=stdout`)
   await waitFor(() => gateway.output().includes('"path":"/healthz?from=stdout"'), { what: 'the access line on stdout' })
   const line = gateway.output().split('\n').find((l) => l.includes('"path":"/healthz?from=stdout"'))

@@ -31,7 +31,7 @@ if (typeof db === 'string') {
     const store = await openConfigStore(db.url)
     t.teardown(() => store.close())
     await store.push({ text, message: 'first', author: 'ana' })
-    const gw = await startFollower({ home, name: 'a', storeUrl: db.url, workers: 1, config })
+    const gw = await startFollower(t, { home, name: 'a', storeUrl: db.url, workers: 1, fleet })
     t.teardown(() => gw.stop())
     const { page, errors } = await openBrowser(t)
 

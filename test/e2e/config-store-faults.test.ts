@@ -43,9 +43,9 @@ if (!postgresBinariesPresent()) {
     const instances: FleetInstance[] = []
     t.teardown(() => Promise.all(instances.map((i) => i.stop())))
     const env = { FLEET_LOG_LEVEL: 'info' }
-    instances.push(await startFollower({ home, name: 'a', storeUrl: pg.url, workers: 1, config, env }))
-    instances.push(await startFollower({ home, name: 'b', storeUrl: pg.url, workers: 1, config, env }))
-    instances.push(await startFollower({ home, name: 'c', storeUrl: viaProxy, workers: 1, config }))
+    instances.push(await startFollower(t, { home, name: 'a', storeUrl: pg.url, workers: 1, fleet, env }))
+    instances.push(await startFollower(t, { home, name: 'b', storeUrl: pg.url, workers: 1, fleet, env }))
+    instances.push(await startFollower(t, { home, name: 'c', storeUrl: viaProxy, workers: 1, fleet }))
     const [a, b, c] = instances as [FleetInstance, FleetInstance, FleetInstance]
     await appliedEverywhere(store, instances, 1)
     const load = await fetchGatewayToken(a.base, 'demo-checkout')
@@ -70,7 +70,7 @@ if (!postgresBinariesPresent()) {
 
     // 2. B restarted while PostgreSQL is down starts on its saved copy, and says so.
     await b.stop()
-    const b2 = await startFollower({ home, name: 'b', storeUrl: pg.url, workers: 1, config, env })
+    const b2 = await startFollower(t, { home, name: 'b', storeUrl: pg.url, workers: 1, fleet, env })
     instances[1] = b2
     await waitForText(b2.output, /starting from the saved copy of version 1 \(data\/config-store\)/, { what: 'B to say it starts from its saved copy' })
     t.equal(await processorStatus(b2, await fetchGatewayToken(b2.base, 'demo-status')), 200)

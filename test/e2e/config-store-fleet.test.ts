@@ -35,7 +35,7 @@ if (typeof db === 'string') {
     await store.push({ text, message: 'the fleet config', author: 'ana' })
     const instances: FleetInstance[] = []
     t.teardown(() => Promise.all(instances.map((i) => i.stop())))
-    for (const [name, workers] of [['a', 1], ['b', 2], ['c', 2]] as const) instances.push(await startFollower({ home, name, storeUrl: db.url, workers, config }))
+    for (const [name, workers] of [['a', 1], ['b', 2], ['c', 2]] as const) instances.push(await startFollower(t, { home, name, storeUrl: db.url, workers, fleet }))
     await appliedEverywhere(store, instances, 1)
 
     // demo-checkout holds both scopes: every version lets it through, so any non-2xx under load is a dropped request.

@@ -3,8 +3,10 @@ import { hostname } from 'node:os'
 import { join } from 'node:path'
 import type { ConfigStore } from '../../src/config-store/config-store.js'
 import { gatewayFixture, type FixtureFile, type GatewayFixture } from './gateway-fixture.js'
-import { spawnGateway, type SpawnedGateway } from './spawn-gateway.js'
+import type { SpawnedGateway } from './spawn-gateway.js'
 import { waitFor } from './wait-for.js'
+
+interface Teardown { teardown (fn: () => unknown): void }
 
 export const PROCESSOR_PATH = '/api/v1/ecommerce/config/processor'
 
@@ -40,12 +42,14 @@ export interface FleetInstance extends SpawnedGateway {
   stop (): Promise<void>
 }
 
-/** `lanegate start --config-store URL` in a folder of its own under `home` (its data dir and saved copy). */
-export async function startFollower (options: { home: string, name: string, storeUrl: string, workers: number, config: FixtureFile, env?: NodeJS.ProcessEnv }): Promise<FleetInstance> {
+/**
+ * `lanegate start --config-store URL` (the fleet's fixture started, ended at teardown) in a folder of its own under
+ * `home`: with a store, its data dir and saved copy are found from the working directory, not the file's.
+ */
+export async function startFollower (t: Teardown, options: { home: string, name: string, storeUrl: string, workers: number, fleet: FleetConfig, env?: NodeJS.ProcessEnv }): Promise<FleetInstance> {
   const cwd = join(options.home, options.name)
   await mkdir(cwd, { recursive: true })
-  const gw = await spawnGateway({
-    config: options.config.file,
+  const { gateway: gw } = await options.fleet.fixture.start(t, {
     cwd,
     env: { LANEGATE_WORKERS: String(options.workers), ...options.env },
     args: ['--port', '0', '--host', '127.0.0.1', '--config-store', options.storeUrl],

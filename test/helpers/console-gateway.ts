@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { repoPath } from './paths.js'
 import { runNode } from './run-node.js'
-import { spawnGateway, type SpawnedGateway } from './spawn-gateway.js'
+import type { SpawnedGateway } from './spawn-gateway.js'
 import { gatewayFixture, type FixtureFile, type GatewayFixture } from './gateway-fixture.js'
 import { deadPort, startBackend, type Backend } from './upstream-servers.js'
 import { startStubLane } from './fanout-lane.js'
@@ -54,7 +54,6 @@ export async function startConsoleGateway (t: Teardown): Promise<ConsoleGateway>
     .set(['service_accounts', 0, 'secrets', 0, 'created'], TODAY)
     .set('rate_limits.payments-per-ip.points', 5)
     .set('services.pricing.upstream.health.active.interval_seconds', 1)
-  const config = await fixture.write()
   // Store 002's lane answers fan-out previews and applies (store 001's does not answer at all).
   const lane002 = await startStubLane()
   t.teardown(() => lane002.close())
@@ -65,12 +64,7 @@ export async function startConsoleGateway (t: Teardown): Promise<ConsoleGateway>
     PRICING_URL_B: pricing[1].url,
     PRICING_TOKEN: PRICING_CREDENTIAL,
   }
-  const gw = await spawnGateway({ config: config.file, env })
-  t.teardown(async () => {
-    if (gw.child.exitCode === null) gw.child.kill('SIGTERM')
-    await gw.exited
-    await config.remove()
-  })
+  const { gateway: gw, ...config } = await fixture.start(t, { env })
   const cli = async (...args: string[]): Promise<string> => {
     const run = await runNode(repoPath('bin/lanegate.js'), args, { env: { ...env, LANEGATE_ADMIN_PORT: '0' } })
     if (run.code !== 0) throw new Error(`lanegate ${args.join(' ')} exited ${run.code}: ${run.stderr}`)

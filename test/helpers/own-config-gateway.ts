@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { spawnGateway, type SpawnedGateway, type SpawnOptions } from './spawn-gateway.js'
+import { GatewayFixture } from './gateway-fixture.js'
+import type { SpawnedGateway, SpawnOptions } from './spawn-gateway.js'
 import { createTestPki, type TestPki } from './test-pki.js'
 
 interface Teardown { teardown (fn: () => unknown): void }
@@ -13,35 +12,17 @@ export interface OwnConfigGateway {
   dir: string
   /** The config file (`dir/gateway.yaml`): a test may rewrite it and reload. */
   file: string
-  /** `dir/data`, the config's `server.data_dir`. */
+  /** `dir/data`, the config's `server.data_dir` (`./data` in the file). */
   dataDir: string
 }
 
 /**
- * A real `lanegate start` on a config of the test's own: `config(dataDir)` is written to gateway.yaml in a fresh
- * temporary folder and the gateway spawned on it (spawnGateway's options, e.g. `admin: false`, `env`). At
- * teardown the gateway gets SIGTERM, its exit is waited for, and the folder is removed.
+ * A real `lanegate start` on a config of the test's own: the builder's `start` on `config('./data')` (the data dir
+ * relative to the config's temporary folder), with spawnGateway's options (e.g. `admin: false`, `env`).
  */
 export async function gatewayOnConfig (t: Teardown, config: (dataDir: string) => string, options: Omit<SpawnOptions, 'config'> = {}): Promise<OwnConfigGateway> {
-  const dir = await mkdtemp(join(tmpdir(), 'lanegate-e2e-'))
-  const file = join(dir, 'gateway.yaml')
-  const dataDir = join(dir, 'data')
-  const remove = (): Promise<void> => rm(dir, { recursive: true, force: true })
-  let gateway: SpawnedGateway
-  try {
-    await writeFile(file, config(dataDir))
-    gateway = await spawnGateway({ ...options, config: file })
-  } catch (error) {
-    await remove()
-    throw error
-  }
-  // One teardown, in this order: the folder goes only once the process that writes into it has exited.
-  t.teardown(async () => {
-    gateway.child.kill('SIGTERM')
-    await gateway.exited
-    await remove()
-  })
-  return { gateway, dir, file, dataDir }
+  const { gateway, dir, file } = await GatewayFixture.parse(config('./data')).start(t, options)
+  return { gateway, dir, file, dataDir: join(dir, 'data') }
 }
 
 /**
