@@ -1,4 +1,5 @@
 import { XMLBuilder, XMLParser, XMLValidator, type X2jOptions } from 'fast-xml-parser'
+import { xmlEntities } from './xml-entities.js'
 
 /**
  * XML ↔ JSON with fast-xml-parser (maintained, no native code, a validator and a builder with the same options).
@@ -52,8 +53,7 @@ export function xmlCodec (settings: XmlSettings): XmlCodec {
     ignoreDeclaration: true,
     ignorePiTags: true,
     processEntities: true,
-    // An object (not `true`): no HTML named entities, and numeric references (`&#65;`) are decoded.
-    htmlEntities: {} as unknown as boolean,
+    entityDecoder: xmlEntities,
     isArray: (_name: string, path: unknown, _leaf: boolean, attribute: boolean) => !attribute && arrays.has(String(path)),
   }
   const parser = new XMLParser(options)
