@@ -39,11 +39,12 @@ export function requestBodyStep (plan: RequestBodyPlan, maxBodyBytes: number, ti
   const unsupported = { message: `This route transforms a ${plan.from.name.toUpperCase()} body (${plan.from.contentType}) only.` }
 
   async function transformBody (request: FastifyRequest): Promise<StepOutcome> {
-    const bytes = declaresBody(request) ? await context.readRequestBody(request, limit) : Buffer.from('{}')
+    // No body (a SOAP call made from a GET): the changes start from an empty object.
+    const bytes = declaresBody(request) ? await context.readRequestBody(request, limit) : EMPTY
     if (bytes === undefined) return context.refuse('payload_too_large')
     let body: unknown
     try {
-      body = plan.from.decode(bytes)
+      body = bytes === EMPTY ? {} : plan.from.decode(bytes)
     } catch (error) {
       if (error instanceof FormatError) return refuse({ path: '', message: `The request body is ${error.message}.` })
       throw error
@@ -67,6 +68,8 @@ export function requestBodyStep (plan: RequestBodyPlan, maxBodyBytes: number, ti
     return transformBody(request)
   }
 }
+
+const EMPTY = Buffer.alloc(0)
 
 function declaresBody (request: FastifyRequest): boolean {
   const length = request.headers['content-length']
