@@ -43,8 +43,8 @@ export const transformSchema = Type.Object({
   map_timeout_ms: Type.Integer({
     minimum: 1,
     maximum: 10000,
-    default: 100,
-    description: 'Longest time one evaluation of a `map` expression may run (wall-clock time, checked at each step of the expression): past it the request is refused 500 `transform_timeout`.',
+    default: 1000,
+    description: 'Longest time one evaluation of a `map` expression may run (wall-clock time, checked at each step of the expression; a process paused by the host or a long GC counts too): past it the request is refused 500 `transform_timeout`.',
   }),
   request: Type.Optional(Type.Object({
     headers: Type.Optional(names('Request headers')),

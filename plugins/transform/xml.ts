@@ -54,8 +54,8 @@ export function xmlCodec (settings: XmlSettings): XmlCodec {
     ignorePiTags: true,
     processEntities: true,
     entityDecoder: xmlEntities,
-    // Asked for every element: without `arrays` there is nothing to look up (and no path to turn into text).
-    ...(arrays.size === 0 ? {} : { isArray: (_name: string, path: unknown, _leaf: boolean, attribute: boolean) => !attribute && arrays.has(String(path)) }),
+    // Asked for every element: without `arrays` there is nothing to look up, and no element's path is made as text.
+    ...(arrays.size === 0 ? { jPath: false } : { isArray: (_name: string, path: unknown, _leaf: boolean, attribute: boolean) => !attribute && arrays.has(String(path)) }),
   }
   const parser = new XMLParser(options)
   const builder = new XMLBuilder({ ...common, format: false, suppressEmptyNode: false, processEntities: true })

@@ -18,7 +18,7 @@ async function gateway (t: Test) {
     .set('services.pricing.routes', {
       looping_request: { methods: ['POST'], path: '/in', policies: [{ transform: { map_timeout_ms: 50, request: { body: { map: LOOP } } } }] },
       looping_answer: { methods: ['GET'], path: '/out', policies: [{ transform: { map_timeout_ms: 50, response: { body: { map: LOOP } } } }] },
-      quick: { methods: ['POST'], path: '/quick', policies: [{ transform: { map_timeout_ms: 50, request: { body: { map: '{ "n": $count(items) }' } } } }] },
+      quick: { methods: ['POST'], path: '/quick', policies: [{ transform: { request: { body: { map: '{ "n": $count(items) }' } } } }] },
     })
     .boot(t)
   const send = (method: 'GET' | 'POST', url: string, payload?: unknown) => gw.app.inject({
