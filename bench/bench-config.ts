@@ -34,6 +34,11 @@ export interface BenchConfigOptions {
   proxyTargets?: string[]
   /** server.tls: the listener serves HTTPS with this pair (the tls scenario). */
   tls?: { certFile: string, keyFile: string }
+  /**
+   * The transform scenario: the `pricing` service gets two routes beside read_price, the same GET with one
+   * `transform` each: a JSON field rename of the answer (`/renamed/:sku`), and a SOAP call (`/soap/:sku`).
+   */
+  transform?: boolean
   /** The cache scenario: the `pricing` service's read_price route ends in `cache` (fresh for 300 s, per client). */
   cache?: boolean
   /**
@@ -90,6 +95,7 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
     if (route === undefined) throw new Error('gateway.yaml has no services.pricing.routes.read_price.policies')
     route.add(doc.createNode({ cache: { ttl_seconds: 300 } }))
   }
+  if (options.transform === true) withTransformRoutes(doc)
   if (options.apiKeyHash !== undefined) withApiKey(doc, options.apiKeyHash)
   const organizations = doc.getIn(['organizations']) as { items: unknown[] }
   organizations.items.forEach((_org, o) => {
@@ -101,6 +107,22 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
     })
   })
   return doc.toString({ lineWidth: 0 })
+}
+
+/** The transform scenario's routes: read_price's chain, then a rename of the answer's fields, or a SOAP call. */
+function withTransformRoutes (doc: ReturnType<typeof parseDocument>): void {
+  const scope = { scope: { all: ['pricing:read'] } }
+  const soap = { version: '1.1', namespace: 'urn:lanegate:bench', operation: 'GetItem', action: 'urn:lanegate:bench#GetItem' }
+  doc.setIn(['services', 'pricing', 'routes', 'read_price_renamed'], doc.createNode({
+    methods: ['GET'],
+    path: '/renamed/:sku',
+    policies: [scope, { transform: { response: { body: { rename: { status: 'state', lane: 'source' } } } } }],
+  }))
+  doc.setIn(['services', 'pricing', 'routes', 'read_price_soap'], doc.createNode({
+    methods: ['GET'],
+    path: '/soap/:sku',
+    policies: [scope, { transform: { soap, request: { body: { map: '{ "sku": $params.sku }' } }, response: { body: { map: '{ "sku": sku, "qty": $number(qty), "status": status }' } } } }],
+  }))
 }
 
 /** demo-content gets the API key `hash`; the content service's `auth` step becomes `api-key` (header X-Api-Key). */

@@ -40,6 +40,9 @@ export const LANE_PATH = '/api/items/000123'
 export const GATEWAY_LIVE_PATH = `/v1/stores/org_store_001/live${LANE_PATH}`
 /** The same kind of GET through the demo's `pricing` proxy service (auth → rate-limit → scope, two targets). */
 export const GATEWAY_PROXY_PATH = '/legacy/pricing/prices/000123'
+/** The transform scenario's GETs: the answer's fields renamed, and the same item through a SOAP call. */
+export const GATEWAY_RENAMED_PATH = '/legacy/pricing/renamed/000123'
+export const GATEWAY_SOAP_PATH = '/legacy/pricing/soap/000123'
 /** The authenticated in-process route (content service: auth → rate-limit → scope). */
 export const GATEWAY_CONTENT_PATH = '/public/v1/content'
 
@@ -51,6 +54,7 @@ export const SCENARIO_TITLES: Record<ScenarioId, string> = {
   workers: 'The auth-get request on `lanegate start` with server.workers: 2 (exact, and pre-counted with sync_interval_ms: 20) vs workers: 1, every process pinned to the same core',
   'live-proxy': 'Live-proxy GET to a lane through the full chain vs the lane hit directly',
   'proxy-service': 'GET through a `type: proxy` service (full chain, two equal targets) vs one target hit directly',
+  transform: 'The proxy service\'s GET with a `transform` (a JSON field rename of the answer; a JSON → SOAP → JSON call) vs the same GET relayed plainly, same gateway',
   cache: 'A cached GET through the `type: proxy` service (full chain, then cache: every request a HIT) vs bare fastify hello-world',
   token: 'Token issuance (POST /oauth/token) on one core vs bare fastify POST',
   'flood-429': 'The 429 path under a flood (content limit: 100 per hour) vs bare fastify hello-world',
@@ -266,6 +270,19 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
       plan.variants.push(
         await laneDirect(servers),
         { name: 'lanegate-proxy-service', role: 'subject', server: gateway, upstream: lane, request: { url: gateway.url + GATEWAY_PROXY_PATH, method: 'GET', headers: bearer(token) }, expect: OK },
+      )
+      break
+    }
+    case 'transform': {
+      // One target (the lane, which answers a SOAP call with an envelope); the baseline is the plain relay's GET.
+      const gateway = await servers.gateway('proxy-transform')
+      const lane = await servers.lane()
+      const headers = bearer(await fetchToken(gateway.url, PRICING_CLIENT))
+      const get = (path: string) => ({ url: gateway.url + path, method: 'GET' as const, headers })
+      plan.variants.push(
+        { name: 'lanegate-proxy-plain', role: 'baseline', server: gateway, upstream: lane, request: get(GATEWAY_PROXY_PATH), expect: OK },
+        { name: 'lanegate-transform-rename', role: 'subject', server: gateway, upstream: lane, request: get(GATEWAY_RENAMED_PATH), expect: OK },
+        { name: 'lanegate-transform-soap', role: 'subject', server: gateway, upstream: lane, request: get(GATEWAY_SOAP_PATH), expect: OK },
       )
       break
     }

@@ -43,6 +43,10 @@ export const TARGETS = {
    * same round, plus this (none). p99.9 is held to the same and reported.
    */
   addedP99OverBestNodePeerMs: 0,
+  /** Issue 44: the proxy service's GET with its answer's JSON fields renamed ÷ the same GET relayed plainly, same rounds. */
+  transformRenameRatio: 0.85,
+  /** Issue 44: the same GET as a JSON → SOAP → JSON call ÷ the plain relay, same rounds. */
+  transformSoapRatio: 0.5,
   /** Issue 25: a cached GET through the proxy service ÷ bare fastify hello-world (a hit does no upstream work). */
   cacheHitRatio: 0.6,
   /** Issue 23: the gateway's CPU per request with the console open ÷ with it closed, same rounds (≤ 3 % more). */
@@ -75,6 +79,10 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   const cached = subject('cache', 'lanegate-proxy-cache-hit')
   if (cached !== undefined) {
     checks.push({ scenario: 'cache', what: 'cached GET through the proxy service ÷ bare fastify', goal: `≥ ${TARGETS.cacheHitRatio}×`, measured: `${cached.ratio.median}× (${cached.ratio.min}–${cached.ratio.max})`, met: cached.ratio.median >= TARGETS.cacheHitRatio })
+  }
+  for (const [name, what, goal] of [['lanegate-transform-rename', 'GET with the answer\'s JSON fields renamed', TARGETS.transformRenameRatio], ['lanegate-transform-soap', 'GET as a JSON → SOAP → JSON call', TARGETS.transformSoapRatio]] as const) {
+    const transformed = subject('transform', name)
+    if (transformed !== undefined) checks.push({ scenario: 'transform', what: `${what} ÷ the plain relay (same gateway)`, goal: `≥ ${goal}×`, measured: `${transformed.ratio.median}× (${transformed.ratio.min}–${transformed.ratio.max})`, met: transformed.ratio.median >= goal })
   }
   const synced = subject('auth-get-redis', 'lanegate-auth-get-redis-synced')
   if (synced !== undefined) {

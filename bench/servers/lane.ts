@@ -9,6 +9,9 @@ import { WebSocketServer } from 'ws'
  */
 const { values } = parseArgs({ options: { port: { type: 'string' } } })
 const BODY = Buffer.from(JSON.stringify({ lane: 'bench', status: 'ok', items: [{ sku: '000123', qty: 1 }] }))
+/** The answer to a SOAP call (the transform scenario's: a POST with a SOAPAction header). */
+const SOAP_BODY = Buffer.from('<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>' +
+  '<m:GetItemResponse xmlns:m="urn:lanegate:bench"><sku>000123</sku><qty>1</qty><status>ok</status></m:GetItemResponse></soap:Body></soap:Envelope>')
 let connections = 0
 let requests = 0
 /** Requests that came through the `proxy` service (its demo routes are under /prices/): the split check reads it. */
@@ -21,10 +24,11 @@ const server = createServer(function answer (request, response) {
   }
   requests++
   if (request.url?.startsWith('/prices/') === true) proxied++
+  const soap = request.headers.soapaction !== undefined
   request.resume()
   request.on('end', () => {
-    response.writeHead(200, { 'content-type': 'application/json', 'content-length': BODY.length })
-    response.end(BODY)
+    response.writeHead(200, { 'content-type': soap ? 'text/xml; charset=utf-8' : 'application/json', 'content-length': soap ? SOAP_BODY.length : BODY.length })
+    response.end(soap ? SOAP_BODY : BODY)
   })
 })
 server.on('connection', () => { connections++ })

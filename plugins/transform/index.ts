@@ -9,7 +9,7 @@ import { formatsOf, soapAnswerFormat } from './formats.js'
 import type { RequestBodyPlan } from './request-body.js'
 import type { ResponseBodyPlan } from './response-body.js'
 import { soapActionHeader, soapContentType, soapEnvelope, soapUnwrap } from './soap.js'
-import { transformSchema, type NameChanges, type TransformOptions } from './schema.js'
+import { transformSchema, type JsonBodyChanges, type NameChanges, type TransformOptions } from './schema.js'
 
 /**
  * `transform`: reshapes a relayed request and its answer (the live proxy, `type: proxy` services) — headers and
@@ -24,9 +24,15 @@ const transform = definePolicy({
   name: 'transform',
   description: 'Reshapes relayed requests and answers: headers, query parameters and JSON bodies (fields, or a JSONata mapping).',
   schema: transformSchema,
+  errors: {
+    transform_timeout: { status: 500, message: 'The route\'s body mapping ran longer than its time limit.' },
+  },
   requires: (options) => principalNeeded(options) ? ['auth'] : [],
   summarize: (options) => describe(options),
-  refusals: (options) => options.request?.body === undefined && options.soap === undefined ? [] : ['transform_failed', 'payload_too_large', 'unsupported_media_type'],
+  refusals: (options) => [
+    ...(options.request?.body === undefined && options.soap === undefined ? [] : ['transform_failed', 'payload_too_large', 'unsupported_media_type']),
+    ...(options.request?.body?.map === undefined && options.response?.body?.map === undefined ? [] : ['transform_timeout']),
+  ],
   explain: (options) => options.request?.body === undefined
     ? { outcome: 'pass', note: describe(options) }
     : { outcome: 'depends', status: 400, code: 'transform_failed', note: `depends on the request body fitting the changes; ${describe(options)}` },
@@ -37,8 +43,8 @@ const transform = definePolicy({
     const responseHeaders = compileNames(options.response?.headers, true)
     const bodies = bodyPlans(options, context)
     const changeHead = responseHeaders === undefined ? undefined : responseHeadHook(responseHeaders, context.principal)
-    const bodyStep = bodies.request === undefined ? undefined : requestBodyStep(bodies.request, options.max_body_bytes, context)
-    const answerHook = bodies.response === undefined ? undefined : responseBodyHook(bodies.response, context)
+    const bodyStep = bodies.request === undefined ? undefined : requestBodyStep(bodies.request, options.max_body_bytes, options.map_timeout_ms, context)
+    const answerHook = bodies.response === undefined ? undefined : responseBodyHook(bodies.response, options.map_timeout_ms, context)
     const soapAction = options.soap === undefined ? undefined : soapActionHeader(options.soap)
 
     return function transformStep (request: FastifyRequest, reply: FastifyReply): StepOutcome | Promise<StepOutcome> {
@@ -60,19 +66,20 @@ const transform = definePolicy({
  */
 function bodyPlans (options: TransformOptions, context: PolicyContext): { request?: RequestBodyPlan, response?: ResponseBodyPlan } {
   const format = formatsOf(options)
+  const compile = (changes: JsonBodyChanges) => compileReshape(changes, options.map_timeout_ms)
   const requestBody = options.request?.body
   const responseBody = options.response?.body
   const soap = options.soap
   if (soap === undefined) {
     return {
-      request: requestBody === undefined ? undefined : { reshape: compileReshape(requestBody), from: format(requestBody.from), to: format(requestBody.to), contentType: format(requestBody.to).contentType },
-      response: responseBody === undefined ? undefined : { reshape: compileReshape(responseBody), from: format(responseBody.from), to: format(responseBody.to) },
+      request: requestBody === undefined ? undefined : { reshape: compile(requestBody), from: format(requestBody.from), to: format(requestBody.to), contentType: format(requestBody.to).contentType },
+      response: responseBody === undefined ? undefined : { reshape: compile(responseBody), from: format(responseBody.from), to: format(responseBody.to) },
     }
   }
   const xml = options.xml
   return {
     request: {
-      reshape: compileReshape(requestBody ?? {}),
+      reshape: compile(requestBody ?? {}),
       from: format(requestBody?.from),
       to: format('xml'),
       contentType: soapContentType(soap),
@@ -82,7 +89,7 @@ function bodyPlans (options: TransformOptions, context: PolicyContext): { reques
       wrap: soapEnvelope(soap, xml.attribute_prefix),
     },
     response: {
-      reshape: compileReshape(responseBody ?? {}),
+      reshape: compile(responseBody ?? {}),
       from: soapAnswerFormat(options),
       to: format(responseBody?.to),
       unwrap: soapUnwrap(context, xml.attribute_prefix, xml.text_key),

@@ -9,12 +9,15 @@ import type { Principal } from '../../src/plugin/index.js'
  * error is a config problem at load with its position.
  */
 
-/** Why a mapping failed: JSONata's message and where in the expression. */
+/** Why a mapping failed: JSONata's message and where in the expression; `timedOut` past the route's time limit. */
 export class MappingError extends Error {
-  constructor (message: string, readonly position: number | undefined) {
+  constructor (message: string, readonly position: number | undefined, readonly timedOut = false) {
     super(message)
   }
 }
+
+/** JSONata's code for an evaluation that ran past its `timeout`. */
+const TIMED_OUT = 'D1012'
 
 /** A compiled expression. */
 export type Mapping = ReturnType<typeof jsonata>
@@ -29,8 +32,13 @@ export function mappingProblem (expression: string): string | undefined {
   }
 }
 
-export function compileMapping (expression: string): Mapping {
-  return jsonata(expression)
+/**
+ * Compiles `expression` with a time limit: JSONata checks the clock as it enters each step of the expression and
+ * stops an evaluation running longer than `timeoutMs` (a user's expression is code: a runaway recursion must not
+ * hold the process). A single built-in call (one regular expression match) is not interrupted.
+ */
+export function compileMapping (expression: string, timeoutMs: number): Mapping {
+  return jsonata(expression, { timeout: timeoutMs })
 }
 
 /** What an expression may read besides the body: `$principal`, `$params`, `$query` and, for an answer, `$status`. */
@@ -63,7 +71,8 @@ export async function runMapping (mapping: Mapping, input: unknown, bindings: Re
   try {
     result = await mapping.evaluate(input, bindings)
   } catch (error) {
-    throw new MappingError(describe(error), (error as { position?: number }).position)
+    const { position, code } = error as { position?: number, code?: string }
+    throw new MappingError(describe(error), position, code === TIMED_OUT)
   }
   if (result === undefined) throw new MappingError('the mapping gave no value', undefined)
   return result

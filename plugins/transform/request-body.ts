@@ -26,26 +26,31 @@ export interface RequestBodyPlan {
  * and the relaying service's own limit: 413 past it), read in its format, reshaped, written in the upstream's
  * format and sent instead (`setRequestBody`). A request without a body is relayed as it is.
  */
-export function requestBodyStep (plan: RequestBodyPlan, maxBodyBytes: number, context: PolicyContext): (request: FastifyRequest) => StepOutcome | Promise<StepOutcome> {
+export function requestBodyStep (plan: RequestBodyPlan, maxBodyBytes: number, timeoutMs: number, context: PolicyContext): (request: FastifyRequest) => StepOutcome | Promise<StepOutcome> {
   const limit = Math.min(maxBodyBytes, context.serviceBodyLimit ?? Infinity)
   const refuse = (failure: ReshapeFailure) => context.refuse('transform_failed', {
     message: failure.message,
     fields: failure.position === undefined ? { location: 'body', path: failure.path } : { location: 'body', path: failure.path, position: failure.position },
   })
+  const timedOut = (failure: ReshapeFailure) => context.refuse('transform_timeout', {
+    message: `The request body's mapping ran longer than this route's limit (${timeoutMs} ms).`,
+    fields: { location: 'body', path: failure.path },
+  })
   const unsupported = { message: `This route transforms a ${plan.from.name.toUpperCase()} body (${plan.from.contentType}) only.` }
 
   async function transformBody (request: FastifyRequest): Promise<StepOutcome> {
-    const bytes = declaresBody(request) ? await context.readRequestBody(request, limit) : Buffer.from('{}')
+    // No body (a SOAP call made from a GET): the changes start from an empty object.
+    const bytes = declaresBody(request) ? await context.readRequestBody(request, limit) : EMPTY
     if (bytes === undefined) return context.refuse('payload_too_large')
     let body: unknown
     try {
-      body = plan.from.decode(bytes)
+      body = bytes === EMPTY ? {} : plan.from.decode(bytes)
     } catch (error) {
       if (error instanceof FormatError) return refuse({ path: '', message: `The request body is ${error.message}.` })
       throw error
     }
     const result = await reshape(plan.reshape, body, () => bindingsOf(request, context.principal(request)))
-    if (isReshapeFailure(result)) return refuse(result)
+    if (isReshapeFailure(result)) return result.timedOut === true ? timedOut(result) : refuse(result)
     let out: Buffer
     try {
       out = plan.to.encode(plan.wrap === undefined ? result : plan.wrap(result, request))
@@ -63,6 +68,8 @@ export function requestBodyStep (plan: RequestBodyPlan, maxBodyBytes: number, co
     return transformBody(request)
   }
 }
+
+const EMPTY = Buffer.alloc(0)
 
 function declaresBody (request: FastifyRequest): boolean {
   const length = request.headers['content-length']

@@ -8,9 +8,9 @@ export interface Reshape {
   readonly mapping: Mapping | undefined
 }
 
-export function compileReshape (changes: JsonBodyChanges): Reshape {
+export function compileReshape (changes: JsonBodyChanges, mapTimeoutMs: number): Reshape {
   const hasFields = changes.rename !== undefined || changes.remove !== undefined || changes.set !== undefined
-  return { fields: hasFields ? changes : undefined, mapping: changes.map === undefined ? undefined : compileMapping(changes.map) }
+  return { fields: hasFields ? changes : undefined, mapping: changes.map === undefined ? undefined : compileMapping(changes.map, mapTimeoutMs) }
 }
 
 /** Where and why a reshaping failed, for the caller's `transform_failed` or the upstream's `protocol` failure. */
@@ -18,6 +18,8 @@ export interface ReshapeFailure {
   readonly path: string
   readonly message: string
   readonly position?: number
+  /** The mapping ran past `map_timeout_ms`: the route's expression, not the body, is at fault. */
+  readonly timedOut?: boolean
 }
 
 /**
@@ -36,6 +38,7 @@ export function reshape (plan: Reshape, body: unknown, bindings: () => Record<st
   }
   if (plan.mapping === undefined) return current
   return runMapping(plan.mapping, current, bindings()).catch(function mappingFailed (error: unknown) {
+    if (error instanceof MappingError && error.timedOut) return Object.assign(failure('map', 'the mapping ran longer than its time limit'), { timedOut: true })
     if (error instanceof MappingError) return failure('map', `the mapping failed: ${error.message}`, error.position)
     throw error
   })

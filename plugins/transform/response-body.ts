@@ -25,7 +25,7 @@ export interface ResponseBodyPlan {
  * cannot take, is the upstream's fault: 502 `upstream_error` with `upstream_failure: protocol`, and the body is
  * never shown to the caller.
  */
-export function responseBodyHook (plan: ResponseBodyPlan, context: PolicyContext): ResponseBodyHook {
+export function responseBodyHook (plan: ResponseBodyPlan, timeoutMs: number, context: PolicyContext): ResponseBodyHook {
   const contentType = plan.contentType ?? (plan.to.name === 'json' ? 'application/json; charset=utf-8' : 'application/xml; charset=utf-8')
   return async function transformAnswer (answer: UpstreamAnswer, request: FastifyRequest) {
     const wrapped = plan.unwrap !== undefined
@@ -45,6 +45,9 @@ export function responseBodyHook (plan: ResponseBodyPlan, context: PolicyContext
       body = unwrapped.value
     }
     const result = await reshape(plan.reshape, body, () => bindingsOf(request, context.principal(request), answer.status))
+    if (isReshapeFailure(result) && result.timedOut === true) {
+      return context.refuse('transform_timeout', { message: `The answer's mapping ran longer than this route's limit (${timeoutMs} ms).`, fields: { location: 'answer', path: result.path } })
+    }
     if (isReshapeFailure(result)) return protocolFailure(context, `The upstream's answer could not be transformed: ${result.message} (path "${result.path}").`)
     let out: Buffer
     try {

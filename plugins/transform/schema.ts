@@ -40,6 +40,12 @@ export const transformSchema = Type.Object({
     default: 1048576,
     description: 'Largest body read whole for a body transform, each way: a larger request is 413, a larger answer 502 `upstream_failure: too_large` (read no further).',
   }),
+  map_timeout_ms: Type.Integer({
+    minimum: 1,
+    maximum: 10000,
+    default: 1000,
+    description: 'Longest time one evaluation of a `map` expression may run (wall-clock time, checked at each step of the expression; a process paused by the host or a long GC counts too): past it the request is refused 500 `transform_timeout`.',
+  }),
   request: Type.Optional(Type.Object({
     headers: Type.Optional(names('Request headers')),
     query: Type.Optional(names('Query parameters')),

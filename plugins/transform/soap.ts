@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify'
 import type { PolicyContext, Refusal, UpstreamAnswer } from '../../src/plugin/index.js'
 import { protocolFailure } from './response-body.js'
 
@@ -89,9 +88,4 @@ function faultError (context: PolicyContext, fault: Element, status: number, tex
     fields: { upstream_status: status, upstream_body: '', fault_code: code, fault_string: text },
   })
   return status >= 400 && status <= 599 ? error.withStatus(status) : error
-}
-
-/** The request's SOAPAction header, set by the step (SOAP 1.1). */
-export function setSoapAction (request: FastifyRequest, header: string | undefined): void {
-  if (header !== undefined) request.raw.headers.soapaction = header
 }

@@ -1,4 +1,5 @@
 import { XMLBuilder, XMLParser, XMLValidator, type X2jOptions } from 'fast-xml-parser'
+import { xmlEntities } from './xml-entities.js'
 
 /**
  * XML ↔ JSON with fast-xml-parser (maintained, no native code, a validator and a builder with the same options).
@@ -52,9 +53,9 @@ export function xmlCodec (settings: XmlSettings): XmlCodec {
     ignoreDeclaration: true,
     ignorePiTags: true,
     processEntities: true,
-    // An object (not `true`): no HTML named entities, and numeric references (`&#65;`) are decoded.
-    htmlEntities: {} as unknown as boolean,
-    isArray: (_name: string, path: unknown, _leaf: boolean, attribute: boolean) => !attribute && arrays.has(String(path)),
+    entityDecoder: xmlEntities,
+    // Asked for every element: without `arrays` there is nothing to look up, and no element's path is made as text.
+    ...(arrays.size === 0 ? { jPath: false } : { isArray: (_name: string, path: unknown, _leaf: boolean, attribute: boolean) => !attribute && arrays.has(String(path)) }),
   }
   const parser = new XMLParser(options)
   const builder = new XMLBuilder({ ...common, format: false, suppressEmptyNode: false, processEntities: true })

@@ -1,11 +1,9 @@
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
-import { ConfigError, formatProblem } from '../config/config-error.js'
-import { counted } from '../errors/counted.js'
 import { UnknownClientError, type ExplainCaller } from '../describe/explain.js'
 import { tryTransform } from '../describe/try-transform.js'
-import { loadGatewayConfig } from '../config/second-pass/load-gateway-config.js'
 import type { Command } from './command.js'
+import { loadOrReport } from './load-or-report.js'
 
 const USAGE = `lanegate transform METHOD PATH --input FILE [--response [--status N]] [--type TYPE] [--client ID] [--config FILE]
 
@@ -51,15 +49,8 @@ export const transformCommand: Command = {
     }
     const body = await readInput(values.input)
     const contentType = values.type ?? (values.input.endsWith('.xml') || body.subarray(0, 64).toString('utf8').trimStart().startsWith('<') ? 'application/xml' : 'application/json')
-    let loaded
-    try {
-      loaded = await loadGatewayConfig(values.config)
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error
-      for (const p of error.problems) console.error(`error: ${formatProblem(values.config, p)}`)
-      console.error(`${values.config}: ${counted(error.problems.length, 'error')}`)
-      return 1
-    }
+    const loaded = await loadOrReport(values.config)
+    if (loaded === undefined) return 1
     const caller: ExplainCaller = values.client === undefined ? { kind: 'none' } : { kind: 'client', clientId: values.client }
     let result
     try {

@@ -1,16 +1,20 @@
-import { PassThrough } from 'node:stream'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import Fastify, { type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify'
 import { gatewaySettings } from '../config/gateway-settings.js'
+import { buildIndexes } from '../config/indexes.js'
 import { routePolicies, type GatewayConfig } from '../config/types.js'
 import { policyName } from '../config/semantic-checks.js'
-import { renderError } from '../errors/envelopes.js'
+import { createErrorHandler } from '../errors/error-handler.js'
 import { GatewayError } from '../plugin/gateway-error.js'
-import type { ReplacedAnswer } from '../plugin/body-hook.js'
+import type { ReplacedAnswer, UpstreamAnswer } from '../plugin/body-hook.js'
+import { localConnectionSlots } from '../plugin/connection-slots.js'
 import { policyContext } from '../plugin/context.js'
-import type { PolicyContext } from '../plugin/policy.js'
-import type { Principal, RequestState } from '../plugin/request-state.js'
+import type { Principal } from '../plugin/request-state.js'
 import { responseHooksOf } from '../plugin/response-phase.js'
+import { runSteps } from '../plugin/run-steps.js'
+import type { PolicyStep } from '../plugin/step.js'
 import type { Catalog } from '../pipeline/registry.js'
+import { requestContext } from '../runtime/request-context.js'
+import type { Snapshot } from '../runtime/snapshot.js'
 import { explainRequest, type ExplainCaller } from './explain.js'
 
 /** What `lanegate transform` was asked to try. */
@@ -34,12 +38,14 @@ export type TryResult =
   | { kind: 'none', reason: string }
 
 const UNAVAILABLE = (): never => { throw new Error('not available while trying a transform (nothing is sent)') }
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
 /**
  * Runs the `transform` steps of the route METHOD PATH matches over a sample body, as the route would, with nothing
  * sent: the request side (the body the upstream would get), or with `response` the answer side (what the caller
- * would get for that upstream answer). Other policies of the chain are not run (`caller` names the principal the
- * mappings see); the steps use the contract's body phase exactly as on a served route.
+ * would get for that upstream answer). The sample goes through a bare fastify app by `inject`: the steps run by
+ * the gateway's chain runner, a refusal rendered by its error handler in the route's envelope. Other policies of
+ * the chain are not run (`caller` names the principal the mappings see).
  */
 export async function tryTransform (config: GatewayConfig, catalog: Catalog, input: TryInput): Promise<TryResult> {
   const explained = explainRequest(config, catalog, input.method, input.path, input.caller)
@@ -51,59 +57,92 @@ export async function tryTransform (config: GatewayConfig, catalog: Catalog, inp
   if (block === undefined || transforms.length === 0) return { kind: 'none', reason: `route ${route.service}/${route.route} has no transform policy` }
   const plugin = catalog.plugins.get('transform')
   if (plugin === undefined) return { kind: 'none', reason: 'the transform policy is not loaded' }
-  const context: PolicyContext = policyContext(plugin, {
-    settings: gatewaySettings(config), service: route.service, routeId: route.route, envelope: block.envelope, reachStore: UNAVAILABLE,
-    tokens: { verify: UNAVAILABLE }, apiKeys: { verify: UNAVAILABLE }, limiter: UNAVAILABLE, connectionSlots: { acquire: UNAVAILABLE, release: UNAVAILABLE },
+  const indexes = buildIndexes(config)
+  const context = policyContext(plugin, {
+    settings: gatewaySettings(config),
+    reachStore: UNAVAILABLE,
+    service: route.service,
+    routeId: route.route,
+    envelope: block.envelope,
+    tokens: { verify: UNAVAILABLE },
+    apiKeys: { verify: UNAVAILABLE },
+    limiter: UNAVAILABLE,
+    connectionSlots: localConnectionSlots(),
   })
+  const chain = transforms.map((options) => plugin.create(options.transform ?? {}, context))
   const principal = explained.caller === undefined ? undefined : callerPrincipal(explained.caller)
-  const { request, reply } = sampleRequest(input, route.params, principal, route.service, route.route, block.envelope)
+  const snapshot = { version: 1, config, indexes, chains: new Map() }
+  return runSample(chain, input, { snapshot, service: route.service, routeId: route.route, envelope: block.envelope, principal, params: route.params })
+}
+
+interface SampleRoute {
+  readonly snapshot: Snapshot
+  readonly service: string
+  readonly routeId: string
+  readonly envelope: GatewayConfig['services'][string]['envelope']
+  readonly principal: Principal | undefined
+  readonly params: Record<string, string>
+}
+
+/** Sends the sample through `chain` in a bare app; the handler takes what the steps made of it. */
+async function runSample (chain: readonly PolicyStep[], input: TryInput, route: SampleRoute): Promise<TryResult> {
+  const app = Fastify({ logger: false })
+  let result: TryResult | undefined
+  app.decorateRequest('gw', null as never)
+  app.setErrorHandler(createErrorHandler(route.envelope))
+  // The steps read the body from the stream, as on a relayed route: fastify leaves it unparsed.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', function keepStream (_request, _payload, done) { done(null) })
+  app.route({
+    method: METHODS,
+    url: '*',
+    onRequest: function runTransforms (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+      request.gw = requestContext(route.snapshot, route.service, route.routeId, route.envelope)
+      request.gw.principal = route.principal
+      request.params = route.params
+      runSteps(chain, 0, request, reply, done)
+    },
+    handler: async function sampleThrough (request: FastifyRequest, reply: FastifyReply) {
+      result = input.response ? await answerSide(request, input) : requestSide(request, input)
+      return reply.code(204).send()
+    },
+  })
   try {
-    for (const options of transforms) {
-      const outcome = await plugin.create(options.transform ?? {}, context)(request, reply)
-      if (outcome instanceof GatewayError) return refused(outcome, block.envelope)
-    }
-    const hooks = responseHooksOf(request)
-    if (!input.response) {
-      const headers = request.raw.headers
-      return { kind: 'request', method: hooks?.requestMethod ?? input.method, path: hooks?.requestPath, contentType: headers['content-type'], body: hooks?.requestBody ?? input.body }
-    }
-    let answer = { status: input.status, headers: { 'content-type': input.contentType } as Record<string, string>, body: input.body }
-    let replaced: ReplacedAnswer | undefined
-    for (const hook of hooks?.body?.hooks ?? []) {
-      const result = await hook(answer, request)
-      if (result instanceof GatewayError) return refused(result, block.envelope)
-      if (result === undefined) continue
-      replaced = result
-      answer = { status: result.status ?? answer.status, headers: { ...answer.headers, ...result.headers }, body: Buffer.from(result.body) }
-    }
-    if (replaced === undefined && input.status >= 400) return refused(new GatewayError('upstream_error', { fields: { upstream_status: input.status } }).withStatus(input.status), block.envelope)
-    return { kind: 'response', status: answer.status, contentType: answer.headers['content-type'], body: answer.body, unchanged: replaced === undefined }
-  } catch (error) {
-    if (error instanceof GatewayError) return refused(error, block.envelope)
-    throw error
+    const sample = input.response ? undefined : input.body
+    const response = await app.inject({
+      method: input.method,
+      url: input.path,
+      headers: sample === undefined || sample.length === 0 ? {} : { 'content-type': input.contentType },
+      payload: sample,
+    })
+    return result ?? { kind: 'refused', status: response.statusCode, body: response.body === '' ? null : response.json() }
+  } finally {
+    await app.close()
   }
 }
 
-function refused (error: GatewayError, envelope: string): TryResult {
-  return { kind: 'refused', status: error.status, body: renderError(error, envelope as Parameters<typeof renderError>[1]) }
+function requestSide (request: FastifyRequest, input: TryInput): TryResult {
+  const hooks = responseHooksOf(request)
+  return { kind: 'request', method: hooks?.requestMethod ?? input.method, path: hooks?.requestPath, contentType: request.raw.headers['content-type'], body: hooks?.requestBody ?? input.body }
+}
+
+/** The sample answer through the response body hooks the steps registered; a refusal is thrown to the error handler. */
+async function answerSide (request: FastifyRequest, input: TryInput): Promise<TryResult> {
+  let answer: UpstreamAnswer = { status: input.status, headers: { 'content-type': input.contentType }, body: input.body }
+  let contentType: string | undefined = input.contentType
+  let replaced: ReplacedAnswer | undefined
+  for (const hook of responseHooksOf(request)?.body?.hooks ?? []) {
+    const outcome = await hook(answer, request)
+    if (outcome instanceof Error) throw outcome
+    if (outcome === undefined) continue
+    replaced = outcome
+    contentType = outcome.headers?.['content-type'] ?? contentType
+    answer = { status: outcome.status ?? answer.status, headers: answer.headers, body: Buffer.from(outcome.body) }
+  }
+  if (replaced === undefined && input.status >= 400) throw new GatewayError('upstream_error', { fields: { upstream_status: input.status } }).withStatus(input.status)
+  return { kind: 'response', status: answer.status, contentType, body: answer.body, unchanged: replaced === undefined }
 }
 
 function callerPrincipal (caller: NonNullable<ReturnType<typeof explainRequest>['caller']>): Principal {
   return { tokenType: caller.tokenType as Principal['tokenType'], subject: caller.clientId, clientId: caller.clientId, organizationId: caller.organizationId, scopes: new Set(caller.scopes), tokenId: '', expiresAt: 0, issuer: '' }
-}
-
-/** A request as the chain sees it, carrying the sample body (or none, for the answer side), and its reply. */
-function sampleRequest (input: TryInput, params: Record<string, string>, principal: Principal | undefined, service: string, routeId: string, envelope: string) {
-  const raw = new PassThrough() as PassThrough & { headers: Record<string, string>, method: string, url: string, complete: boolean }
-  const body = input.response ? Buffer.alloc(0) : input.body
-  raw.headers = body.length === 0 ? {} : { 'content-type': input.contentType, 'content-length': String(body.length) }
-  raw.method = input.method
-  raw.url = input.path
-  raw.end(body)
-  const query = Object.fromEntries(new URLSearchParams(input.path.split('?')[1] ?? ''))
-  const gw = { service, routeId, envelope, principal, response: undefined, reached: undefined } as unknown as RequestState
-  const log = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} }
-  const request = { raw, headers: raw.headers, method: input.method, url: input.path, params, query, id: 'try', log, gw } as unknown as FastifyRequest
-  const reply = { request, raw: { once: () => {} }, header: () => reply } as unknown as FastifyReply
-  return { request, reply }
 }

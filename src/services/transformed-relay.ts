@@ -79,11 +79,9 @@ function cutErrorBody (text: string, limit: number): string {
 }
 
 function sendAnswer (request: FastifyRequest, reply: FastifyReply, upstreamHeaders: UpstreamAnswer['headers'], answer: UpstreamAnswer, set: Readonly<Record<string, string>> | undefined): FastifyReply {
-  const headers: OutgoingHttpHeaders = {}
-  relayedResponseHeaders(upstreamHeaders as Record<string, string | string[] | undefined>, headers)
-  for (const name of REBUILT) delete headers[name]
-  for (const [name, value] of Object.entries(set ?? {})) headers[name.toLowerCase()] = value
+  const headers: OutgoingHttpHeaders = relayedResponseHeaders(upstreamHeaders as Record<string, string | string[] | undefined>)
+  for (const name of REBUILT) if (name in headers) delete headers[name]
+  if (set !== undefined) for (const name in set) headers[name.toLowerCase()] = set[name]
   headers['x-request-id'] = String(request.id)
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) reply.header(name, value)
-  return reply.code(answer.status).send(answer.body)
+  return reply.code(answer.status).headers(headers).send(answer.body)
 }

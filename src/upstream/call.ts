@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici'
 import { GatewayError } from '../plugin/gateway-error.js'
-import { readUpstreamBody } from './error-body.js'
-import { failureKindOf, isTransportFailure, noTargetError, unreachableError, type UpstreamFailureKind } from './failure.js'
+import { AfterHead, bufferedAttempt } from './buffered-attempt.js'
+import { isTransportFailure, noTargetError, type UpstreamFailureKind } from './failure.js'
 import type { UpstreamTrace } from './headers.js'
 import { outcomeOfStatus, recordRetry } from '../observability/recorders.js'
 import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
@@ -51,9 +51,7 @@ export interface CallAnswer {
  */
 export async function callUpstream (upstream: Upstream, input: CallInput): Promise<CallAnswer> {
   const { label, retry, credential } = upstream.settings
-  const signal = input.signal === undefined
-    ? AbortSignal.timeout(input.timeoutMs)
-    : AbortSignal.any([AbortSignal.timeout(input.timeoutMs), input.signal])
+  const deadline = performance.now() + input.timeoutMs
   const headers: Record<string, string> = { ...input.headers }
   if (credential !== undefined) headers.authorization = credential
   if (input.trace !== undefined) {
@@ -81,7 +79,7 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
       let answer: CallAnswer
       const epoch = target.breaker?.epoch
       try {
-        answer = await attempt(upstream, target, input, headers, signal, epoch)
+        answer = await attempt(upstream, target, input, headers, deadline, epoch)
         span?.end({ status: answer.status })
       } catch (thrown) {
         const afterHead = thrown instanceof AfterHead
@@ -97,7 +95,7 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
         }
         tried.push(target)
         failure = error
-        if (!mayRetry || (afterHead && !thrown.retriable) || tried.length >= retry.attempts || signal.aborted) throw error
+        if (!mayRetry || (afterHead && !thrown.retriable) || tried.length >= retry.attempts || performance.now() >= deadline || input.signal?.aborted === true) throw error
         // Over the budget the retry is not sent: this failure is the answer.
         ticket = upstream.budget?.spend()
         if (upstream.budget !== undefined && ticket === undefined) {
@@ -115,77 +113,26 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
   }
 }
 
-async function attempt (upstream: Upstream, target: Target, input: CallInput, headers: Record<string, string>, signal: AbortSignal, epoch: number | undefined): Promise<CallAnswer> {
-  const { label } = upstream.settings
+async function attempt (upstream: Upstream, target: Target, input: CallInput, headers: Record<string, string>, deadline: number, epoch: number | undefined): Promise<CallAnswer> {
   target.inFlight++
   const started = target.breaker === undefined ? 0 : performance.now()
   try {
-    let answer: Dispatcher.ResponseData
-    try {
-      // A call to the target's URL itself (path '') on a target without a path asks for '/'.
-      answer = await target.pool.request({ path: target.basePath + input.path || '/', method: input.method, headers, body: input.body, signal })
-    } catch (error) {
-      throw unreachableError(label, timedOut(signal) ? 'timeout' : failureKindOf(error), error)
-    }
-    target.recordSuccess()
-    target.breaker?.recordAnswer(answer.statusCode, performance.now() - started, epoch)
-    target.outcomes?.answer(answer.statusCode)
-    const { statusCode: status } = answer
-    if (status >= 400) {
-      const body = await readUpstreamBody(answer.body, answer.headers['content-encoding'], input.maxErrorBodyBytes)
-      return { status, headers: answer.headers, body, bodyBytes: Buffer.from(body) }
-    }
-    const kind = input.overLimit ?? 'protocol'
-    // A body declared larger than the bound is not read at all; another target would answer the same.
-    if (Number(answer.headers['content-length'] ?? 0) > input.maxBodyBytes) {
-      answer.body.destroy()
-      throw new AfterHead(overLimitError(label, kind, input.maxBodyBytes), false)
-    }
-    try {
-      const bytes = await readBounded(answer.body, input.maxBodyBytes, label, signal, kind)
-      return { status, headers: answer.headers, body: bytes.toString('utf8'), bodyBytes: bytes }
-    } catch (error) {
-      if (!(error instanceof GatewayError)) throw error
-      // Over the bound: the same on any target. Cut short mid-body: another attempt may get it whole.
-      throw new AfterHead(error, error.fields.upstream_failure !== kind)
-    }
+    return await bufferedAttempt(target, upstream.settings.label, {
+      path: input.path,
+      method: input.method,
+      headers,
+      body: input.body,
+      maxBodyBytes: input.maxBodyBytes,
+      overLimit: input.overLimit ?? 'protocol',
+      maxErrorBodyBytes: input.maxErrorBodyBytes,
+      timeoutMs: Math.max(1, deadline - performance.now()),
+      signal: input.signal,
+    }, function countAnswer (status) {
+      target.recordSuccess()
+      target.breaker?.recordAnswer(status, performance.now() - started, epoch)
+      target.outcomes?.answer(status)
+    })
   } finally {
     target.inFlight--
   }
-}
-
-/** A failure after the target's head arrived (already counted as its answer), and whether a retry may help. */
-class AfterHead extends Error {
-  constructor (readonly failure: GatewayError, readonly retriable: boolean) {
-    super(failure.message)
-  }
-}
-
-/** The whole body, or a `protocol` failure past `limit` bytes (the rest is not read). */
-function overLimitError (label: string, kind: UpstreamFailureKind, limit: number): GatewayError {
-  return unreachableError(label, kind, undefined, `${label} answered with a body larger than ${limit} bytes.`)
-}
-
-async function readBounded (body: Dispatcher.ResponseData['body'], limit: number, label: string, signal: AbortSignal, kind: UpstreamFailureKind): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  let size = 0
-  try {
-    for await (const chunk of body) {
-      size += (chunk as Buffer).length
-      if (size > limit) {
-        body.destroy()
-        throw overLimitError(label, kind, limit)
-      }
-      chunks.push(chunk as Buffer)
-    }
-  } catch (error) {
-    if (error instanceof GatewayError) throw error
-    if (timedOut(signal)) throw unreachableError(label, 'timeout', error)
-    throw unreachableError(label, failureKindOf(error), error, `${label} closed the connection while answering.`)
-  }
-  return Buffer.concat(chunks)
-}
-
-function timedOut (signal: AbortSignal): boolean {
-  return signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError'
 }

@@ -30,6 +30,9 @@ function chainText (chain: Array<{ policy: string, summary: string }>): string {
   return chain.length === 0 ? '(gateway endpoint, no policy chain)' : chain.map((l) => `${l.policy}(${l.summary})`).join(' → ')
 }
 
+/** The lines the routes view lists under the chain of the console gateway's list_prices route (its transform). */
+const TRANSFORM_LINES = ['request query: rename cur → currency', 'request query: remove debug', 'response headers: set x-prices-via = lanegate']
+
 t.test('the console in a real headless Chromium against a real lanegate start', async (t) => {
   const c = await startConsoleGateway(t)
   const { admin } = c
@@ -79,7 +82,9 @@ t.test('the console in a real headless Chromium against a real lanegate start', 
     await openView(page, admin, 'routes')
     const cli = JSON.parse(await c.cli('routes', '--config', c.config.file, '--json')) as { routes: Array<{ methods: string[], path: string, service: string, route: string, envelope: string, chain: Array<{ policy: string, summary: string }> }> }
     const rows = await page.locator('#routes-table tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent ?? '')))
-    t.same(rows, cli.routes.map((r) => [r.methods.join(','), r.path, r.service, r.route, r.envelope, chainText(r.chain)]))
+    const transforms = (r: { route: string }) => r.route === 'list_prices' ? TRANSFORM_LINES.join('') : ''
+    t.same(rows, cli.routes.map((r) => [r.methods.join(','), r.path, r.service, r.route, r.envelope, chainText(r.chain) + transforms(r)]))
+    t.same(await page.locator('#routes-table tr[data-route="pricing/list_prices"] .transforms li').allTextContents(), TRANSFORM_LINES, 'a route\'s transform changes, listed under its chain')
     // A chain breaks between policies only: each policy's text sits on one line.
     const links = await page.locator('#routes-table .chain .link').evaluateAll((nodes) => nodes.map((n) => n.getClientRects().length))
     t.equal(links.length, cli.routes.reduce((n, r) => n + r.chain.length, 0), 'one piece per policy of every chain')
@@ -87,6 +92,8 @@ t.test('the console in a real headless Chromium against a real lanegate start', 
     await page.fill('#routes-filter', 'pricing')
     const filtered = await page.locator('#routes-table tbody tr').count()
     t.equal(filtered, cli.routes.filter((r) => r.service === 'pricing').length, 'the filter keeps the pricing routes')
+    await page.fill('#routes-filter', 'currency')
+    t.same(await page.locator('#routes-table tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.route)), ['pricing/list_prices'], 'the filter reads the transform\'s changes')
     await page.fill('#routes-filter', '')
   })
 

@@ -41,6 +41,9 @@ export const TODAY = new Date().toISOString().slice(0, 10)
  * servers, store 001's lane on a port nothing listens on (a live call gets a lane 502), and the admin listener
  * on a free port.
  */
+/** The transform of the console gateway's list_prices route. */
+export const CONSOLE_TRANSFORM = { request: { query: { rename: { cur: 'currency' }, remove: ['debug'] } }, response: { headers: { set: { 'x-prices-via': 'lanegate' } } } }
+
 export async function startConsoleGateway (t: Teardown): Promise<ConsoleGateway> {
   const pricing = await Promise.all(['pricing-a', 'pricing-b'].map(async (name) => {
     const backend = await startBackend(t, name)
@@ -54,6 +57,8 @@ export async function startConsoleGateway (t: Teardown): Promise<ConsoleGateway>
     .set(['service_accounts', 0, 'secrets', 0, 'created'], TODAY)
     .set('rate_limits.payments-per-ip.points', 5)
     .set('services.pricing.upstream.health.active.interval_seconds', 1)
+    // A route with a transform, whose changes the routes view lists under its chain.
+    .append('services.pricing.routes.list_prices.policies', { transform: CONSOLE_TRANSFORM })
   // Store 002's lane answers fan-out previews and applies (store 001's does not answer at all).
   const lane002 = await startStubLane()
   t.teardown(() => lane002.close())
