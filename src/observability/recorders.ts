@@ -49,3 +49,8 @@ export function recordRetry (upstream: string, result: 'sent' | 'over_budget'): 
 export function recordEjection (upstream: string, target: string, reason: string): void {
   active?.ejections.inc(upstream, target, reason)
 }
+
+/** A request of proxy block `service` sent to its target group `group` (blocks with `upstreams:`). */
+export function recordGroupRequest (service: string, group: string): void {
+  active?.upstreamGroupRequests.inc(service, group)
+}

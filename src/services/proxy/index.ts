@@ -14,6 +14,8 @@ import { proxiedPath } from './proxy-path.js'
 import { ProxyRouteEntrySchema, proxySettings, proxySettingsSchema } from './settings.js'
 import { blockRoutes } from '../service-settings.js'
 import { proxyUpstreamSettings } from './upstream-settings.js'
+import { chooseProxyGroup, groupKey, proxyGroups, splitCaller } from './groups.js'
+import { recordGroupRequest } from '../../observability/recorders.js'
 import { websocketLimits } from '../websocket-settings.js'
 
 /**
@@ -30,7 +32,6 @@ export const proxyService: ServiceModule = {
   routes: proxyRoutes,
   routeEntrySchema: ProxyRouteEntrySchema,
   settingsSchema: proxySettingsSchema,
-  requiredSettings: ['upstream'],
   check: (settings) => checkProxySettings(settings),
   build (deps) {
     // The prefix the routes are mounted under (a changed prefix needs a restart, like every service's).
@@ -47,14 +48,17 @@ export const proxyService: ServiceModule = {
 }
 
 /**
- * Each snapshot declares the proxy blocks' upstreams (boot and every reload): a block's upstream is built, and its
+ * Each snapshot declares the proxy blocks' upstreams, one per target group (boot and every reload): a block's upstream is built, and its
  * active health checks started, when the snapshot is, not at its first request; a changed block is reconciled in
  * place; a removed block's upstream stops probing, finishes its requests in flight and closes its pools; a block
  * added back gets a new one.
  */
 function reconcileProxyUpstreams (blocks: ReadonlyMap<string, ServiceConfig>, shared: SharedResources): void {
   const wanted = new Map<string, UpstreamSettings>()
-  for (const [service, block] of blocks) wanted.set(service, proxyUpstreamSettings(proxySettings(block).upstream))
+  for (const [service, block] of blocks) {
+    const settings = proxySettings(block)
+    for (const [group, upstream] of proxyGroups(settings)) wanted.set(groupKey(service, settings, group), proxyUpstreamSettings(upstream))
+  }
   shared.upstreams.proxies.reconcile(wanted)
 }
 
@@ -91,9 +95,12 @@ function proxyHandler (service: string, prefix: string, upstreams: UpstreamRegis
     const upgradable = request.gw.snapshot.upgrades?.has(chainKey(service, request.gw.routeId)) === true
     // On a route that may be upgraded the token may come as `access_token`: it never goes upstream.
     const rawUrl = upgradable ? urlWithoutAccessToken(request.raw.url ?? '') : request.raw.url ?? ''
-    const path = proxiedPath(rawUrl, prefix, settings.upstream.strip_prefix)
-    // Keyed by the block's name: that is the `upstream` label of lanegate_upstream_* (bounded: one per block).
-    const upstream = upstreams.get(service, proxyUpstreamSettings(settings.upstream))
+    // The split's group (the block's one group without `upstreams:`): its own targets, breakers and budget.
+    const { group, upstream: groupSettings } = chooseProxyGroup(service, settings, request.gw.routeId, splitCaller(request))
+    const path = proxiedPath(rawUrl, prefix, groupSettings.strip_prefix)
+    // Keyed by the block's name (and group): the `upstream` label of lanegate_upstream_* (bounded by the config).
+    const upstream = upstreams.get(groupKey(service, settings, group), proxyUpstreamSettings(groupSettings))
+    if (settings.upstreams !== undefined) recordGroupRequest(service, group)
     if (websocket !== undefined) return relayWebSocket(request, reply, upstream, path, websocket, settings.max_upstream_error_body_bytes)
     return relayCallerRequest(request, reply, upstream, path, settings)
   }
