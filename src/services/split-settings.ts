@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import type { SplitSettings } from '../upstream/split.js'
+import type { SplitSettings, StickyKey } from '../upstream/split.js'
 import type { ServiceSettingProblem } from './service-module.js'
 
 /** A target group's name under `upstreams:` (a weight key, a rule's `upstream`); never integer-like, so key order holds. */
@@ -22,19 +22,23 @@ const Rule = Type.Object({
   upstream: Type.String({ pattern: GROUP_NAME, description: 'The group a matching request goes to.' }),
 }, { additionalProperties: false, description: 'One rule: requests it matches go to `upstream`.' })
 
-/** `split:` of a proxy block or route, and of the live service: which target group a request goes to. */
-export const SplitSchema = Type.Object({
-  rules: Type.Array(Rule, { default: [], description: 'Ordered rules; the first that matches picks the group, before any weight.' }),
-  weights: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 0, maximum: 10000 }), {
-    propertyNames: { pattern: GROUP_NAME },
-    description: 'Share of each group, laid on 10,000 hash buckets in the order listed: a caller\'s sticky key picks its bucket, so it stays in its group.',
-  })),
-  sticky: Type.Union([Type.Literal('client'), Type.Literal('organization'), Type.Literal('store')], {
-    default: 'client',
-    description: 'What is hashed for the weights: the token\'s client id, the caller\'s organization, or the store of the request.',
-  }),
-  fallback: Type.Optional(Type.String({ pattern: GROUP_NAME, description: 'The group of a request no rule took that has no sticky key (or a split without weights). Default: the first group of `weights`, else the first group.' })),
-}, { additionalProperties: false, description: 'Which target group a request goes to: rules first, then weights by a hash of the sticky key.' })
+/** `split:` of a proxy block or route (sticky by default on the client), and of the live service (on the store). */
+export function splitSchema (sticky: StickyKey) {
+  return Type.Object({
+    rules: Type.Array(Rule, { default: [], description: 'Ordered rules; the first that matches picks the group, before any weight.' }),
+    weights: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 0, maximum: 10000 }), {
+      propertyNames: { pattern: GROUP_NAME },
+      description: 'Share of each group, laid on 10,000 hash buckets in the order listed: a caller\'s sticky key picks its bucket, so it stays in its group.',
+    })),
+    sticky: Type.Union([Type.Literal('client'), Type.Literal('organization'), Type.Literal('store')], {
+      default: sticky,
+      description: 'What is hashed for the weights: the token\'s client id, the caller\'s organization, or the store of the request.',
+    }),
+    fallback: Type.Optional(Type.String({ pattern: GROUP_NAME, description: 'The group of a request no rule took that has no sticky key (or a split without weights). Default: the first group of `weights`, else the first group.' })),
+  }, { additionalProperties: false, description: 'Which target group a request goes to: rules first, then weights by a hash of the sticky key.' })
+}
+
+export const SplitSchema = splitSchema('client')
 
 /**
  * What the schema cannot say about a split at `at` whose groups are `groups`: every group it names exists, the

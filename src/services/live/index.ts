@@ -12,6 +12,10 @@ import { LiveSettingsSchema, liveSettings, liveSettingsSchema } from './settings
 import { blockSettings } from '../service-settings.js'
 import { websocketLimits } from '../websocket-settings.js'
 import { circuitBreakerProblems } from '../circuit-breaker-settings.js'
+import { splitProblems } from '../split-settings.js'
+import { splitCaller } from '../split-caller.js'
+import { LANE_GROUPS, laneVersion } from './lane-version.js'
+import { recordGroupRequest } from '../../observability/recorders.js'
 
 /** The routes (ids are the YAML keys under `services.live.routes`). */
 export const liveRoutes: readonly RouteDeclaration[] = [
@@ -48,7 +52,11 @@ export const liveService: ServiceModule = {
   description: 'Lane live proxy: relays reads and writes to a store\'s lane software.',
   routes: liveRoutes,
   settingsSchema: liveSettingsSchema,
-  check: (settings) => circuitBreakerProblems(blockSettings(settings, LiveSettingsSchema).circuit_breaker, 'circuit_breaker'),
+  check (settings) {
+    const live = blockSettings(settings, LiveSettingsSchema)
+    const split = live.split === undefined ? [] : splitProblems(live.split, LANE_GROUPS, 'split')
+    return [...circuitBreakerProblems(live.circuit_breaker, 'circuit_breaker'), ...split]
+  },
   build (deps) {
     // The lanes' pools are shared with fan-out's lane calls (one socket cap per lane) and closed with the gateway.
     const handler = liveHandler(deps.shared.upstreams.lanes)
@@ -71,8 +79,11 @@ function liveHandler (lanes: UpstreamRegistry<LaneConfig>) {
     const upgradable = request.gw.routeId === 'read' && settings.websocket !== undefined && settings.websocket !== false
     const path = pathBelowBase(canonicalLanePath(remainder), upgradable ? withoutAccessToken(query) : query)
 
-    // Counted in lanegate_upstream_* by store id (the lanes registry's key).
-    const lane = lanes.get(store.id, store.lane)
+    // The store's lane, or its `lane.next` when the live split sends this request there (keyed `<store>/next`).
+    const version = laneVersion(store.id, store.lane, settings.split, splitCaller(request, store.id))
+    if (store.lane.next !== undefined && settings.split !== undefined) recordGroupRequest('live', version.group)
+    // Counted in lanegate_upstream_* by the lanes registry's key (the store id).
+    const lane = lanes.get(version.key, version.lane)
     if (websocket !== undefined) return relayWebSocket(request, reply, lane, path, websocket, settings.max_upstream_error_body_bytes)
     return relayCallerRequest(request, reply, lane, path, settings)
   }

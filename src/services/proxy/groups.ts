@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify'
 import { chooseGroup, type SplitCaller, type SplitChoice, type SplitSettings } from '../../upstream/split.js'
 import type { ServiceConfig } from '../../config/types.js'
 import { blockRoutes } from '../service-settings.js'
@@ -24,20 +23,6 @@ export function groupKey (service: string, settings: ProxySettings, group: strin
 /** The split that decides a route's group: the route's own, else the block's. */
 export function routeSplit (settings: ProxySettings & ServiceConfig, routeId: string): SplitSettings | undefined {
   return blockRoutes(settings, ProxyRouteEntrySchema)[routeId]?.split ?? settings.split
-}
-
-/** What the split reads of a request: the caller's client and organization, the store it reached, its headers. */
-export function splitCaller (request: FastifyRequest): SplitCaller {
-  const { principal, reached } = request.gw
-  return {
-    clientId: principal?.clientId,
-    organizationId: principal?.organizationId,
-    storeId: reached?.store?.id,
-    header (name) {
-      const value = request.headers[name.toLowerCase()]
-      return Array.isArray(value) ? value[0] : value
-    },
-  }
 }
 
 /** The group a request of `routeId` goes to and why; a block with one group (or no split) sends all to its first. */
