@@ -117,9 +117,9 @@ function includes (list: readonly string[], value: string | undefined): boolean 
   return value !== undefined && list.includes(value)
 }
 
-/** A choice in words: `rule 1 (rules[0]) matched`, `weight: bucket 9123 of 10000`, `fallback: no client`. */
+/** A choice in words: `rules[0] matched`, `weights: client bucket 9123 of 10000`, or why the fallback. */
 export function describeChoice (choice: SplitChoice, sticky: StickyKey): string {
-  if (choice.reason === 'rule') return `split.rules[${choice.rule}] matched`
+  if (choice.reason === 'rule') return `rules[${choice.rule}] matched`
   if (choice.reason === 'weight') return `weights: ${sticky} bucket ${choice.bucket} of ${SPLIT_BUCKETS}`
-  return choice.why === 'no_weights' ? 'no rule matched and the split has no weights: its fallback' : `no ${sticky} to hash (sticky: ${sticky}): the split's fallback`
+  return choice.why === 'no_weights' ? 'no rule matched and no weights: the fallback' : `no ${sticky} to hash (sticky: ${sticky}): the fallback`
 }
