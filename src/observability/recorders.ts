@@ -54,3 +54,8 @@ export function recordEjection (upstream: string, target: string, reason: string
 export function recordGroupRequest (service: string, group: string): void {
   active?.upstreamGroupRequests.inc(service, group)
 }
+
+/** A request copy of proxy block `service` to its mirror group: `sent`, or dropped (`dropped_body_too_large`, `dropped_in_flight`). */
+export function recordMirror (service: string, result: 'sent' | 'dropped_body_too_large' | 'dropped_in_flight'): void {
+  active?.upstreamMirrors.inc(service, result)
+}

@@ -87,3 +87,15 @@ t.test('the weights lie on 10,000 buckets in the order listed; moving weight mov
   for (let i = 0; i < 2000; i++) if (chooseGroup(split, 'pricing', { ...caller, organizationId: `org_${i}` }, 'legacy').group === 'off') off++
   t.equal(off, 0, 'a group of weight 0 gets nobody')
 })
+
+t.test('mirror: defaults; a group that does not exist, or a block without upstreams, refused with paths', async (t) => {
+  const { config } = await parseGatewayConfig(file(`${GROUPS}    mirror: { upstream: next, percent: 5 }`), 'gateway.yaml', { env: {} })
+  t.same(proxySettings(config.services.pricing!).mirror, { upstream: 'next', percent: 5, max_body_bytes: 65536, max_in_flight: 16 })
+  t.same(await problemsOf(file(`${GROUPS}    mirror: { upstream: shadow, percent: 101 }`)), [
+    ['services.pricing.mirror.percent', 11, 'must be <= 100'],
+    ['services.pricing.mirror.upstream', 11, 'no upstream group "shadow" (groups: legacy, next)'],
+  ])
+  t.same(await problemsOf(file('    upstream: { targets: [ "http://c.test" ] }', ', mirror: { upstream: next, percent: 1 }')), [
+    ['services.pricing.routes.read.mirror', 10, 'copies to another target group: give the block upstreams (named groups) instead of upstream'],
+  ])
+})

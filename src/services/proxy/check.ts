@@ -3,6 +3,7 @@ import type { ServiceSettingProblem } from '../service-module.js'
 import { ProxyRouteEntrySchema, proxySettings, type ProxySettings, type ProxyUpstreamConfig } from './settings.js'
 import { proxyGroups } from './groups.js'
 import { splitProblems } from '../split-settings.js'
+import { mirrorProblems } from './mirror-settings.js'
 import type { SplitSettings } from '../../upstream/split.js'
 import { circuitBreakerProblems } from '../circuit-breaker-settings.js'
 import { blockRoutes } from '../service-settings.js'
@@ -22,10 +23,13 @@ export function checkProxySettings (block: ServiceConfig): ServiceSettingProblem
   }
   const groups = proxyGroups(settings).map(([group]) => group)
   if (settings.split !== undefined) problems.push(...splitOf(settings, settings.split, 'split', groups))
+  const named = settings.upstreams === undefined ? undefined : groups
+  if (settings.mirror !== undefined) problems.push(...mirrorProblems(settings.mirror, named, 'mirror'))
 
   const served = new Map<string, string>()
-  for (const [id, { methods, path, websocket, split }] of Object.entries(blockRoutes(settings, ProxyRouteEntrySchema))) {
+  for (const [id, { methods, path, websocket, split, mirror }] of Object.entries(blockRoutes(settings, ProxyRouteEntrySchema))) {
     if (split !== undefined) problems.push(...splitOf(settings, split, `routes.${id}.split`, groups))
+    if (mirror !== undefined) problems.push(...mirrorProblems(mirror, named, `routes.${id}.mirror`))
     if (websocket !== undefined && websocket !== false && !methods.includes('GET')) {
       problems.push({ path: `routes.${id}.websocket`, message: 'a WebSocket starts as a GET: a route with websocket must serve GET' })
     }

@@ -2,6 +2,7 @@ import { chooseGroup, type SplitCaller, type SplitChoice, type SplitSettings } f
 import type { ServiceConfig } from '../../config/types.js'
 import { blockRoutes } from '../service-settings.js'
 import { ProxyRouteEntrySchema, type ProxySettings, type ProxyUpstreamConfig } from './settings.js'
+import type { MirrorSettings } from './mirror-settings.js'
 
 /** The one group of a block with `upstream:` (no split): its registry key stays the block's name. */
 export const SINGLE_GROUP = 'upstream'
@@ -23,6 +24,11 @@ export function groupKey (service: string, settings: ProxySettings, group: strin
 /** The split that decides a route's group: the route's own, else the block's. */
 export function routeSplit (settings: ProxySettings & ServiceConfig, routeId: string): SplitSettings | undefined {
   return blockRoutes(settings, ProxyRouteEntrySchema)[routeId]?.split ?? settings.split
+}
+
+/** The mirror of a route: its own, else the block's. */
+export function routeMirror (settings: ProxySettings & ServiceConfig, routeId: string): MirrorSettings | undefined {
+  return blockRoutes(settings, ProxyRouteEntrySchema)[routeId]?.mirror ?? settings.mirror
 }
 
 /** The group a request of `routeId` goes to and why; a block with one group (or no split) sends all to its first. */

@@ -11,10 +11,11 @@ import { chainKey } from '../../runtime/snapshot.js'
 import type { RouteDeclaration, RouteHandler, ServiceModule } from '../service-module.js'
 import { checkProxySettings } from './check.js'
 import { proxiedPath } from './proxy-path.js'
-import { ProxyRouteEntrySchema, proxySettings, proxySettingsSchema } from './settings.js'
+import { ProxyRouteEntrySchema, proxySettings, proxySettingsSchema, type ProxySettings } from './settings.js'
 import { blockRoutes } from '../service-settings.js'
 import { proxyUpstreamSettings } from './upstream-settings.js'
-import { chooseProxyGroup, groupKey, proxyGroups } from './groups.js'
+import { chooseProxyGroup, groupKey, proxyGroups, routeMirror } from './groups.js'
+import { mirrorRequest, type MirrorTarget } from './mirror.js'
 import { splitCaller } from '../split-caller.js'
 import { recordGroupRequest } from '../../observability/recorders.js'
 import { websocketLimits } from '../websocket-settings.js'
@@ -103,8 +104,18 @@ function proxyHandler (service: string, prefix: string, upstreams: UpstreamRegis
     const upstream = upstreams.get(groupKey(service, settings, group), proxyUpstreamSettings(groupSettings))
     if (settings.upstreams !== undefined) recordGroupRequest(service, group)
     if (websocket !== undefined) return relayWebSocket(request, reply, upstream, path, websocket, settings.max_upstream_error_body_bytes)
+    // In the same tick as the relay's pipe: a copy's body reader and the relay both see every chunk.
+    const mirror = routeMirror(settings, request.gw.routeId)
+    if (mirror !== undefined && mirror.upstream !== group) mirrorRequest(request, service, mirror, settings.max_body_bytes, () => mirrorTarget(upstreams, service, settings, mirror.upstream, rawUrl, prefix))
     return relayCallerRequest(request, reply, upstream, path, settings)
   }
+}
+
+/** The mirror group's upstream and the path a copy goes to (that group's own `strip_prefix`). */
+function mirrorTarget (upstreams: UpstreamRegistry<UpstreamSettings>, service: string, settings: ProxySettings, group: string, rawUrl: string, prefix: string): MirrorTarget {
+  const groupSettings = settings.upstreams?.[group]
+  if (groupSettings === undefined) throw new Error(`services.${service}.upstreams.${group} is not configured`)
+  return { upstream: upstreams.get(groupKey(service, settings, group), proxyUpstreamSettings(groupSettings)), path: proxiedPath(rawUrl, prefix, groupSettings.strip_prefix) }
 }
 
 export default proxyService

@@ -4,6 +4,7 @@ import type { ServiceConfig } from '../../config/types.js'
 import { blockSettings, settingsProperties } from '../service-settings.js'
 import { CircuitBreakerSchema } from '../circuit-breaker-settings.js'
 import { GROUP_NAME, SplitSchema } from '../split-settings.js'
+import { MirrorSchema } from './mirror-settings.js'
 import { WebSocketLimitsSchema, websocketSwitchSchema, type WebSocketSwitch } from '../websocket-settings.js'
 
 /** Methods a proxied route may serve (upper case; `lanegate validate` refuses `get`). */
@@ -84,6 +85,7 @@ export const ProxySettingsSchema = Type.Object({
   upstream: Type.Optional(Upstream),
   upstreams: Type.Optional(UpstreamGroups),
   split: Type.Optional(SplitSchema),
+  mirror: Type.Optional(MirrorSchema),
   max_body_bytes: Type.Integer({
     minimum: 0,
     maximum: 1073741824,
@@ -115,6 +117,7 @@ export const ProxyRouteEntrySchema = Type.Object({
   }),
   policies: Type.Unsafe<Record<string, unknown>[]>(policyChain('The route\'s own policies, after the service\'s.')),
   split: Type.Optional(SplitSchema),
+  mirror: Type.Optional(MirrorSchema),
   websocket: Type.Optional(Type.Unsafe<WebSocketSwitch>(websocketSwitchSchema(
     '`true` (or limits `{ max_message_bytes, idle_timeout_seconds }`): a GET of the route may be upgraded to a WebSocket, relayed to the upstream once the route\'s chain passed (docs/websocket.md).',
   ))),
