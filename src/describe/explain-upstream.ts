@@ -1,7 +1,7 @@
 import type { ConfigIndexes } from '../config/indexes.js'
 import type { GatewayConfig } from '../config/types.js'
 import type { Principal } from '../runtime/request-context.js'
-import { chooseProxyGroup, groupKey, routeSplit } from '../services/proxy/groups.js'
+import { chooseProxyGroup, groupKey, routeMirror, routeSplit } from '../services/proxy/groups.js'
 import { proxySettings } from '../services/proxy/settings.js'
 import { laneVersion } from '../services/live/lane-version.js'
 import { liveSettings } from '../services/live/settings.js'
@@ -13,6 +13,8 @@ export interface UpstreamVerdict {
   readonly group: string
   readonly upstream: string
   readonly reason: string
+  /** The mirror group a copy may go to, and the share copied (a request sent to that group is not copied). */
+  readonly mirror?: { readonly upstream: string, readonly percent: number }
 }
 
 /** What explain knows of the request beside its route: the caller, the path's parameters and the headers given. */
@@ -36,7 +38,9 @@ export function explainUpstream (config: GatewayConfig, indexes: ConfigIndexes, 
   const split = routeSplit(settings, row.routeId)
   const where = split === settings.split ? `services.${row.service}.split` : `services.${row.service}.routes.${row.routeId}.split`
   const reason = settings.upstreams === undefined ? 'one group of targets (upstream:)' : reasonOf(choice, where, split?.sticky ?? 'client')
-  return { group, upstream: groupKey(row.service, settings, group), reason }
+  const mirror = routeMirror(settings, row.routeId)
+  const copied = mirror === undefined || mirror.upstream === group ? {} : { mirror: { upstream: groupKey(row.service, settings, mirror.upstream), percent: mirror.percent } }
+  return { group, upstream: groupKey(row.service, settings, group), reason, ...copied }
 }
 
 function explainLane (config: GatewayConfig, indexes: ConfigIndexes, request: ExplainedRequest): UpstreamVerdict | undefined {

@@ -174,6 +174,8 @@ export function formatExplanation (result: ExplainResult): string {
     : r.outcome === 'depends'
       ? `result: passes unless ${result.steps.filter((s) => s.outcome === 'depends' || s.outcome === 'not-explained').map((s) => s.outcome === 'depends' ? `${s.policy} refuses (${s.status ?? '?'} ${s.code ?? '?'})` : `${s.policy} (not explained) refuses`).join(' or ')}; then the handler answers`
       : `result: passes${result.route !== undefined && result.steps.length === 0 ? ' (gateway endpoint, no policy chain)' : '; the handler answers'}`)
-  if (result.upstream !== undefined && r.outcome !== 'refuse') lines.push(`upstream: ${result.upstream.upstream} (group ${result.upstream.group}: ${result.upstream.reason})`)
+  const upstream = r.outcome === 'refuse' ? undefined : result.upstream
+  if (upstream !== undefined) lines.push(`upstream: ${upstream.upstream} (group ${upstream.group}: ${upstream.reason})`)
+  if (upstream?.mirror !== undefined) lines.push(`mirror: a copy of ${upstream.mirror.percent} % of these requests to ${upstream.mirror.upstream}, its answer discarded`)
   return lines.join('\n')
 }

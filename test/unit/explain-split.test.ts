@@ -28,6 +28,13 @@ t.test('explain names the group and the reason: a weight bucket, a header rule, 
   const other = explainRequest(config, catalog, 'GET', '/legacy/pricing/stores/org_store_1/prices', user('till-7'), { 'x-pricing-next': '1' })
   t.same(other.upstream, { group: 'legacy', upstream: 'pricing/legacy', reason: 'services.pricing.routes.store_prices.split: weights: client bucket ' + String(bucket) + ' of 10000' })
 
+  const mirrored = await parseGatewayConfig(split.fixture.set('services.pricing.mirror', { upstream: 'next', percent: 5 }).text(), 'gateway.yaml', { env: {} })
+  const copy = explainRequest(mirrored.config, mirrored.catalog, 'GET', '/legacy/pricing/stores/org_store_1/prices', user('till-7'))
+  t.same(copy.upstream, { group: 'legacy', upstream: 'pricing/legacy', reason: other.upstream!.reason, mirror: { upstream: 'pricing/next', percent: 5 } })
+  t.match(formatExplanation(copy), '\nmirror: a copy of 5 % of these requests to pricing/next, its answer discarded')
+  const toNext = explainRequest(mirrored.config, mirrored.catalog, 'GET', '/legacy/pricing/stores/org_store_2/prices', user('till-7'))
+  t.equal(toNext.upstream?.mirror, undefined, 'a request sent to the mirror group is not copied')
+
   const refused = explainRequest(config, catalog, 'GET', '/legacy/pricing/prices/1', { kind: 'none' })
   t.equal(refused.upstream, undefined, 'a refused request goes nowhere')
 })
