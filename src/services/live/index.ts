@@ -4,7 +4,9 @@ import type { RouteDeclaration, ServiceModule } from '../service-module.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
 import type { LaneConfig } from '../../config/types.js'
 import { canonicalLanePath, pathBelowBase, splitLiveUrl } from './lane-path.js'
-import { resolveLaneStore } from './lane-store.js'
+import { resolveLaneStore, type LaneStore } from './lane-store.js'
+import type { Upstream } from '../../upstream/upstream.js'
+import type { SplitSettings } from '../../upstream/split.js'
 import { relayCallerRequest } from '../relay-reply.js'
 import { relayWebSocket, upgradeLimits } from '../websocket-relay.js'
 import { withoutAccessToken } from '../access-token-query.js'
@@ -79,14 +81,18 @@ function liveHandler (lanes: UpstreamRegistry<LaneConfig>) {
     const upgradable = request.gw.routeId === 'read' && settings.websocket !== undefined && settings.websocket !== false
     const path = pathBelowBase(canonicalLanePath(remainder), upgradable ? withoutAccessToken(query) : query)
 
-    // The store's lane, or its `lane.next` when the live split sends this request there (keyed `<store>/next`).
-    const version = laneVersion(store.id, store.lane, settings.split, splitCaller(request, store.id))
-    if (store.lane.next !== undefined && settings.split !== undefined) recordGroupRequest('live', version.group)
-    // Counted in lanegate_upstream_* by the lanes registry's key (the store id).
-    const lane = lanes.get(version.key, version.lane)
+    // Counted in lanegate_upstream_* by the lanes registry's key: the store id, `<store>/next` for its lane.next.
+    const lane = store.lane.next === undefined || settings.split === undefined ? lanes.get(store.id, store.lane) : splitLane(request, store, settings.split, lanes)
     if (websocket !== undefined) return relayWebSocket(request, reply, lane, path, websocket, settings.max_upstream_error_body_bytes)
     return relayCallerRequest(request, reply, lane, path, settings)
   }
+}
+
+/** The store's lane, or its `lane.next` when the live split sends this request there. */
+function splitLane (request: FastifyRequest, store: LaneStore, split: SplitSettings, lanes: UpstreamRegistry<LaneConfig>): Upstream {
+  const version = laneVersion(store.id, store.lane, split, splitCaller(request, store.id))
+  recordGroupRequest('live', version.group)
+  return lanes.get(version.key, version.lane)
 }
 
 export default liveService

@@ -97,12 +97,19 @@ function proxyHandler (service: string, prefix: string, upstreams: UpstreamRegis
     const upgradable = request.gw.snapshot.upgrades?.has(chainKey(service, request.gw.routeId)) === true
     // On a route that may be upgraded the token may come as `access_token`: it never goes upstream.
     const rawUrl = upgradable ? urlWithoutAccessToken(request.raw.url ?? '') : request.raw.url ?? ''
-    // The split's group (the block's one group without `upstreams:`): its own targets, breakers and budget.
+    // A block with one `upstream:` (the common case) pays nothing for splits: no group choice, no allocation.
+    if (settings.upstreams === undefined) {
+      if (settings.upstream === undefined) throw new GatewayError('not_found') // never for a validated block
+      const upstream = upstreams.get(service, proxyUpstreamSettings(settings.upstream))
+      const path = proxiedPath(rawUrl, prefix, settings.upstream.strip_prefix)
+      if (websocket !== undefined) return relayWebSocket(request, reply, upstream, path, websocket, settings.max_upstream_error_body_bytes)
+      return relayCallerRequest(request, reply, upstream, path, settings)
+    }
+    // The split's group: its own targets, breakers and budget; keyed `<block>/<group>` (the metrics' label).
     const { group, upstream: groupSettings } = chooseProxyGroup(service, settings, request.gw.routeId, splitCaller(request))
     const path = proxiedPath(rawUrl, prefix, groupSettings.strip_prefix)
-    // Keyed by the block's name (and group): the `upstream` label of lanegate_upstream_* (bounded by the config).
     const upstream = upstreams.get(groupKey(service, settings, group), proxyUpstreamSettings(groupSettings))
-    if (settings.upstreams !== undefined) recordGroupRequest(service, group)
+    recordGroupRequest(service, group)
     if (websocket !== undefined) return relayWebSocket(request, reply, upstream, path, websocket, settings.max_upstream_error_body_bytes)
     // In the same tick as the relay's pipe: a copy's body reader and the relay both see every chunk.
     const mirror = routeMirror(settings, request.gw.routeId)
