@@ -89,3 +89,25 @@ t.test('over real sockets: a caller keeps its group across connections, and the 
   const injected = await gw.app.inject({ url: '/legacy/pricing/prices/9', headers: { authorization: `Bearer ${tokens[0]!}` } })
   t.same(injected.body, [...seen.get('web-0')!][0])
 })
+
+t.test('each group has its own breaker: next opens on its failures, legacy keeps answering', async (t) => {
+  const split = await splitGateway(t)
+  const gw = await split.fixture.set('services.pricing.upstreams.next.circuit_breaker', { consecutive_failures: 2, open_seconds: 60 }).boot(t)
+  split.next.handle((_req, res) => { res.writeHead(503, { 'content-type': 'text/plain' }).end('down') })
+  const token = await split.token('till-1')
+  const call = async (headers: Record<string, string> = {}) => {
+    const res = await gw.app.inject({ url: '/legacy/pricing/prices/1', headers: { authorization: `Bearer ${token}`, 'x-pricing-next': '0', ...headers } })
+    return { status: res.statusCode, body: res.json() as unknown, retryAfter: res.headers['retry-after'] !== undefined }
+  }
+  const failed = { error: 'upstream_error', upstream_status: 503, upstream_body: 'down', message: 'The upstream service answered 503.' }
+  t.same(await call({ 'x-pricing-next': '1' }), { status: 503, body: failed, retryAfter: false })
+  t.same(await call({ 'x-pricing-next': '1' }), { status: 503, body: failed, retryAfter: false })
+  t.same(await call({ 'x-pricing-next': '1' }), {
+    status: 503,
+    body: { error: 'upstream_error', upstream_status: 0, upstream_failure: 'circuit_open', upstream_body: '', message: 'The upstream service is failing: its circuit breaker is open.' },
+    retryAfter: true,
+  })
+  t.equal(split.next.seen.length, 2, 'the open breaker sent nothing')
+  t.same(await gw.app.inject({ url: '/legacy/pricing/stores/org_store_1/prices', headers: { authorization: `Bearer ${token}` } }).then((r) => [r.statusCode, r.body]), [200, 'legacy'], 'legacy is untouched')
+  t.match(await gw.metrics!.registry.metrics(), 'lanegate_upstream_circuit_state{service="pricing/next",target="' + split.next.url + '"} 2')
+})
