@@ -49,7 +49,9 @@ function explainLane (config: GatewayConfig, indexes: ConfigIndexes, request: Ex
   if (store?.lane === undefined || !store.installActive) return undefined
   const split = liveSettings(config).split
   const version = laneVersion(store.id, store.lane, split, callerOf(request, store.id))
-  const reason = store.lane.next === undefined ? 'the store\'s lane has no next version' : reasonOf(version.choice, 'services.live.split', split?.sticky ?? 'store')
+  const reason = store.lane.next === undefined
+    ? 'the store\'s lane has no next version'
+    : split === undefined ? 'services.live.split is not set: the store\'s lane' : reasonOf(version.choice, 'services.live.split', split.sticky)
   return { group: version.group, upstream: version.key, reason }
 }
 
