@@ -301,6 +301,18 @@
       })
     }
     fill($('#upstreams-table tbody'), rows)
+    // Traffic splits: each group's upstream (a row above), its weight and share, then the rules that come first.
+    const splits = []
+    for (const split of body.splits) {
+      const where = `${split.service} ${split.at}`
+      for (const g of split.groups) {
+        splits.push(row([where, g.group, el('code', g.upstream), g.weight ?? '–', g.percent === null ? '–' : `${g.percent} %`, `sticky: ${split.sticky}`],
+          { 'data-split': where, 'data-group': g.group }))
+      }
+      split.rules.forEach((r, i) => splits.push(row([where, r.upstream, '', '', '', `rule ${i + 1}: ${r.match}`], { 'data-split': where, 'data-rule': String(i) })))
+    }
+    fill($('#splits-table tbody'), splits)
+    $('#splits').hidden = splits.length === 0
   }
 
   // ---- Clients and limits ----

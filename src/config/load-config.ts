@@ -96,7 +96,7 @@ export async function parseConfigText<Catalog> (text: string, file: string, rule
   // Pass 1: structure.
   const validate = compileSchemaByContent(buildConfigSchema(rules.services), 'lanegate')
   const structural = untypedServices(validate(substituted) ? [] : validate.errors ?? [])
-  const first = dedupe(structural.map((e) => {
+  const first = dedupe(withoutNameSummaries(structural).map((e) => {
     const segments = errorPath(e)
     return locate({ path: formatPath(segments), message: describeAjvError(e) }, segments)
   }))
@@ -128,6 +128,11 @@ export async function parseConfigText<Catalog> (text: string, file: string, rule
   defaultIssuer(config)
   deepFreeze(config)
   return loaded
+}
+
+/** A bad key name is reported once, by the rule it breaks (`must match pattern …`), not also as "property name must be valid". */
+function withoutNameSummaries (errors: ErrorObject[]): ErrorObject[] {
+  return errors.filter((e) => e.keyword !== 'propertyNames' || !errors.some((other) => other.propertyName !== undefined && other.instancePath === e.instancePath))
 }
 
 /** A block under `services:` without `type` and not named after a fixed service. */
@@ -164,6 +169,8 @@ function describeAjvError (e: ErrorObject): string {
 
 function errorPath (e: ErrorObject): (string | number)[] {
   const segments = parsePointer(e.instancePath)
+  // An error of a key's name (under `propertyNames`) is placed at that key.
+  if (e.propertyName !== undefined) segments.push(e.propertyName)
   if (e.keyword === 'additionalProperties') segments.push((e.params as { additionalProperty: string }).additionalProperty)
   if (e.keyword === 'propertyNames') segments.push(String((e.params as { propertyName?: string }).propertyName ?? ''))
   return segments

@@ -7,7 +7,7 @@ import type { BackendTlsConfig, GatewayConfig, ServerTlsConfig } from './types.j
  *. `server.data_dir` is resolved here; the paths given relative to it (`issuer.key_dir`,
  * `user_token_issuers[].development_key_dir`, `storage.sqlite_file`) follow. A service's `source_dir` setting
  * (content) is resolved the same way, and so are the TLS files: `server.tls`, each lane's `tls` and a service's
- * `upstream.tls` (proxy blocks). Runs right after the structural pass, before anything reads a path.
+ * `upstream.tls` and `upstreams.<group>.tls` (proxy blocks). Runs right after the structural pass, before anything reads a path.
  */
 export function resolveConfigPaths (config: GatewayConfig, file: string): void {
   const base = resolve(dirname(file))
@@ -16,6 +16,11 @@ export function resolveConfigPaths (config: GatewayConfig, file: string): void {
     if (typeof settings.source_dir === 'string') settings.source_dir = resolve(base, settings.source_dir)
     const upstream = settings.upstream as { tls?: unknown } | undefined
     if (isObject(upstream) && isObject(upstream.tls)) resolveTlsFiles(upstream.tls as BackendTlsConfig, base)
+    // A proxy block's named target groups (`upstreams:`), each with the keys of `upstream`.
+    const groups = settings.upstreams as Record<string, { tls?: unknown }> | undefined
+    for (const group of isObject(groups) ? Object.values(groups) : []) {
+      if (isObject(group) && isObject(group.tls)) resolveTlsFiles(group.tls as BackendTlsConfig, base)
+    }
   }
   if (isObject(config.server.tls)) resolveTlsFiles(config.server.tls, base)
   for (const sink of config.access_log?.sinks ?? []) {
@@ -24,6 +29,7 @@ export function resolveConfigPaths (config: GatewayConfig, file: string): void {
   for (const organization of config.organizations) {
     for (const store of organization.stores ?? []) {
       if (isObject(store.lane?.tls)) resolveTlsFiles(store.lane.tls, base)
+      if (isObject(store.lane?.next?.tls)) resolveTlsFiles(store.lane.next.tls, base)
     }
   }
 }

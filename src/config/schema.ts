@@ -93,13 +93,18 @@ export const backendTls = obj('TLS to an https backend: a private CA, a client c
   verify: bool('false: the backend\'s certificate is not verified (a warning is logged at every start and reload).', { default: true }),
 })
 
-const lane = obj('The lane software of a store.', {
+const laneSoftware = {
   base_url: str('http(s) URL of the lane software; requests are relayed below it only.', { pattern: '^https?://' }),
   credential: Type.Optional(str('Sent to the lane as its Authorization header (the caller\'s own never is).', { minLength: 1 })),
   connect_timeout_ms: int('Connection timeout to the lane.', { minimum: 1, default: 2000 }),
   response_timeout_ms: int('Time allowed for the lane to start answering.', { minimum: 1, default: 15000 }),
   max_sockets: int('Keep-alive sockets per lane, and so the lane\'s concurrency cap.', { minimum: 1, maximum: 1024, default: 32 }),
   tls: Type.Optional(backendTls),
+}
+
+const lane = obj('The lane software of a store.', {
+  ...laneSoftware,
+  next: Type.Optional(obj('A new version of the store\'s lane software (the same keys): the live proxy sends a request there when `services.live.split` chooses `next` (docs/data-exchange.md); fan-out keeps the lane above.', laneSoftware)),
 })
 
 const store = obj('A store organization of this organization.', {

@@ -34,10 +34,15 @@ export function checkTlsSettings (config: GatewayConfig, now: number): { problem
   for (const [name, settings] of Object.entries(config.services)) {
     const tls = (settings.upstream as { tls?: BackendTlsConfig } | undefined)?.tls
     if (tls !== undefined && typeof tls === 'object') checkBackendTls(tls, ['services', name, 'upstream', 'tls'])
+    const groups = settings.upstreams as Record<string, { tls?: BackendTlsConfig }> | undefined
+    for (const [group, upstream] of Object.entries(groups ?? {})) {
+      if (typeof upstream?.tls === 'object') checkBackendTls(upstream.tls, ['services', name, 'upstreams', group, 'tls'])
+    }
   }
   config.organizations.forEach((organization, i) => {
     organization.stores?.forEach((store, j) => {
       if (store.lane?.tls !== undefined) checkBackendTls(store.lane.tls, ['organizations', i, 'stores', j, 'lane', 'tls'])
+      if (store.lane?.next?.tls !== undefined) checkBackendTls(store.lane.next.tls, ['organizations', i, 'stores', j, 'lane', 'next', 'tls'])
     })
   })
   return { problems, warnings, listener }

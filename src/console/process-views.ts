@@ -7,6 +7,7 @@ import type { UpstreamState } from '../upstream/registry.js'
 import { mergeSamples, type Sample, type UpstreamSample } from './samples.js'
 import type { ConsoleState } from './console-state.js'
 import type { ReloadRecord } from './reload-history.js'
+import { splitsOf, type SplitView } from './upstream-splits.js'
 
 /** The views the console serves, each a JSON endpoint `/api/console/<view>`. */
 export const VIEWS = ['overview', 'routes', 'explain', 'upstreams', 'clients', 'config', 'dispatches'] as const
@@ -28,6 +29,8 @@ export interface RawUpstreams {
   upstreams: Array<UpstreamState & { kind: 'proxy' | 'lane' | 'service', used: boolean }>
   /** Calls, errors and latency per upstream over the last minute. */
   lastMinute: Record<string, UpstreamSample>
+  /** The config's traffic splits: groups, weights and rules (the same in every worker). */
+  splits: SplitView[]
 }
 
 export interface RawClients {
@@ -128,6 +131,7 @@ function upstreamsView (booted: ConsoleSources, state: ConsoleState): RawUpstrea
       ...upstreams.services.states().map((u) => ({ ...u, kind: 'service' as const, used: true })),
     ],
     lastMinute: lastMinute(state.ring.since(Math.floor(Date.now() / 1000) - 60)),
+    splits: splitsOf(booted.gateway.current().config),
   }
 }
 

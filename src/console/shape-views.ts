@@ -133,6 +133,7 @@ function shapeUpstreams (raws: readonly RawUpstreams[], context: ShapeContext): 
         })),
       }
     }),
+    splits: raws[0]?.splits ?? [],
   }
 }
 

@@ -7,6 +7,7 @@ import type { Catalog } from '../pipeline/registry.js'
 import type { Principal } from '../runtime/request-context.js'
 import { declaredRoutes, moduleForService } from '../services/service-module.js'
 import { alsoServed, servedPath, servedRoutes, type ServedRoute } from './route-table.js'
+import { explainUpstream, type UpstreamVerdict } from './explain-upstream.js'
 
 /** One chain step's verdict; `not-explained` for an outside policy without `explain`, `not-reached` after a refusal. */
 export interface StepVerdict {
@@ -27,6 +28,8 @@ export interface ExplainResult {
   readonly steps: readonly StepVerdict[]
   /** `refuse`: a step (or the router) refuses for sure; `depends`: nothing refuses for sure but something may; `pass`. */
   readonly result: { outcome: 'pass' | 'refuse' | 'depends', at?: string, status?: number, code?: string }
+  /** Where a proxy or live route would send it (the split's group and why); absent for other routes and refusals. */
+  readonly upstream?: UpstreamVerdict
 }
 
 /** Who the explanation is for: a service account of the config, or a user token's subject, organization and scopes. */
@@ -45,7 +48,7 @@ type Matched = { row: ServedRoute, unlisted?: undefined } | { row?: undefined, u
  * served route, then asks each chain step's `explain` what it would do for `caller`. Nothing is sent and no store,
  * counter or key is touched.
  */
-export function explainRequest (config: GatewayConfig, catalog: Catalog, method: string, rawPath: string, caller: ExplainCaller): ExplainResult {
+export function explainRequest (config: GatewayConfig, catalog: Catalog, method: string, rawPath: string, caller: ExplainCaller, headers: Readonly<Record<string, string>> = {}): ExplainResult {
   const indexes = buildIndexes(config)
   const principal = principalOf(config, indexes, caller)
   const path = rawPath.split('?')[0] ?? ''
@@ -91,8 +94,9 @@ export function explainRequest (config: GatewayConfig, catalog: Catalog, method:
   const row = matched.row
   const params = Object.fromEntries(Object.entries(found.params).filter((e): e is [string, string] => typeof e[1] === 'string'))
   const route = { service: row.service, route: row.routeId, envelope: row.envelope, params }
+  const upstream = explainUpstream(config, indexes, row, { params, principal, headers })
   if (row.chain.length === 0) {
-    return { ...base, route, steps: [], result: { outcome: 'pass' } }
+    return { ...base, route, steps: [], result: { outcome: 'pass' }, upstream }
   }
   const steps: StepVerdict[] = []
   let authenticated = false
@@ -117,7 +121,7 @@ export function explainRequest (config: GatewayConfig, catalog: Catalog, method:
   }
   if (refusedAt !== undefined) return { ...base, route, steps, result: { outcome: 'refuse', at: refusedAt.policy, status: refusedAt.status, code: refusedAt.code } }
   const uncertain = steps.some((s) => s.outcome === 'depends' || s.outcome === 'not-explained')
-  return { ...base, route, steps, result: { outcome: uncertain ? 'depends' : 'pass' } }
+  return { ...base, route, steps, result: { outcome: uncertain ? 'depends' : 'pass' }, upstream }
 }
 
 /** The principal a valid token of this caller would give `auth` (a service token asks for all the account's scopes). */
@@ -171,5 +175,8 @@ export function formatExplanation (result: ExplainResult): string {
     : r.outcome === 'depends'
       ? `result: passes unless ${result.steps.filter((s) => s.outcome === 'depends' || s.outcome === 'not-explained').map((s) => s.outcome === 'depends' ? `${s.policy} refuses (${s.status ?? '?'} ${s.code ?? '?'})` : `${s.policy} (not explained) refuses`).join(' or ')}; then the handler answers`
       : `result: passes${result.route !== undefined && result.steps.length === 0 ? ' (gateway endpoint, no policy chain)' : '; the handler answers'}`)
+  const upstream = r.outcome === 'refuse' ? undefined : result.upstream
+  if (upstream !== undefined) lines.push(`upstream: ${upstream.upstream} (group ${upstream.group}: ${upstream.reason})`)
+  if (upstream?.mirror !== undefined) lines.push(`mirror: a copy of ${upstream.mirror.percent} % of these requests to ${upstream.mirror.upstream}, its answer discarded`)
   return lines.join('\n')
 }

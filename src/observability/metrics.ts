@@ -121,6 +121,8 @@ export class GatewayMetrics {
   /** Open WebSockets, their messages and closes (websocket-metrics.ts). */
   readonly websockets = new WebSocketMetrics(this.registry)
   readonly upstreamRetries = new CounterFamily('lanegate_upstream_retries_total', 'Retries of upstream requests on another target, by result: sent, or over_budget (not sent: retry.budget spent).', ['upstream', 'result'])
+  readonly upstreamGroupRequests = new CounterFamily('lanegate_upstream_group_requests_total', 'Requests of a proxy service (or the live proxy) by the target group its split chose.', ['service', 'group'])
+  readonly upstreamMirrors = new CounterFamily('lanegate_upstream_mirror_requests_total', 'Request copies of a proxy service to its mirror group, by result: sent, dropped_body_too_large, dropped_in_flight.', ['service', 'result'])
   readonly ejections = new CounterFamily('lanegate_upstream_ejections_total', 'Upstream targets ejected, by service, target and reason (outlier: its failure rate stood far above its siblings\').', ['service', 'target', 'reason'])
   readonly circuitTransitions = new CounterFamily('lanegate_upstream_circuit_transitions_total', 'Circuit breaker state changes of upstream targets, by service, target and the state entered (open, half_open, closed).', ['service', 'target', 'to'])
   readonly accessLogDropped = new CounterFamily('lanegate_access_log_dropped_total', 'Access lines dropped because the sink was backed up or failing, by sink (its name, else its type).', ['sink'])
@@ -148,7 +150,7 @@ export class GatewayMetrics {
 
   constructor (sources: MetricSources) {
     for (const family of [this.requests, this.durations, this.streamDurations, this.upstreamRequests, this.upstreamDurations, this.rateLimited,
-      this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches, this.cacheLookups, this.circuitTransitions, this.upstreamRetries, this.ejections,
+      this.authRefusals, this.tokensIssued, this.tokenErrors, this.configReloads, this.fanoutDispatches, this.cacheLookups, this.circuitTransitions, this.upstreamRetries, this.upstreamGroupRequests, this.upstreamMirrors, this.ejections,
       this.accessLogDropped, this.tracesDropped]) {
       this.registry.registerMetric(asPromMetric(family))
     }

@@ -49,3 +49,13 @@ export function recordRetry (upstream: string, result: 'sent' | 'over_budget'): 
 export function recordEjection (upstream: string, target: string, reason: string): void {
   active?.ejections.inc(upstream, target, reason)
 }
+
+/** A request of proxy block `service` sent to its target group `group` (blocks with `upstreams:`). */
+export function recordGroupRequest (service: string, group: string): void {
+  active?.upstreamGroupRequests.inc(service, group)
+}
+
+/** A request copy of proxy block `service` to its mirror group: `sent`, or dropped (`dropped_body_too_large`, `dropped_in_flight`). */
+export function recordMirror (service: string, result: 'sent' | 'dropped_body_too_large' | 'dropped_in_flight'): void {
+  active?.upstreamMirrors.inc(service, result)
+}

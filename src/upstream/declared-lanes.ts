@@ -7,7 +7,7 @@ export type DeclaredLane = LaneConfig & { readonly circuit_breaker?: CircuitBrea
 
 /**
  * The lanes a config declares, by store id: every store with an active install and a lane, the only ones the live
- * relay and fan-out send to. The gateway hands them to `SharedUpstreams.lanes.reconcile` with each snapshot (boot
+ * relay and fan-out send to (and `<store id>/next` for a lane's `next` version, which only the live split sends to). The gateway hands them to `SharedUpstreams.lanes.reconcile` with each snapshot (boot
  * and reload), so the upstream of a store the reload removed, deactivated or left without a lane is retired: its
  * requests in flight finish, then its pools close.
  *
@@ -21,7 +21,10 @@ export function declaredLanes (config: GatewayConfig): Map<string, DeclaredLane>
   for (const organization of config.organizations) {
     for (const store of organization.stores) {
       const lane = activeLane(store)
-      if (lane !== undefined) lanes.set(store.id, breaker === undefined ? lane : withBreaker(lane, breaker))
+      if (lane === undefined) continue
+      lanes.set(store.id, breaker === undefined ? lane : withBreaker(lane, breaker))
+      // A new version of the store's lane software, for the live split (services/live/lane-version.ts).
+      if (lane.next !== undefined) lanes.set(`${store.id}/next`, breaker === undefined ? lane.next : withBreaker(lane.next, breaker))
     }
   }
   return lanes

@@ -14,6 +14,7 @@ const worker = (a: 'closed' | 'half_open' | 'open', b: 'closed' | 'half_open' | 
     { upstream: 'plain', kind: 'proxy', used: true, targets: [target('http://c.test')] },
   ],
   lastMinute: {},
+  splits: [],
 })
 
 t.test('targets with a breaker carry its state, merged over workers (open > half_open > closed); others carry none', async (t) => {

@@ -38,7 +38,7 @@ t.test('a valid block gets its defaults, and two proxy blocks under names of the
 `)
   const { config } = await parseGatewayConfig(text, 'gateway.yaml', { env: {} })
   const pricing = proxySettings(config.services.pricing!)
-  t.same(proxyUpstreamSettings(pricing.upstream), {
+  t.same(proxyUpstreamSettings(pricing.upstream!), {
     targets: [{ url: 'http://127.0.0.1:9301', weight: 1 }, { url: 'http://127.0.0.1:9302/base', weight: 2 }],
     balance: 'round_robin',
     max_sockets: 32,
@@ -48,7 +48,7 @@ t.test('a valid block gets its defaults, and two proxy blocks under names of the
     credential: undefined,
     label: 'The upstream service',
   } as never, 'engine settings (strip_prefix stays with the service)')
-  t.equal(pricing.upstream.strip_prefix, true)
+  t.equal(pricing.upstream!.strip_prefix, true)
   const inventory = config.services.inventory!
   const module = moduleForService(catalog.services, 'inventory', inventory)
   t.equal(module?.name, 'proxy')
@@ -96,7 +96,7 @@ services:
 
 t.test('circuit_breaker: defaults filled in and handed to the engine; a breaker without a rule or with max_open below open is refused with its path', async (t) => {
   const { config } = await parseGatewayConfig(file('      targets: [ "http://a.test" ]\n      circuit_breaker: { consecutive_failures: 5 }'), 'gateway.yaml', { env: {} })
-  t.same(proxyUpstreamSettings(proxySettings(config.services.pricing!).upstream).circuit_breaker, {
+  t.same(proxyUpstreamSettings(proxySettings(config.services.pricing!).upstream!).circuit_breaker, {
     failure_statuses: [500, 502, 503, 504],
     consecutive_failures: 5,
     open_seconds: 30,
@@ -104,7 +104,7 @@ t.test('circuit_breaker: defaults filled in and handed to the engine; a breaker 
     half_open_requests: 1,
   })
   const rate = await parseGatewayConfig(file('      targets: [ "http://a.test" ]\n      circuit_breaker: { failure_rate: { percent: 50 }, slow: { ms: 2000, percent: 80 } }'), 'gateway.yaml', { env: {} })
-  t.same(proxySettings(rate.config.services.pricing!).upstream.circuit_breaker, {
+  t.same(proxySettings(rate.config.services.pricing!).upstream!.circuit_breaker, {
     failure_statuses: [500, 502, 503, 504],
     failure_rate: { percent: 50, window_seconds: 30, min_requests: 20 },
     slow: { ms: 2000, percent: 80, window_seconds: 30, min_requests: 20 },
@@ -125,7 +125,7 @@ t.test('circuit_breaker: defaults filled in and handed to the engine; a breaker 
 
 t.test('retry.budget: defaults filled in and handed to the engine; a percent over 100 is refused with its path', async (t) => {
   const { config } = await parseGatewayConfig(file('      targets: [ "http://a.test" ]\n      retry: { attempts: 3, budget: {} }'), 'gateway.yaml', { env: {} })
-  t.same(proxyUpstreamSettings(proxySettings(config.services.pricing!).upstream).retry, { attempts: 3, methods: ['GET', 'HEAD', 'OPTIONS'], budget: { percent: 20, min_per_second: 1 } })
+  t.same(proxyUpstreamSettings(proxySettings(config.services.pricing!).upstream!).retry, { attempts: 3, methods: ['GET', 'HEAD', 'OPTIONS'], budget: { percent: 20, min_per_second: 1 } })
   t.same(await problemsOf(file('      targets: [ "http://a.test" ]\n      retry: { budget: { percent: 101 } }')), [
     ['services.pricing.upstream.retry.budget.percent', 10, 'must be <= 100'],
   ])
@@ -133,7 +133,7 @@ t.test('retry.budget: defaults filled in and handed to the engine; a percent ove
 
 t.test('outlier_ejection: defaults filled in and handed to the engine; refused on a single target', async (t) => {
   const { config } = await parseGatewayConfig(file('      targets: [ "http://a.test", "http://b.test" ]\n      outlier_ejection: {}'), 'gateway.yaml', { env: {} })
-  t.same(proxyUpstreamSettings(proxySettings(config.services.pricing!).upstream).outlier_ejection, {
+  t.same(proxyUpstreamSettings(proxySettings(config.services.pricing!).upstream!).outlier_ejection, {
     interval_seconds: 10, min_requests: 20, above_siblings_percent: 50, failure_statuses: [500, 502, 503, 504], eject_seconds: 30, max_ejected_percent: 50,
   })
   t.same(await problemsOf(file('      targets: [ "http://a.test", "http://b.test" ]\n      outlier_ejection: { max_ejected_percent: 0 }')), [

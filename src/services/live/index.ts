@@ -4,7 +4,9 @@ import type { RouteDeclaration, ServiceModule } from '../service-module.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
 import type { LaneConfig } from '../../config/types.js'
 import { canonicalLanePath, pathBelowBase, splitLiveUrl } from './lane-path.js'
-import { resolveLaneStore } from './lane-store.js'
+import { resolveLaneStore, type LaneStore } from './lane-store.js'
+import type { Upstream } from '../../upstream/upstream.js'
+import type { SplitSettings } from '../../upstream/split.js'
 import { relayCallerRequest } from '../relay-reply.js'
 import { relayWebSocket, upgradeLimits } from '../websocket-relay.js'
 import { withoutAccessToken } from '../access-token-query.js'
@@ -12,6 +14,10 @@ import { LiveSettingsSchema, liveSettings, liveSettingsSchema } from './settings
 import { blockSettings } from '../service-settings.js'
 import { websocketLimits } from '../websocket-settings.js'
 import { circuitBreakerProblems } from '../circuit-breaker-settings.js'
+import { splitProblems } from '../split-settings.js'
+import { splitCaller } from '../split-caller.js'
+import { LANE_GROUPS, laneVersion } from './lane-version.js'
+import { recordGroupRequest } from '../../observability/recorders.js'
 
 /** The routes (ids are the YAML keys under `services.live.routes`). */
 export const liveRoutes: readonly RouteDeclaration[] = [
@@ -48,7 +54,11 @@ export const liveService: ServiceModule = {
   description: 'Lane live proxy: relays reads and writes to a store\'s lane software.',
   routes: liveRoutes,
   settingsSchema: liveSettingsSchema,
-  check: (settings) => circuitBreakerProblems(blockSettings(settings, LiveSettingsSchema).circuit_breaker, 'circuit_breaker'),
+  check (settings) {
+    const live = blockSettings(settings, LiveSettingsSchema)
+    const split = live.split === undefined ? [] : splitProblems(live.split, LANE_GROUPS, 'split')
+    return [...circuitBreakerProblems(live.circuit_breaker, 'circuit_breaker'), ...split]
+  },
   build (deps) {
     // The lanes' pools are shared with fan-out's lane calls (one socket cap per lane) and closed with the gateway.
     const handler = liveHandler(deps.shared.upstreams.lanes)
@@ -71,11 +81,18 @@ function liveHandler (lanes: UpstreamRegistry<LaneConfig>) {
     const upgradable = request.gw.routeId === 'read' && settings.websocket !== undefined && settings.websocket !== false
     const path = pathBelowBase(canonicalLanePath(remainder), upgradable ? withoutAccessToken(query) : query)
 
-    // Counted in lanegate_upstream_* by store id (the lanes registry's key).
-    const lane = lanes.get(store.id, store.lane)
+    // Counted in lanegate_upstream_* by the lanes registry's key: the store id, `<store>/next` for its lane.next.
+    const lane = store.lane.next === undefined || settings.split === undefined ? lanes.get(store.id, store.lane) : splitLane(request, store, settings.split, lanes)
     if (websocket !== undefined) return relayWebSocket(request, reply, lane, path, websocket, settings.max_upstream_error_body_bytes)
     return relayCallerRequest(request, reply, lane, path, settings)
   }
+}
+
+/** The store's lane, or its `lane.next` when the live split sends this request there. */
+function splitLane (request: FastifyRequest, store: LaneStore, split: SplitSettings, lanes: UpstreamRegistry<LaneConfig>): Upstream {
+  const version = laneVersion(store.id, store.lane, split, splitCaller(request, store.id))
+  recordGroupRequest('live', version.group)
+  return lanes.get(version.key, version.lane)
 }
 
 export default liveService

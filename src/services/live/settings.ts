@@ -3,6 +3,7 @@ import type { GatewayConfig } from '../../config/types.js'
 import { requiredServiceSettings, settingsProperties } from '../service-settings.js'
 import { websocketSwitchSchema, type WebSocketSwitch } from '../websocket-settings.js'
 import { CircuitBreakerSchema } from '../circuit-breaker-settings.js'
+import { splitSchema } from '../split-settings.js'
 
 /** `services.live` settings beside prefix, envelope, policies and routes: one declaration, schema and type. */
 export const LiveSettingsSchema = Type.Object({
@@ -21,6 +22,10 @@ export const LiveSettingsSchema = Type.Object({
   circuit_breaker: Type.Optional(Type.Object({ ...CircuitBreakerSchema.properties }, {
     additionalProperties: false,
     description: 'A circuit breaker per store lane, each with its own state: a failing lane gets no traffic for a while, its callers 503 circuit_open at once (off when absent).',
+  })),
+  split: Type.Optional(Type.Object({ ...splitSchema('store').properties }, {
+    additionalProperties: false,
+    description: 'Which version of a store\'s lane software a live request goes to, for stores whose lane has `next`: groups `lane` and `next`; rules, then weights by a hash of the store (default), client or organization (off when absent: every request to `lane`).',
   })),
   websocket: Type.Optional(Type.Unsafe<WebSocketSwitch>(websocketSwitchSchema(
     '`true` (or limits `{ max_message_bytes, idle_timeout_seconds }`): a GET of the live read route may be upgraded to a WebSocket, relayed to the store\'s lane once the route\'s chain passed (docs/websocket.md).',

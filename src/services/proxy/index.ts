@@ -11,9 +11,13 @@ import { chainKey } from '../../runtime/snapshot.js'
 import type { RouteDeclaration, RouteHandler, ServiceModule } from '../service-module.js'
 import { checkProxySettings } from './check.js'
 import { proxiedPath } from './proxy-path.js'
-import { ProxyRouteEntrySchema, proxySettings, proxySettingsSchema } from './settings.js'
+import { ProxyRouteEntrySchema, proxySettings, proxySettingsSchema, type ProxySettings } from './settings.js'
 import { blockRoutes } from '../service-settings.js'
 import { proxyUpstreamSettings } from './upstream-settings.js'
+import { chooseProxyGroup, groupKey, proxyGroups, routeMirror } from './groups.js'
+import { mirrorRequest, type MirrorTarget } from './mirror.js'
+import { splitCaller } from '../split-caller.js'
+import { recordGroupRequest } from '../../observability/recorders.js'
 import { websocketLimits } from '../websocket-settings.js'
 
 /**
@@ -30,7 +34,6 @@ export const proxyService: ServiceModule = {
   routes: proxyRoutes,
   routeEntrySchema: ProxyRouteEntrySchema,
   settingsSchema: proxySettingsSchema,
-  requiredSettings: ['upstream'],
   check: (settings) => checkProxySettings(settings),
   build (deps) {
     // The prefix the routes are mounted under (a changed prefix needs a restart, like every service's).
@@ -47,14 +50,17 @@ export const proxyService: ServiceModule = {
 }
 
 /**
- * Each snapshot declares the proxy blocks' upstreams (boot and every reload): a block's upstream is built, and its
+ * Each snapshot declares the proxy blocks' upstreams, one per target group (boot and every reload): a block's upstream is built, and its
  * active health checks started, when the snapshot is, not at its first request; a changed block is reconciled in
  * place; a removed block's upstream stops probing, finishes its requests in flight and closes its pools; a block
  * added back gets a new one.
  */
 function reconcileProxyUpstreams (blocks: ReadonlyMap<string, ServiceConfig>, shared: SharedResources): void {
   const wanted = new Map<string, UpstreamSettings>()
-  for (const [service, block] of blocks) wanted.set(service, proxyUpstreamSettings(proxySettings(block).upstream))
+  for (const [service, block] of blocks) {
+    const settings = proxySettings(block)
+    for (const [group, upstream] of proxyGroups(settings)) wanted.set(groupKey(service, settings, group), proxyUpstreamSettings(upstream))
+  }
   shared.upstreams.proxies.reconcile(wanted)
 }
 
@@ -91,12 +97,32 @@ function proxyHandler (service: string, prefix: string, upstreams: UpstreamRegis
     const upgradable = request.gw.snapshot.upgrades?.has(chainKey(service, request.gw.routeId)) === true
     // On a route that may be upgraded the token may come as `access_token`: it never goes upstream.
     const rawUrl = upgradable ? urlWithoutAccessToken(request.raw.url ?? '') : request.raw.url ?? ''
-    const path = proxiedPath(rawUrl, prefix, settings.upstream.strip_prefix)
-    // Keyed by the block's name: that is the `upstream` label of lanegate_upstream_* (bounded: one per block).
-    const upstream = upstreams.get(service, proxyUpstreamSettings(settings.upstream))
+    // A block with one `upstream:` (the common case) pays nothing for splits: no group choice, no allocation.
+    if (settings.upstreams === undefined) {
+      if (settings.upstream === undefined) throw new GatewayError('not_found') // never for a validated block
+      const upstream = upstreams.get(service, proxyUpstreamSettings(settings.upstream))
+      const path = proxiedPath(rawUrl, prefix, settings.upstream.strip_prefix)
+      if (websocket !== undefined) return relayWebSocket(request, reply, upstream, path, websocket, settings.max_upstream_error_body_bytes)
+      return relayCallerRequest(request, reply, upstream, path, settings)
+    }
+    // The split's group: its own targets, breakers and budget; keyed `<block>/<group>` (the metrics' label).
+    const { group, upstream: groupSettings } = chooseProxyGroup(service, settings, request.gw.routeId, splitCaller(request))
+    const path = proxiedPath(rawUrl, prefix, groupSettings.strip_prefix)
+    const upstream = upstreams.get(groupKey(service, settings, group), proxyUpstreamSettings(groupSettings))
+    recordGroupRequest(service, group)
     if (websocket !== undefined) return relayWebSocket(request, reply, upstream, path, websocket, settings.max_upstream_error_body_bytes)
+    // In the same tick as the relay's pipe: a copy's body reader and the relay both see every chunk.
+    const mirror = routeMirror(settings, request.gw.routeId)
+    if (mirror !== undefined && mirror.upstream !== group) mirrorRequest(request, service, mirror, settings.max_body_bytes, () => mirrorTarget(upstreams, service, settings, mirror.upstream, rawUrl, prefix))
     return relayCallerRequest(request, reply, upstream, path, settings)
   }
+}
+
+/** The mirror group's upstream and the path a copy goes to (that group's own `strip_prefix`). */
+function mirrorTarget (upstreams: UpstreamRegistry<UpstreamSettings>, service: string, settings: ProxySettings, group: string, rawUrl: string, prefix: string): MirrorTarget {
+  const groupSettings = settings.upstreams?.[group]
+  if (groupSettings === undefined) throw new Error(`services.${service}.upstreams.${group} is not configured`)
+  return { upstream: upstreams.get(groupKey(service, settings, group), proxyUpstreamSettings(groupSettings)), path: proxiedPath(rawUrl, prefix, groupSettings.strip_prefix) }
 }
 
 export default proxyService

@@ -3,6 +3,8 @@ import { backendTls, policyChain } from '../../config/schema.js'
 import type { ServiceConfig } from '../../config/types.js'
 import { blockSettings, settingsProperties } from '../service-settings.js'
 import { CircuitBreakerSchema } from '../circuit-breaker-settings.js'
+import { GROUP_NAME, SplitSchema } from '../split-settings.js'
+import { MirrorSchema } from './mirror-settings.js'
 import { WebSocketLimitsSchema, websocketSwitchSchema, type WebSocketSwitch } from '../websocket-settings.js'
 
 /** Methods a proxied route may serve (upper case; `lanegate validate` refuses `get`). */
@@ -72,10 +74,18 @@ const Upstream = Type.Object({
   }, { additionalProperties: false, description: 'Outlier ejection: a target whose failure rate stands far above its siblings\' is ejected for a while (off when absent; needs two targets or more).' })),
 }, { additionalProperties: false, description: 'The upstream the service relays to.' })
 
+const UpstreamGroups = Type.Record(Type.String(), Upstream, {
+  propertyNames: { pattern: GROUP_NAME },
+  description: 'Named target groups (each with the settings of `upstream`, its own breakers, ejection and retry budget), chosen per request by `split`; instead of `upstream`.',
+})
+
 /** `services.<name>` settings of a `type: proxy` block beside prefix, envelope, policies and routes. */
 export const ProxySettingsSchema = Type.Object({
   type: Type.Literal('proxy', { description: 'Selects the proxy service type (the block\'s name is free).' }),
-  upstream: Upstream,
+  upstream: Type.Optional(Upstream),
+  upstreams: Type.Optional(UpstreamGroups),
+  split: Type.Optional(SplitSchema),
+  mirror: Type.Optional(MirrorSchema),
   max_body_bytes: Type.Integer({
     minimum: 0,
     maximum: 1073741824,
@@ -95,7 +105,7 @@ export const ProxySettingsSchema = Type.Object({
 })
 
 export type ProxySettings = Static<typeof ProxySettingsSchema>
-export type ProxyUpstreamConfig = ProxySettings['upstream']
+export type ProxyUpstreamConfig = NonNullable<ProxySettings['upstream']>
 
 /** One `routes:` entry of a proxy service: its methods, its path below the prefix and its own policies. */
 export const ProxyRouteEntrySchema = Type.Object({
@@ -106,6 +116,8 @@ export const ProxyRouteEntrySchema = Type.Object({
     description: 'Path below the prefix: static segments, `:name` parameters (seen by policies), and an optional final `*`.',
   }),
   policies: Type.Unsafe<Record<string, unknown>[]>(policyChain('The route\'s own policies, after the service\'s.')),
+  split: Type.Optional(SplitSchema),
+  mirror: Type.Optional(MirrorSchema),
   websocket: Type.Optional(Type.Unsafe<WebSocketSwitch>(websocketSwitchSchema(
     '`true` (or limits `{ max_message_bytes, idle_timeout_seconds }`): a GET of the route may be upgraded to a WebSocket, relayed to the upstream once the route\'s chain passed (docs/websocket.md).',
   ))),
