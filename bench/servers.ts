@@ -158,8 +158,12 @@ export class ServerSet {
     return this.context.callgrindDir === undefined ? START_MS : START_UNDER_CALLGRIND_MS
   }
 
+  /**
+   * A Node server of the harness, started with the gateway's V8 flags (src/node-tuning/node-flags.ts) whatever it is:
+   * gateway, lane, bare fastify, peer or floor, so no side of a comparison runs a different V8.
+   */
   private node (name: string, script: string, args: string[], nodeArgs: string[] = []): Promise<RunningServer> {
-    return this.spawnNode(name, [...nodeArgs, harnessScript(script), '--port', '{port}', ...args])
+    return this.spawnNode(name, [...GATEWAY_NODE_FLAGS, ...nodeArgs, harnessScript(script), '--port', '{port}', ...args])
   }
 
   /** Spawns `node args` (pinned), with the GC preload and its socket when the set watches GC. */
@@ -214,8 +218,7 @@ export class ServerSet {
       }
       const profile = this.context.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', this.context.profileDir]
       const open = adminPort === undefined ? [] : ['--console']
-      // Started with the node options `npm start` gives the gateway (src/node-tuning/node-flags.ts).
-      const server = await this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file, ...open], [...GATEWAY_NODE_FLAGS, ...profile])
+      const server = await this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file, ...open], profile)
       if (adminPort !== undefined) {
         // The admin listener starts after the public one: wait for it too before anything polls it.
         await waitForPort(adminPort, this.byName.get(server.name) as ChildProcess, this.startMs())
@@ -294,6 +297,11 @@ export class ServerSet {
   /** lanegate's relay engine alone (node:http + an undici Pool, nothing else) in front of the lane. */
   undiciFloor (): Promise<RunningServer> {
     return this.once('undici-floor', async () => this.node('undici-floor', './servers/undici-floor.js', ['--target', (await this.lane()).url]))
+  }
+
+  /** The raw-`net` floor (a hand-parsed HTTP/1.1 relay on `net` sockets, bench/net-relay.ts) in front of the lane. */
+  netFloor (): Promise<RunningServer> {
+    return this.once('net-floor', async () => this.node('net-floor', './servers/net-floor.js', ['--target', (await this.lane()).url]))
   }
 
   /** fast-gateway (from bench/peers) in front of the lane. */
