@@ -24,15 +24,15 @@ function scenarioTable (scenario: ScenarioResult): string[] {
       const n = scenario.samplesPerRound
       lines.push(`Each round: ${n} responses per variant (p99 rests on the ${samplesAbove(n, 0.99)} slowest, p99.9 on the ${samplesAbove(n, 0.999)} slowest).`, '')
     }
-    lines.push('| variant | role | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | added p50 ms | added p99 ms | added p99.9 ms | req/s | server CPU µs/req | load gen CPU |', '|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+    lines.push('| variant | role | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | added p50 ms | added p99 ms | added p99.9 ms | req/s | server CPU µs/req | heap B/req | load gen CPU |', '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
     for (const v of scenario.variants) {
-      lines.push(`| ${v.name} | ${v.role} | ${range(v.p50Ms)} | ${range(v.p90Ms)} | ${range(v.p99Ms)} | ${range(v.p999Ms)} | ${range(v.maxMs)} | ${range(v.addedP50Ms)} | ${range(v.addedP99Ms)} | ${range(v.addedP999Ms)} | ${range(v.rps, 0)} | ${range(v.serverCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} |`)
+      lines.push(`| ${v.name} | ${v.role} | ${range(v.p50Ms)} | ${range(v.p90Ms)} | ${range(v.p99Ms)} | ${range(v.p999Ms)} | ${range(v.maxMs)} | ${range(v.addedP50Ms)} | ${range(v.addedP99Ms)} | ${range(v.addedP999Ms)} | ${range(v.rps, 0)} | ${range(v.serverCpuUsPerRequest, 1)} | ${range(v.heapBytesPerRequest, 0)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} |`)
     }
     if (scenario.gc !== undefined) lines.push(...gcTable(scenario.gc))
   } else if (scenario.kind !== 'websocket' && scenario.kind !== 'instructions' && scenario.kind !== 'config-push') {
-    lines.push('| variant | role | req/s | ratio to baseline | p50 ms | p99 ms | server CPU µs/req | upstream CPU µs/req | load gen CPU | statuses |', '|---|---|---|---|---|---|---|---|---|---|')
+    lines.push('| variant | role | req/s | ratio to baseline | p50 ms | p99 ms | server CPU µs/req | heap B/req | upstream CPU µs/req | load gen CPU | statuses |', '|---|---|---|---|---|---|---|---|---|---|---|')
     for (const v of scenario.variants) {
-      lines.push(`| ${v.name} | ${v.role} | ${range(v.rps, 0)} | ${v.role === 'baseline' ? '1' : range(v.ratio)} | ${range(v.p50Ms)} | ${range(v.p99Ms)} | ${range(v.serverCpuUsPerRequest, 1)} | ${range(v.upstreamCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} | ${statuses(v)} |`)
+      lines.push(`| ${v.name} | ${v.role} | ${range(v.rps, 0)} | ${v.role === 'baseline' ? '1' : range(v.ratio)} | ${range(v.p50Ms)} | ${range(v.p99Ms)} | ${range(v.serverCpuUsPerRequest, 1)} | ${range(v.heapBytesPerRequest, 0)} | ${range(v.upstreamCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} | ${statuses(v)} |`)
     }
   }
   const primaries = scenario.variants.filter((v) => v.primaryCpuUsPerRequest !== undefined && v.name !== 'lanegate-workers-1')

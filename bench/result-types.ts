@@ -26,6 +26,11 @@ export interface VariantSummary {
   serverCpuUsPerRequest: Spread
   /** With server.workers > 1: the primary's own share of serverCpuUsPerRequest (µs; the workers scenario). */
   primaryCpuUsPerRequest?: Spread
+  /**
+   * Bytes the server's JS heap allocated per response (a Node server with the heap preload, bench/heap-preload.ts:
+   * what its GCs freed plus the growth of its used heap over the run); absent for nginx.
+   */
+  heapBytesPerRequest?: Spread
   /** CPU of the upstream lane per response (µs), for proxies. */
   upstreamCpuUsPerRequest?: Spread
   /** Highest share of its core the load generator used in any round. */

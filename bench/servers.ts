@@ -11,6 +11,7 @@ import { harnessScript, REPO_ROOT } from './paths.js'
 import { nginxConfig, nginxBinary } from './peers.js'
 import { benchCertificate, type BenchCertificate } from './tls-certs.js'
 import { GC_SOCKET_ENV } from './gc-protocol.js'
+import { HEAP_SOCKET_ENV } from './heap-client.js'
 import { CALLGRIND_NODE_FLAGS, callgrindArgs, keepPerfMap, valgrindBinary } from './callgrind.js'
 import { GATEWAY_NODE_FLAGS } from '../src/node-tuning/node-flags.js'
 
@@ -28,6 +29,8 @@ export interface RunningServer {
   adminUrl?: string
   /** A Node server started with the GC preload (`watchGc`): the Unix socket it answers on (bench/gc-preload.ts). */
   gcSocket?: string
+  /** A Node server started with the heap preload (`countHeap`): the Unix socket it answers on (bench/heap-preload.ts). */
+  heapSocket?: string
   /** `--instructions`: the file its callgrind dumps to (`<file>.<n>` per dump); the process is valgrind running it. */
   callgrindOut?: string
 }
@@ -84,6 +87,11 @@ export interface ServerSetContext {
    * so each run can be told the GC pauses its servers saw. Off elsewhere: a throughput run keeps its servers bare.
    */
   watchGc?: boolean
+  /**
+   * Start the Node servers with the heap preload, so each run can be told the bytes its server's JS heap allocated
+   * (bench/heap-preload.ts). Not under callgrind, whose counts it would enter.
+   */
+  countHeap?: boolean
   /**
    * `--instructions`: every server starts under valgrind's callgrind (instrumentation off until the harness turns
    * it on), its output files in this folder.
@@ -166,13 +174,24 @@ export class ServerSet {
     return this.spawnNode(name, [...GATEWAY_NODE_FLAGS, ...nodeArgs, harnessScript(script), '--port', '{port}', ...args])
   }
 
-  /** Spawns `node args` (pinned), with the GC preload and its socket when the set watches GC. */
+  /**
+   * Spawns `node args` (pinned), with the GC preload and its socket when the set watches GC, and the heap preload
+   * and its socket when it counts heap allocation.
+   */
   private async spawnNode (name: string, args: string[]): Promise<RunningServer> {
-    if (this.context.watchGc !== true) return this.spawn(name, process.execPath, args)
-    const gcSocket = join(this.context.workDir, `${name}.gc.sock`)
-    const preload = pathToFileURL(harnessScript('./gc-preload.js')).href
-    const server = await this.spawn(name, process.execPath, ['--import', preload, ...args], { ...process.env, [GC_SOCKET_ENV]: gcSocket })
-    return { ...server, gcSocket }
+    const preloads: string[] = []
+    const env: NodeJS.ProcessEnv = { ...process.env }
+    const sockets: Pick<RunningServer, 'gcSocket' | 'heapSocket'> = {}
+    if (this.context.watchGc === true) {
+      sockets.gcSocket = env[GC_SOCKET_ENV] = join(this.context.workDir, `${name}.gc.sock`)
+      preloads.push('--import', pathToFileURL(harnessScript('./gc-preload.js')).href)
+    }
+    if (this.context.countHeap === true) {
+      sockets.heapSocket = env[HEAP_SOCKET_ENV] = join(this.context.workDir, `${name}.heap.sock`)
+      preloads.push('--import', pathToFileURL(harnessScript('./heap-preload.js')).href)
+    }
+    if (preloads.length === 0) return this.spawn(name, process.execPath, args)
+    return { ...await this.spawn(name, process.execPath, [...preloads, ...args], env), ...sockets }
   }
 
   /** The bench lane (fixed small JSON reply); `lane-b` is a second one (the proxy service's second target). */
