@@ -6,6 +6,7 @@ import { memoryOf } from './proc-stat.js'
 import type { ConsoleMeasurement, RunGc, ScenarioResult, SoakMeasurement } from './result-types.js'
 import { askGcPauses } from './gc-client.js'
 import { askAllocatedBytes } from './heap-client.js'
+import { runSignLoop } from './sign-loop-run.js'
 import type { GcWindowPauses } from './gc-ring.js'
 import { runGc, summarizeGc } from './gc-summary.js'
 import { consolePairs, gatewayTreeWithout, measureIdle } from './console-cost.js'
@@ -64,7 +65,7 @@ function jobFor (plan: ScenarioPlan, variant: PreparedVariant, duration: number,
 async function measure (worker: LoadWorker, plan: ScenarioPlan, variant: PreparedVariant, duration: number, label: string, log: RunLog, samples?: number): Promise<LoadResult> {
   const heapSocket = variant.server.heapSocket
   const heapBefore = heapSocket === undefined ? undefined : await askAllocatedBytes(heapSocket)
-  const run = await worker.run(jobFor(plan, variant, duration, samples))
+  const run = variant.signLoop === true ? await runSignLoop(variant.server, duration) : await worker.run(jobFor(plan, variant, duration, samples))
   const result = heapSocket === undefined || heapBefore === undefined ? run : { ...run, serverHeapBytes: await askAllocatedBytes(heapSocket) - heapBefore }
   log.progress(`[${plan.id}] ${label} ${variant.name}: ${describe(result)}`)
   for (const problem of runProblems(result, variant.expect)) log.fail(`${plan.id} / ${variant.name} (${label}): ${problem}`)

@@ -17,6 +17,8 @@ export interface PreparedVariant {
   request: Pick<LoadJob, 'url' | 'method' | 'headers' | 'body' | 'reconnectRate'>
   /** Statuses the run may see; anything else (or any error) fails the bench. */
   expect: readonly number[]
+  /** A sign loop (bench/servers/sign-loop.ts), run by the orchestrator instead of the load generator; `request` unused. */
+  signLoop?: true
 }
 
 export interface ScenarioPlan {
@@ -316,11 +318,14 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
       const gateway = await servers.gateway('main')
       // "A known client": one issuance first, so the secret's scrypt verification is cached before the flood
       // (otherwise every connection's first request runs its own scrypt and the warm-up sees nothing for seconds).
-      await fetchToken(gateway.url, CONTENT_CLIENT)
+      const token = await fetchToken(gateway.url, CONTENT_CLIENT)
+      const signer = await servers.signLoop(token)
       const form = { 'content-type': 'application/x-www-form-urlencoded' }
       plan.variants.push(
         { name: 'fastify-hello-post', role: 'baseline', server: hello, request: { url: hello.url + '/', method: 'POST', headers: form, body: tokenForm(CONTENT_CLIENT) }, expect: OK },
         { name: 'lanegate-token', role: 'subject', server: gateway, request: { url: `${gateway.url}/oauth/token`, method: 'POST', headers: form, body: tokenForm(CONTENT_CLIENT) }, expect: OK },
+        // A token's signature alone, the same key signing the same payload: the token's CPU less it is the rest.
+        { name: 'token-sign-only', role: 'peer', server: signer, request: { url: `${signer.url}/loop`, method: 'GET' }, expect: OK, signLoop: true },
       )
       break
     }

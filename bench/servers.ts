@@ -308,6 +308,19 @@ export class ServerSet {
     })
   }
 
+  /**
+   * The token scenario's sign loop (bench/servers/sign-loop.ts): the main gateway's signing key (the one that
+   * signed `token`, named by its kid) signing `token`'s header and payload.
+   */
+  signLoop (token: string): Promise<RunningServer> {
+    return this.once('token-sign-only', () => {
+      const [header = '', payload = ''] = token.split('.')
+      const { kid } = JSON.parse(Buffer.from(header, 'base64url').toString()) as { kid: string }
+      const keyFile = join(this.context.workDir, 'gateway-main-data', 'keys', `${kid}.pem`)
+      return this.node('token-sign-only', './servers/sign-loop.js', ['--key-file', keyFile, '--signing-input', `${header}.${payload}`])
+    })
+  }
+
   /** Raw http-proxy-3 in front of the lane. */
   httpProxy (): Promise<RunningServer> {
     return this.once('http-proxy-3', async () => this.node('http-proxy-3', './servers/http-proxy.js', ['--target', (await this.lane()).url]))
