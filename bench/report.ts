@@ -1,6 +1,7 @@
 import type { BenchResult, InstructionMeasurement, ScenarioResult, VariantGc, VariantSummary } from './result-types.js'
 import { samplesAbove, type Spread } from './stats.js'
 import { FOLLOW_MS } from './gc-tail.js'
+import { DECIDING_METRIC } from './targets.js'
 
 const MB = 1024 * 1024
 
@@ -154,10 +155,12 @@ export function markdownReport (result: BenchResult): string {
     '',
     'Spreads are median (min–max) over rounds; ratios and added latencies are taken against the baseline of the same round. ⚠ = load generator near saturation.',
     '',
+    `Deciding metric, named before the run: ${result.decidingMetric ?? DECIDING_METRIC}. Req/s, latency and heap bytes per request are reported beside it.`,
+    '',
   ]
   for (const scenario of result.scenarios) lines.push(...scenarioTable(scenario))
   if (result.targets.length > 0) {
-    lines.push('### Targets', '', '| scenario | what | goal | measured | met |', '|---|---|---|---|---|')
+    lines.push('### Targets', '', 'Met: yes or no; "– (yes)" or "– (no)": reported beside the targets, not held.', '', '| scenario | what | goal | measured | met |', '|---|---|---|---|---|')
     for (const t of result.targets) lines.push(`| ${t.scenario} | ${t.what} | ${t.goal} | ${t.measured} | ${t.reportOnly === true ? `– (${t.met ? 'yes' : 'no'})` : t.met ? 'yes' : 'no'} |`)
     lines.push('')
   }

@@ -290,6 +290,8 @@ export interface BenchResult {
     loadgenCore?: number
   }
   options: Record<string, unknown>
+  /** The metric that decides, named before the run (bench/targets.ts DECIDING_METRIC); absent in older results. */
+  decidingMetric?: string
   scenarios: ScenarioResult[]
   targets: TargetCheck[]
   /** Runs that broke an expectation (non-2xx where none is expected, errors, timeouts). Non-empty = failed. */

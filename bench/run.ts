@@ -11,7 +11,7 @@ import type { BenchResult, ScenarioResult } from './result-types.js'
 import { runMemory, runPlan, type RunLog } from './run-scenario.js'
 import { prepareScenario } from './scenarios.js'
 import { ServerSet } from './servers.js'
-import { checkTargets } from './targets.js'
+import { checkTargets, DECIDING_METRIC } from './targets.js'
 import { proxyServiceChecks } from './proxy-failover.js'
 import { runWebSocket } from './websocket.js'
 import { runConfigPush } from './config-push.js'
@@ -128,6 +128,7 @@ export async function runBench (argv: string[]): Promise<number> {
       ...(pinned ? { serverCore: SERVER_CORE, loadgenCore: LOADGEN_CORE } : {}),
     },
     options: Object.fromEntries(Object.entries(options).filter(([key]) => key !== 'outDir')),
+    decidingMetric: DECIDING_METRIC,
     scenarios,
     targets: checkTargets(scenarios),
     failures,
