@@ -101,9 +101,7 @@ async function countVariant (variant: PreparedVariant, sender: SequentialSender,
  * Runs a scenario's plan in instructions: each variant warmed up, then counted (see the file's
  * comment). A variant whose requests fail is reported as a failure and left out; the others still count.
  */
-export async function runInstructionPlan (fullPlan: ScenarioPlan, options: BenchOptions, log: RunLog): Promise<ScenarioResult> {
-  // A sign loop is timed, not sent requests: it has no instructions per request to count.
-  const plan = { ...fullPlan, variants: fullPlan.variants.filter((v) => v.signLoop !== true) }
+export async function runInstructionPlan (plan: ScenarioPlan, options: BenchOptions, log: RunLog): Promise<ScenarioResult> {
   for (const skipped of plan.skipped) log.warn(`${plan.id}: peer ${skipped.variant} skipped: ${skipped.reason}`)
   const senders = new Map(plan.variants.map((v) => [v.name, new SequentialSender(v)]))
   const counted = new Map<string, { batches: InstructionBatch[], idlePerSecond: number }>()
