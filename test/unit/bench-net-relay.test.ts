@@ -70,6 +70,26 @@ t.test('the net floor relays a GET answered by Content-Length and one answered c
   t.equal(lane.connections(), 1)
 })
 
+t.test('the net floor answers 502 and closes when the lane refuses connections', async (t) => {
+  const closed = createServer()
+  closed.listen(0, '127.0.0.1')
+  await once(closed, 'listening')
+  const port = (closed.address() as AddressInfo).port
+  closed.close()
+  await once(closed, 'close')
+  const relay = createNetRelay(new URL(`http://127.0.0.1:${port}`))
+  relay.listen(0, '127.0.0.1')
+  await once(relay, 'listening')
+  const client = connect((relay.address() as AddressInfo).port, '127.0.0.1')
+  t.teardown(() => { client.destroy(); relay.close() })
+  let answer = ''
+  client.setEncoding('latin1')
+  client.on('data', (chunk: string) => { answer += chunk })
+  client.write(GET('/length'), 'latin1')
+  await once(client, 'end')
+  t.same(answer, 'HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n')
+})
+
 t.test('a GET with a body or another method is not relayed; connection: close is kept for the client side only', async (t) => {
   t.same(upstreamRequestHead('POST / HTTP/1.1\r\ncontent-length: 3\r\n', 'lane'), undefined)
   t.same(upstreamRequestHead('GET / HTTP/1.1\r\ntransfer-encoding: chunked\r\n', 'lane'), undefined)
