@@ -50,6 +50,8 @@ export interface LoadResult {
   /** The part of it the tree's root process used alone (with server.workers > 1: the primary's share). */
   serverRootCpuMicros?: number
   upstreamCpuMicros?: number
+  /** Bytes the server's JS heap allocated over the run (a Node server with the heap preload: bench/heap-preload.ts). */
+  serverHeapBytes?: number
   /** Share of one core the load generator itself used; near 1 means it, not the server, was the limit. */
   loadgenCpu: number
   /** With `timeTail`: when the run began and ended, on the monotonic clock (ms). */

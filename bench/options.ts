@@ -43,7 +43,7 @@ export interface BenchOptions {
   outDir: string
   /** Pin servers to core 0 and the load generator to core 1 (needs taskset and two cores). */
   pin: boolean
-  /** Include the peers found on the machine (nginx, fast-gateway, Express Gateway, raw http-proxy-3, the undici floor). */
+  /** Include the peers found on the machine (nginx, fast-gateway, Express Gateway, raw http-proxy-3, the undici and net floors). */
   peers: boolean
   /** `--peers LIST`: only these peers (when peers run at all); absent: every peer found. */
   onlyPeers?: PeerName[]
@@ -101,7 +101,7 @@ export const USAGE = `npm run bench -- [options]
   --soak-minutes N        memory scenario: keep serving N more minutes, RSS sampled every 30 s (default 0)
   --out DIR               where <date>.json and <date>.md go (default bench/results)
   --no-pin                do not pin processes to cores with taskset
-  --no-peers              skip nginx / fast-gateway / Express Gateway / http-proxy-3 / undici-floor
+  --no-peers              skip nginx / fast-gateway / Express Gateway / http-proxy-3 / undici-floor / net-floor
   --peers LIST            only these peers (${PEER_NAMES.join(', ')}), e.g. nginx,undici-floor
   --profile               profile the gateway (node --cpu-prof) and list its hot spots
   --console               also run auth-get's and live-proxy's subject on a gateway with the operator console open

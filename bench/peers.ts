@@ -7,7 +7,7 @@ import { PEERS_DIR } from './paths.js'
  * Peer gateways the live-proxy scenario compares with, when present on the machine. None of them is a project
  * dependency: `npm run bench:peers` installs nginx (Debian) and the npm ones into the ignored bench/peers/.
  */
-export const PEER_NAMES = ['nginx', 'fast-gateway', 'express-gateway', 'express-gateway-jwt', 'http-proxy-3', 'undici-floor'] as const
+export const PEER_NAMES = ['nginx', 'fast-gateway', 'express-gateway', 'express-gateway-jwt', 'http-proxy-3', 'undici-floor', 'net-floor'] as const
 export type PeerName = typeof PEER_NAMES[number]
 
 /** The npm packages `bench:peers` installs, and the versions the harness was written against. */
@@ -34,7 +34,8 @@ export function peerMissing (name: PeerName): string | undefined {
     case 'express-gateway':
     case 'express-gateway-jwt': return npmPeerInstalled('express-gateway') ? undefined : 'express-gateway is not in bench/peers (npm run bench:peers)'
     case 'http-proxy-3':
-    case 'undici-floor': return undefined
+    case 'undici-floor':
+    case 'net-floor': return undefined
   }
 }
 
@@ -85,6 +86,8 @@ http {
       proxy_pass http://lane;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
+      # The caller's token stays here, as lanegate drops it before its upstream.
+      proxy_set_header Authorization "";
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { BenchResult, InstructionMeasurement, ScenarioResult, VariantGc, VariantSummary } from './result-types.js'
 import { samplesAbove, type Spread } from './stats.js'
 import { FOLLOW_MS } from './gc-tail.js'
+import { DECIDING_METRIC } from './targets.js'
 
 const MB = 1024 * 1024
 
@@ -24,15 +25,15 @@ function scenarioTable (scenario: ScenarioResult): string[] {
       const n = scenario.samplesPerRound
       lines.push(`Each round: ${n} responses per variant (p99 rests on the ${samplesAbove(n, 0.99)} slowest, p99.9 on the ${samplesAbove(n, 0.999)} slowest).`, '')
     }
-    lines.push('| variant | role | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | added p50 ms | added p99 ms | added p99.9 ms | req/s | server CPU µs/req | load gen CPU |', '|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+    lines.push('| variant | role | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | added p50 ms | added p99 ms | added p99.9 ms | req/s | server CPU µs/req | heap B/req | load gen CPU |', '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
     for (const v of scenario.variants) {
-      lines.push(`| ${v.name} | ${v.role} | ${range(v.p50Ms)} | ${range(v.p90Ms)} | ${range(v.p99Ms)} | ${range(v.p999Ms)} | ${range(v.maxMs)} | ${range(v.addedP50Ms)} | ${range(v.addedP99Ms)} | ${range(v.addedP999Ms)} | ${range(v.rps, 0)} | ${range(v.serverCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} |`)
+      lines.push(`| ${v.name} | ${v.role} | ${range(v.p50Ms)} | ${range(v.p90Ms)} | ${range(v.p99Ms)} | ${range(v.p999Ms)} | ${range(v.maxMs)} | ${range(v.addedP50Ms)} | ${range(v.addedP99Ms)} | ${range(v.addedP999Ms)} | ${range(v.rps, 0)} | ${range(v.serverCpuUsPerRequest, 1)} | ${range(v.heapBytesPerRequest, 0)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} |`)
     }
     if (scenario.gc !== undefined) lines.push(...gcTable(scenario.gc))
   } else if (scenario.kind !== 'websocket' && scenario.kind !== 'instructions' && scenario.kind !== 'config-push') {
-    lines.push('| variant | role | req/s | ratio to baseline | p50 ms | p99 ms | server CPU µs/req | upstream CPU µs/req | load gen CPU | statuses |', '|---|---|---|---|---|---|---|---|---|---|')
+    lines.push('| variant | role | req/s | ratio to baseline | p50 ms | p99 ms | server CPU µs/req | heap B/req | upstream CPU µs/req | load gen CPU | statuses |', '|---|---|---|---|---|---|---|---|---|---|---|')
     for (const v of scenario.variants) {
-      lines.push(`| ${v.name} | ${v.role} | ${range(v.rps, 0)} | ${v.role === 'baseline' ? '1' : range(v.ratio)} | ${range(v.p50Ms)} | ${range(v.p99Ms)} | ${range(v.serverCpuUsPerRequest, 1)} | ${range(v.upstreamCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} | ${statuses(v)} |`)
+      lines.push(`| ${v.name} | ${v.role} | ${range(v.rps, 0)} | ${v.role === 'baseline' ? '1' : range(v.ratio)} | ${range(v.p50Ms)} | ${range(v.p99Ms)} | ${range(v.serverCpuUsPerRequest, 1)} | ${range(v.heapBytesPerRequest, 0)} | ${range(v.upstreamCpuUsPerRequest, 1)} | ${fmt(v.loadgenCpuMax * 100, 0)}%${v.loadgenSaturated ? ' ⚠' : ''} | ${statuses(v)} |`)
     }
   }
   const primaries = scenario.variants.filter((v) => v.primaryCpuUsPerRequest !== undefined && v.name !== 'lanegate-workers-1')
@@ -154,10 +155,12 @@ export function markdownReport (result: BenchResult): string {
     '',
     'Spreads are median (min–max) over rounds; ratios and added latencies are taken against the baseline of the same round. ⚠ = load generator near saturation.',
     '',
+    `Deciding metric, named before the run: ${result.decidingMetric ?? DECIDING_METRIC}. Req/s, latency and heap bytes per request are reported beside it.`,
+    '',
   ]
   for (const scenario of result.scenarios) lines.push(...scenarioTable(scenario))
   if (result.targets.length > 0) {
-    lines.push('### Targets', '', '| scenario | what | goal | measured | met |', '|---|---|---|---|---|')
+    lines.push('### Targets', '', 'Met: yes or no; "– (yes)" or "– (no)": reported beside the targets, not held.', '', '| scenario | what | goal | measured | met |', '|---|---|---|---|---|')
     for (const t of result.targets) lines.push(`| ${t.scenario} | ${t.what} | ${t.goal} | ${t.measured} | ${t.reportOnly === true ? `– (${t.met ? 'yes' : 'no'})` : t.met ? 'yes' : 'no'} |`)
     lines.push('')
   }

@@ -26,6 +26,11 @@ export interface VariantSummary {
   serverCpuUsPerRequest: Spread
   /** With server.workers > 1: the primary's own share of serverCpuUsPerRequest (µs; the workers scenario). */
   primaryCpuUsPerRequest?: Spread
+  /**
+   * Bytes the server's JS heap allocated per response (a Node server with the heap preload, bench/heap-preload.ts:
+   * what its GCs freed plus the growth of its used heap over the run); absent for nginx.
+   */
+  heapBytesPerRequest?: Spread
   /** CPU of the upstream lane per response (µs), for proxies. */
   upstreamCpuUsPerRequest?: Spread
   /** Highest share of its core the load generator used in any round. */
@@ -285,6 +290,8 @@ export interface BenchResult {
     loadgenCore?: number
   }
   options: Record<string, unknown>
+  /** The metric that decides, named before the run (bench/targets.ts DECIDING_METRIC); absent in older results. */
+  decidingMetric?: string
   scenarios: ScenarioResult[]
   targets: TargetCheck[]
   /** Runs that broke an expectation (non-2xx where none is expected, errors, timeouts). Non-empty = failed. */

@@ -5,6 +5,8 @@ import type { LoadWorker } from './processes.js'
 import { memoryOf } from './proc-stat.js'
 import type { ConsoleMeasurement, RunGc, ScenarioResult, SoakMeasurement } from './result-types.js'
 import { askGcPauses } from './gc-client.js'
+import { askAllocatedBytes } from './heap-client.js'
+import { runSignLoop } from './sign-loop-run.js'
 import type { GcWindowPauses } from './gc-ring.js'
 import { runGc, summarizeGc } from './gc-summary.js'
 import { consolePairs, gatewayTreeWithout, measureIdle } from './console-cost.js'
@@ -29,8 +31,9 @@ function num (value: number | null, digits: number): string {
 function describe (result: LoadResult): string {
   const cpu = result.requests === 0 ? 'n/a' : (result.serverCpuMicros / result.requests).toFixed(1)
   const p999 = result.window === undefined ? '' : `, p99.9 ${num(result.latencyMs.p999, 3)} ms, max ${num(result.latencyMs.max, 3)} ms`
+  const heap = result.serverHeapBytes === undefined || result.requests === 0 ? '' : `, heap ${Math.round(result.serverHeapBytes / result.requests)} B/req`
   return `${Math.round(result.rps)} req/s, p50 ${num(result.latencyMs.p50, 3)} ms, p99 ${num(result.latencyMs.p99, 3)} ms${p999}, ` +
-    `server ${cpu} µs/req, load generator ${(result.loadgenCpu * 100).toFixed(0)}% of a core`
+    `server ${cpu} µs/req${heap}, load generator ${(result.loadgenCpu * 100).toFixed(0)}% of a core`
 }
 
 function describeGc (gc: RunGc): string {
@@ -60,7 +63,10 @@ function jobFor (plan: ScenarioPlan, variant: PreparedVariant, duration: number,
 }
 
 async function measure (worker: LoadWorker, plan: ScenarioPlan, variant: PreparedVariant, duration: number, label: string, log: RunLog, samples?: number): Promise<LoadResult> {
-  const result = await worker.run(jobFor(plan, variant, duration, samples))
+  const heapSocket = variant.server.heapSocket
+  const heapBefore = heapSocket === undefined ? undefined : await askAllocatedBytes(heapSocket)
+  const run = variant.signLoop === true ? await runSignLoop(variant.server, duration) : await worker.run(jobFor(plan, variant, duration, samples))
+  const result = heapSocket === undefined || heapBefore === undefined ? run : { ...run, serverHeapBytes: await askAllocatedBytes(heapSocket) - heapBefore }
   log.progress(`[${plan.id}] ${label} ${variant.name}: ${describe(result)}`)
   for (const problem of runProblems(result, variant.expect)) log.fail(`${plan.id} / ${variant.name} (${label}): ${problem}`)
   return result

@@ -11,7 +11,7 @@ import type { BenchResult, ScenarioResult } from './result-types.js'
 import { runMemory, runPlan, type RunLog } from './run-scenario.js'
 import { prepareScenario } from './scenarios.js'
 import { ServerSet } from './servers.js'
-import { checkTargets } from './targets.js'
+import { checkTargets, DECIDING_METRIC } from './targets.js'
 import { proxyServiceChecks } from './proxy-failover.js'
 import { runWebSocket } from './websocket.js'
 import { runConfigPush } from './config-push.js'
@@ -84,7 +84,7 @@ export async function runBench (argv: string[]): Promise<number> {
       // otherwise overwrite the numbered dumps of the last.
       const scenarioCallgrindDir = callgrindDir === undefined ? undefined : join(callgrindDir, id)
       if (scenarioCallgrindDir !== undefined) await mkdir(scenarioCallgrindDir)
-      current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir, compareRoot: options.compare, pollerCore: pinned ? LOADGEN_CORE : undefined, callgrindDir: scenarioCallgrindDir, watchGc: id === 'latency-c1' })
+      current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir, compareRoot: options.compare, pollerCore: pinned ? LOADGEN_CORE : undefined, callgrindDir: scenarioCallgrindDir, watchGc: id === 'latency-c1', countHeap: !options.instructions })
       log.progress(`== ${id}`)
       try {
         if (options.instructions) {
@@ -128,6 +128,7 @@ export async function runBench (argv: string[]): Promise<number> {
       ...(pinned ? { serverCore: SERVER_CORE, loadgenCore: LOADGEN_CORE } : {}),
     },
     options: Object.fromEntries(Object.entries(options).filter(([key]) => key !== 'outDir')),
+    decidingMetric: DECIDING_METRIC,
     scenarios,
     targets: checkTargets(scenarios),
     failures,

@@ -17,6 +17,8 @@ export interface PreparedVariant {
   request: Pick<LoadJob, 'url' | 'method' | 'headers' | 'body' | 'reconnectRate'>
   /** Statuses the run may see; anything else (or any error) fails the bench. */
   expect: readonly number[]
+  /** A sign loop (bench/servers/sign-loop.ts), run by the orchestrator instead of the load generator; `request` unused. */
+  signLoop?: true
 }
 
 export interface ScenarioPlan {
@@ -67,6 +69,13 @@ export const SCENARIO_TITLES: Record<ScenarioId, string> = {
 
 function bearer (token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` }
+}
+
+/** The bearer token a variant's request carries. */
+function tokenOf (variant: PreparedVariant): string {
+  const header = variant.request.headers?.authorization
+  if (header === undefined) throw new Error(`${variant.name} sends no bearer token`)
+  return header.slice('Bearer '.length)
 }
 
 async function laneDirect (servers: ServerSet): Promise<PreparedVariant> {
@@ -127,44 +136,64 @@ async function consoleVariants (servers: ServerSet, plan: ScenarioPlan, subject:
   return [await on(open, CONSOLE_SUFFIX), await on(twin, TWIN_SUFFIX)]
 }
 
-async function expressGatewayToken (): Promise<string> {
-  return new SignJWT({ sub: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('2h')
-    .sign(new TextEncoder().encode(EXPRESS_GATEWAY_JWT_SECRET))
+/**
+ * A token Express Gateway's jwt policy accepts, as long as `length` (the gateway's token) or one character longer
+ * (a base64url segment cannot have every length): a claim of padding grows it.
+ */
+export async function expressGatewayToken (length: number): Promise<string> {
+  const secret = new TextEncoder().encode(EXPRESS_GATEWAY_JWT_SECRET)
+  let token = ''
+  for (let pad = 0; token.length < length; pad++) {
+    token = await new SignJWT({ sub: 'bench', pad: 'x'.repeat(pad) }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('2h').sign(secret)
+  }
+  return token
 }
 
-async function peerVariant (servers: ServerSet, peer: PeerName): Promise<PreparedVariant> {
+/**
+ * Peer `peer`'s variant. Every peer is sent the gateway's own bearer token (`token`), which it ignores (Express
+ * Gateway's jwt variant gets a valid one of the same length): each server reads the same request bytes.
+ */
+async function peerVariant (servers: ServerSet, peer: PeerName, token: string): Promise<PreparedVariant> {
   const lane = await servers.lane()
   const base = { name: peer, role: 'peer' as const, upstream: lane, expect: OK }
+  const get = (url: string): PreparedVariant['request'] => ({ url, method: 'GET', headers: bearer(token) })
   switch (peer) {
     case 'nginx': {
       const server = await servers.nginx()
-      return { ...base, server, request: { url: server.url + LANE_PATH, method: 'GET' } }
+      return { ...base, server, request: get(server.url + LANE_PATH) }
     }
     case 'fast-gateway': {
       const server = await servers.fastGateway()
-      return { ...base, server, request: { url: `${server.url}/v1${LANE_PATH}`, method: 'GET' } }
+      return { ...base, server, request: get(`${server.url}/v1${LANE_PATH}`) }
     }
     case 'express-gateway': {
       const server = await servers.expressGateway('proxy')
-      return { ...base, server, request: { url: server.url + LANE_PATH, method: 'GET' } }
+      return { ...base, server, request: get(server.url + LANE_PATH) }
     }
     case 'express-gateway-jwt': {
       const server = await servers.expressGateway('jwt')
-      return { ...base, server, request: { url: server.url + LANE_PATH, method: 'GET', headers: bearer(await expressGatewayToken()) } }
+      return { ...base, server, request: { url: server.url + LANE_PATH, method: 'GET', headers: bearer(await expressGatewayToken(token.length)) } }
     }
     case 'http-proxy-3': {
       const server = await servers.httpProxy()
-      return { ...base, server, request: { url: server.url + LANE_PATH, method: 'GET' } }
+      return { ...base, server, request: get(server.url + LANE_PATH) }
     }
     case 'undici-floor': {
       const server = await servers.undiciFloor()
-      return { ...base, server, request: { url: server.url + LANE_PATH, method: 'GET' } }
+      return { ...base, server, request: get(server.url + LANE_PATH) }
+    }
+    case 'net-floor': {
+      const server = await servers.netFloor()
+      return { ...base, server, request: get(server.url + LANE_PATH) }
     }
   }
 }
 
-/** Adds every available peer the run wants (`peerWanted`); a peer that is missing or fails to start is skipped with the reason. */
-async function addPeers (servers: ServerSet, plan: ScenarioPlan, options: BenchOptions): Promise<void> {
+/**
+ * Adds every available peer the run wants (`peerWanted`), each sent `token` (the subject's); a peer that is
+ * missing or fails to start is skipped with the reason.
+ */
+async function addPeers (servers: ServerSet, plan: ScenarioPlan, options: BenchOptions, token: string): Promise<void> {
   for (const peer of PEER_NAMES) {
     if (!peerWanted(options, peer)) continue
     const missing = peerMissing(peer)
@@ -173,7 +202,7 @@ async function addPeers (servers: ServerSet, plan: ScenarioPlan, options: BenchO
       continue
     }
     try {
-      plan.variants.push(await peerVariant(servers, peer))
+      plan.variants.push(await peerVariant(servers, peer, token))
     } catch (error) {
       plan.skipped.push({ variant: peer, reason: (error as Error).message })
     }
@@ -255,7 +284,7 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
       if (id === 'live-proxy') plan.variants.push(await metricsOff(servers, GATEWAY_LIVE_PATH, 'lanegate-live-metrics-off', EXCHANGE_CLIENT))
       if (options.compare !== undefined) plan.variants.push(await compareVariant(servers, plan.variants[1] as PreparedVariant, GATEWAY_LIVE_PATH, EXCHANGE_CLIENT))
       if (options.console && id === 'live-proxy') plan.variants.push(...await consoleVariants(servers, plan, plan.variants[1] as PreparedVariant, GATEWAY_LIVE_PATH, EXCHANGE_CLIENT))
-      await addPeers(servers, plan, options)
+      await addPeers(servers, plan, options, tokenOf(plan.variants[1] as PreparedVariant))
       if (id === 'latency-c1') {
         plan.kind = 'latency'
         plan.connections = 1
@@ -306,12 +335,18 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
       const gateway = await servers.gateway('main')
       // "A known client": one issuance first, so the secret's scrypt verification is cached before the flood
       // (otherwise every connection's first request runs its own scrypt and the warm-up sees nothing for seconds).
-      await fetchToken(gateway.url, CONTENT_CLIENT)
+      const token = await fetchToken(gateway.url, CONTENT_CLIENT)
       const form = { 'content-type': 'application/x-www-form-urlencoded' }
       plan.variants.push(
         { name: 'fastify-hello-post', role: 'baseline', server: hello, request: { url: hello.url + '/', method: 'POST', headers: form, body: tokenForm(CONTENT_CLIENT) }, expect: OK },
         { name: 'lanegate-token', role: 'subject', server: gateway, request: { url: `${gateway.url}/oauth/token`, method: 'POST', headers: form, body: tokenForm(CONTENT_CLIENT) }, expect: OK },
       )
+      // A token's signature alone, the same key signing the same payload: the token's CPU less it is the rest. It is
+      // timed, not sent requests, so `--instructions` has nothing per request to count in it.
+      if (!options.instructions) {
+        const signer = await servers.signLoop(token)
+        plan.variants.push({ name: 'token-sign-only', role: 'peer', server: signer, request: { url: `${signer.url}/loop`, method: 'GET' }, expect: OK, signLoop: true })
+      }
       break
     }
     case 'tls': {

@@ -11,6 +11,7 @@ import { harnessScript, REPO_ROOT } from './paths.js'
 import { nginxConfig, nginxBinary } from './peers.js'
 import { benchCertificate, type BenchCertificate } from './tls-certs.js'
 import { GC_SOCKET_ENV } from './gc-protocol.js'
+import { HEAP_SOCKET_ENV } from './heap-client.js'
 import { CALLGRIND_NODE_FLAGS, callgrindArgs, keepPerfMap, valgrindBinary } from './callgrind.js'
 import { GATEWAY_NODE_FLAGS } from '../src/node-tuning/node-flags.js'
 
@@ -28,6 +29,8 @@ export interface RunningServer {
   adminUrl?: string
   /** A Node server started with the GC preload (`watchGc`): the Unix socket it answers on (bench/gc-preload.ts). */
   gcSocket?: string
+  /** A Node server started with the heap preload (`countHeap`): the Unix socket it answers on (bench/heap-preload.ts). */
+  heapSocket?: string
   /** `--instructions`: the file its callgrind dumps to (`<file>.<n>` per dump); the process is valgrind running it. */
   callgrindOut?: string
 }
@@ -84,6 +87,11 @@ export interface ServerSetContext {
    * so each run can be told the GC pauses its servers saw. Off elsewhere: a throughput run keeps its servers bare.
    */
   watchGc?: boolean
+  /**
+   * Start the Node servers with the heap preload, so each run can be told the bytes its server's JS heap allocated
+   * (bench/heap-preload.ts). Not under callgrind, whose counts it would enter.
+   */
+  countHeap?: boolean
   /**
    * `--instructions`: every server starts under valgrind's callgrind (instrumentation off until the harness turns
    * it on), its output files in this folder.
@@ -158,17 +166,32 @@ export class ServerSet {
     return this.context.callgrindDir === undefined ? START_MS : START_UNDER_CALLGRIND_MS
   }
 
+  /**
+   * A Node server of the harness, started with the gateway's V8 flags (src/node-tuning/node-flags.ts) whatever it is:
+   * gateway, lane, bare fastify, peer or floor, so no side of a comparison runs a different V8.
+   */
   private node (name: string, script: string, args: string[], nodeArgs: string[] = []): Promise<RunningServer> {
-    return this.spawnNode(name, [...nodeArgs, harnessScript(script), '--port', '{port}', ...args])
+    return this.spawnNode(name, [...GATEWAY_NODE_FLAGS, ...nodeArgs, harnessScript(script), '--port', '{port}', ...args])
   }
 
-  /** Spawns `node args` (pinned), with the GC preload and its socket when the set watches GC. */
+  /**
+   * Spawns `node args` (pinned), with the GC preload and its socket when the set watches GC, and the heap preload
+   * and its socket when it counts heap allocation.
+   */
   private async spawnNode (name: string, args: string[]): Promise<RunningServer> {
-    if (this.context.watchGc !== true) return this.spawn(name, process.execPath, args)
-    const gcSocket = join(this.context.workDir, `${name}.gc.sock`)
-    const preload = pathToFileURL(harnessScript('./gc-preload.js')).href
-    const server = await this.spawn(name, process.execPath, ['--import', preload, ...args], { ...process.env, [GC_SOCKET_ENV]: gcSocket })
-    return { ...server, gcSocket }
+    const preloads: string[] = []
+    const env: NodeJS.ProcessEnv = { ...process.env }
+    const sockets: Pick<RunningServer, 'gcSocket' | 'heapSocket'> = {}
+    if (this.context.watchGc === true) {
+      sockets.gcSocket = env[GC_SOCKET_ENV] = join(this.context.workDir, `${name}.gc.sock`)
+      preloads.push('--import', pathToFileURL(harnessScript('./gc-preload.js')).href)
+    }
+    if (this.context.countHeap === true) {
+      sockets.heapSocket = env[HEAP_SOCKET_ENV] = join(this.context.workDir, `${name}.heap.sock`)
+      preloads.push('--import', pathToFileURL(harnessScript('./heap-preload.js')).href)
+    }
+    if (preloads.length === 0) return this.spawn(name, process.execPath, args)
+    return { ...await this.spawn(name, process.execPath, [...preloads, ...args], env), ...sockets }
   }
 
   /** The bench lane (fixed small JSON reply); `lane-b` is a second one (the proxy service's second target). */
@@ -215,8 +238,7 @@ export class ServerSet {
       }
       const profile = this.context.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', this.context.profileDir]
       const open = adminPort === undefined ? [] : ['--console']
-      // Started with the node options `npm start` gives the gateway (src/node-tuning/node-flags.ts).
-      const server = await this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file, ...open], [...GATEWAY_NODE_FLAGS, ...profile])
+      const server = await this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file, ...open], profile)
       if (adminPort !== undefined) {
         // The admin listener starts after the public one: wait for it too before anything polls it.
         await waitForPort(adminPort, this.byName.get(server.name) as ChildProcess, this.startMs())
@@ -287,6 +309,19 @@ export class ServerSet {
     })
   }
 
+  /**
+   * The token scenario's sign loop (bench/servers/sign-loop.ts): the main gateway's signing key (the one that
+   * signed `token`, named by its kid) signing `token`'s header and payload.
+   */
+  signLoop (token: string): Promise<RunningServer> {
+    return this.once('token-sign-only', () => {
+      const [header = '', payload = ''] = token.split('.')
+      const { kid } = JSON.parse(Buffer.from(header, 'base64url').toString()) as { kid: string }
+      const keyFile = join(this.context.workDir, 'gateway-main-data', 'keys', `${kid}.pem`)
+      return this.node('token-sign-only', './servers/sign-loop.js', ['--key-file', keyFile, '--signing-input', `${header}.${payload}`])
+    })
+  }
+
   /** Raw http-proxy-3 in front of the lane. */
   httpProxy (): Promise<RunningServer> {
     return this.once('http-proxy-3', async () => this.node('http-proxy-3', './servers/http-proxy.js', ['--target', (await this.lane()).url]))
@@ -295,6 +330,11 @@ export class ServerSet {
   /** lanegate's relay engine alone (node:http + an undici Pool, nothing else) in front of the lane. */
   undiciFloor (): Promise<RunningServer> {
     return this.once('undici-floor', async () => this.node('undici-floor', './servers/undici-floor.js', ['--target', (await this.lane()).url]))
+  }
+
+  /** The raw-`net` floor (a hand-parsed HTTP/1.1 relay on `net` sockets, bench/net-relay.ts) in front of the lane. */
+  netFloor (): Promise<RunningServer> {
+    return this.once('net-floor', async () => this.node('net-floor', './servers/net-floor.js', ['--target', (await this.lane()).url]))
   }
 
   /** fast-gateway (from bench/peers) in front of the lane. */

@@ -55,6 +55,9 @@ export function summarizeVariants (
     if (variant.name.startsWith('lanegate-workers-') && mine.some((r) => r.serverRootCpuMicros !== undefined)) {
       summary.primaryCpuUsPerRequest = rounded(spread(mine.map((r) => perRequest(r.serverRootCpuMicros ?? Number.NaN, r))), 1)
     }
+    if (mine.some((r) => r.serverHeapBytes !== undefined)) {
+      summary.heapBytesPerRequest = rounded(spread(mine.map((r) => perRequest(r.serverHeapBytes ?? Number.NaN, r))), 0)
+    }
     if (mine.some((r) => r.upstreamCpuMicros !== undefined)) {
       summary.upstreamCpuUsPerRequest = rounded(spread(mine.map((r) => perRequest(r.upstreamCpuMicros ?? Number.NaN, r))), 1)
     }

@@ -16,7 +16,8 @@ function upstreamHeaders (incoming: IncomingHttpHeaders): Record<string, string 
   const out: Record<string, string | string[]> = {}
   for (const name in incoming) {
     const value = incoming[name]
-    if (value !== undefined && name !== 'host' && name !== 'connection') out[name] = value
+    // The caller's token stays here, as lanegate drops it before its upstream.
+    if (value !== undefined && name !== 'host' && name !== 'connection' && name !== 'authorization') out[name] = value
   }
   out.host = target.host
   return out

@@ -17,10 +17,10 @@ async function startFloor (t: Test, target: string): Promise<string> {
   return `http://127.0.0.1:${port}`
 }
 
-t.test('the undici floor relays a GET to its target: status, body and the target\'s headers, with the host rewritten', async (t) => {
-  let seen: { url?: string, host?: string, custom?: string } = {}
+t.test('the undici floor relays a GET to its target: status, body and the target\'s headers, with the host rewritten and the caller\'s token dropped', async (t) => {
+  let seen: { url?: string, host?: string, custom?: string, authorization?: string } = {}
   const lane: Server = createServer((request, response) => {
-    seen = { url: request.url, host: request.headers.host, custom: request.headers['x-custom'] as string }
+    seen = { url: request.url, host: request.headers.host, custom: request.headers['x-custom'] as string, authorization: request.headers.authorization }
     response.writeHead(201, { 'content-type': 'application/json', 'x-lane': 'yes' })
     response.end('{"lane":"ok"}')
   })
@@ -30,12 +30,12 @@ t.test('the undici floor relays a GET to its target: status, body and the target
   const lanePort = (lane.address() as AddressInfo).port
   const floor = await startFloor(t, `http://127.0.0.1:${lanePort}`)
 
-  const res = await fetch(`${floor}/api/items/000123?x=1`, { headers: { 'x-custom': 'kept' } })
+  const res = await fetch(`${floor}/api/items/000123?x=1`, { headers: { 'x-custom': 'kept', authorization: 'Bearer abc.def.ghi' } })
   t.equal(res.status, 201)
   t.equal(res.headers.get('content-type'), 'application/json')
   t.equal(res.headers.get('x-lane'), 'yes')
   t.equal(await res.text(), '{"lane":"ok"}')
-  t.same(seen, { url: '/api/items/000123?x=1', host: `127.0.0.1:${lanePort}`, custom: 'kept' })
+  t.same(seen, { url: '/api/items/000123?x=1', host: `127.0.0.1:${lanePort}`, custom: 'kept', authorization: undefined })
 })
 
 t.test('the undici floor answers 502 when its target refuses connections', async (t) => {

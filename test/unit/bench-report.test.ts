@@ -4,7 +4,7 @@ import { hotSpots } from '../../bench/profile-summary.js'
 import { markdownReport, runStamp } from '../../bench/report.js'
 import type { BenchResult, ScenarioResult } from '../../bench/result-types.js'
 import { runProblems, summarizeVariants } from '../../bench/summary.js'
-import { checkTargets } from '../../bench/targets.js'
+import { checkTargets, DECIDING_METRIC } from '../../bench/targets.js'
 
 function result (rps: number, overrides: Partial<LoadResult> = {}): LoadResult {
   return {
@@ -165,7 +165,7 @@ t.test('checkTargets compares each scenario that ran with its issue-6 target, an
     warnings: [],
   }
   const md = markdownReport(report)
-  t.match(md, '| lanegate-auth-get | subject | 850 | 0.85 | 1.176 | 4.706 | 50 | – | 50% | 200×1700 |')
+  t.match(md, '| lanegate-auth-get | subject | 850 | 0.85 | 1.176 | 4.706 | 50 | – | – | 50% | 200×1700 |')
   t.match(md, '| token | tokens issued per second, one core, known client | ≥ 5000/s | 4000/s (4000–4000) | no |')
   t.match(md, '### FAILURES\n\n- token / lanegate-token (round 1/1): unexpected statuses 500×1')
   t.match(md, 'servers pinned to core 0, load generator to core 1')
@@ -302,4 +302,46 @@ t.test('hotSpots ranks self time of busy samples by function and by file, idle a
     files: [{ where: '/repo/src/auth/token-verifier.js', share: 0.8 }, { where: 'node:net', share: 0.2 }],
     idle: 0.5,
   })
+})
+
+t.test('the token goal: the token endpoint\'s CPU per request less one signature\'s, against bare fastify\'s POST, round by round', async (t) => {
+  const run = (round: number, variant: string, cpuPerRequest: number) => ({ round, variant, result: result(1000, { serverCpuMicros: 2000 * cpuPerRequest }) })
+  const token: ScenarioResult = {
+    ...scenario('token', 'throughput', []),
+    runs: [
+      run(1, 'fastify-hello-post', 40), run(1, 'lanegate-token', 110), run(1, 'token-sign-only', 50),
+      run(2, 'fastify-hello-post', 40), run(2, 'lanegate-token', 130), run(2, 'token-sign-only', 50),
+      run(3, 'fastify-hello-post', 50), run(3, 'lanegate-token', 120), run(3, 'token-sign-only', 55),
+      // No sign loop in this round: left out.
+      run(4, 'fastify-hello-post', 40), run(4, 'lanegate-token', 400),
+    ],
+  }
+  t.same(checkTargets([token]).filter((c) => c.what.includes('signature')), [{
+    scenario: 'token',
+    what: 'token endpoint CPU per request less one signature\'s ÷ bare fastify POST\'s, same rounds',
+    goal: '≤ 1.5×',
+    measured: '1.5× (1.3–2); medians: token 120 µs, signature 50 µs, bare POST 40 µs',
+    met: true,
+  }])
+  const noLoop = { ...token, runs: token.runs.filter((r) => r.variant !== 'token-sign-only') }
+  t.same(checkTargets([noLoop]).filter((c) => c.what.includes('signature')), [], 'without the sign loop: no line')
+})
+
+t.test('the report names the deciding metric before its tables and gives heap bytes per request beside CPU', async (t) => {
+  const rounds = [
+    { 'lane-direct': result(1000, { serverHeapBytes: 2000 * 300 }), 'lanegate-live': result(500, { serverHeapBytes: 1000 * 2600 }), nginx: result(800) },
+    { 'lane-direct': result(1000, { serverHeapBytes: 2000 * 320 }), 'lanegate-live': result(500, { serverHeapBytes: 1000 * 2400 }), nginx: result(800) },
+  ]
+  const variants = summarizeVariants([{ name: 'lane-direct', role: 'baseline' }, { name: 'lanegate-live', role: 'subject' }, { name: 'nginx', role: 'peer' }], rounds, { latency: false })
+  t.same(variants.map((v) => v.heapBytesPerRequest), [{ median: 310, min: 300, max: 320 }, { median: 2500, min: 2400, max: 2600 }, undefined])
+  const md = markdownReport({
+    harness: 'lanegate-bench', schemaVersion: 1, startedAt: 'x', finishedAt: 'y',
+    machine: { cpus: 2, cpuModel: 'Test CPU', node: 'v20', platform: 'linux x64', pinned: true, serverCore: 0, loadgenCore: 1 },
+    options: {}, decidingMetric: DECIDING_METRIC, scenarios: [scenario('live-proxy', 'throughput', variants)], targets: [], failures: [], warnings: [],
+  })
+  t.match(md, `Deciding metric, named before the run: ${DECIDING_METRIC}. Req/s, latency and heap bytes per request are reported beside it.`)
+  t.ok(md.indexOf('Deciding metric') < md.indexOf('### live-proxy'), 'named before the tables')
+  t.match(md, '| variant | role | req/s | ratio to baseline | p50 ms | p99 ms | server CPU µs/req | heap B/req | upstream CPU µs/req | load gen CPU | statuses |')
+  t.match(md, '| lanegate-live | subject | 500 | 0.5 | 2 | 8 | 50 | 2500 (2400–2600) | – | 50% | 200×2000 |')
+  t.match(md, '| nginx | peer | 800 | 0.8 | 1.25 | 5 | 50 | – | – | 50% | 200×3200 |', 'nginx, not Node: no heap figure')
 })

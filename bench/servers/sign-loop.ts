@@ -1,0 +1,39 @@
+import { createPrivateKey, sign, type KeyObject, type SignKeyObjectInput } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import { performance } from 'node:perf_hooks'
+import { parseArgs } from 'node:util'
+
+/**
+ * Variant `token-sign-only` of the token scenario: the gateway's signing key (`--key-file`) signing the signing
+ * input of a token the gateway issued (`--signing-input`, its header and payload) with `crypto.sign`, as
+ * src/oauth/compact-jws.ts does, in a loop. `GET /loop?seconds=S` loops that long and answers how many signatures
+ * it made; the CPU is read outside, so a token's CPU less one signature's comes from the same rounds.
+ */
+const { values } = parseArgs({ options: { port: { type: 'string' }, 'key-file': { type: 'string' }, 'signing-input': { type: 'string' } } })
+const keyObject = createPrivateKey(readFileSync(values['key-file'] ?? ''))
+const input = Buffer.from(values['signing-input'] ?? '')
+
+/** The digest and key of each key type the gateway signs with (EdDSA, ES256 as r‖s, RS256). */
+function signer (key: KeyObject): { digest: string | null, key: KeyObject | SignKeyObjectInput } {
+  switch (key.asymmetricKeyType) {
+    case 'ed25519': return { digest: null, key }
+    case 'ec': return { digest: 'sha256', key: { key, dsaEncoding: 'ieee-p1363' } }
+    default: return { digest: 'sha256', key }
+  }
+}
+const { digest, key } = signer(keyObject)
+
+const server = createServer(function loop (request, response) {
+  const seconds = Number(new URL(request.url ?? '/', 'http://x').searchParams.get('seconds'))
+  const until = performance.now() + seconds * 1000
+  let signatures = 0
+  while (performance.now() < until) {
+    sign(digest, input, key)
+    signatures++
+  }
+  response.writeHead(200, { 'content-type': 'application/json' })
+  response.end(JSON.stringify({ signatures }))
+})
+server.listen(Number(values.port), '127.0.0.1')
+process.on('SIGTERM', () => { server.close(); process.exit(0) })
