@@ -120,7 +120,7 @@ export function explainRequest (config: GatewayConfig, catalog: Catalog, method:
 }
 
 /** The principal a valid token of this caller would give `auth` (a service token asks for all the account's scopes). */
-function principalOf (config: GatewayConfig, indexes: ConfigIndexes, caller: ExplainCaller): Principal | undefined {
+export function principalOf (config: GatewayConfig, indexes: ConfigIndexes, caller: ExplainCaller): Principal | undefined {
   if (caller.kind === 'none') return undefined
   if (caller.kind === 'token') return caller.principal
   if (caller.kind === 'user') {

@@ -11,7 +11,7 @@ import type { PolicyContext } from '../plugin/policy.js'
 import type { Principal, RequestState } from '../plugin/request-state.js'
 import { responseHooksOf } from '../plugin/response-phase.js'
 import type { Catalog } from '../pipeline/registry.js'
-import { explainRequest, type ExplainCaller } from './explain.js'
+import { explainRequest, principalOf, type ExplainCaller } from './explain.js'
 
 /** What `lanegate transform` was asked to try. */
 export interface TryInput {
@@ -56,7 +56,7 @@ export async function tryTransform (config: GatewayConfig, catalog: Catalog, inp
     config, indexes, service: route.service, routeId: route.route, envelope: block.envelope,
     tokens: { verify: UNAVAILABLE }, apiKeys: { verify: UNAVAILABLE }, limiter: UNAVAILABLE, connectionSlots: { acquire: UNAVAILABLE, release: UNAVAILABLE },
   } as unknown as Parameters<typeof policyContext>[1]) as PolicyContext
-  const principal = explained.caller === undefined ? undefined : callerPrincipal(explained.caller)
+  const principal = principalOf(config, indexes, input.caller)
   const { request, reply } = sampleRequest(input, route.params, principal, route.service, route.route, block.envelope)
   try {
     for (const options of transforms) {
@@ -87,10 +87,6 @@ export async function tryTransform (config: GatewayConfig, catalog: Catalog, inp
 
 function refused (error: GatewayError, envelope: string): TryResult {
   return { kind: 'refused', status: error.status, body: renderError(error, envelope as Parameters<typeof renderError>[1]) }
-}
-
-function callerPrincipal (caller: NonNullable<ReturnType<typeof explainRequest>['caller']>): Principal {
-  return { tokenType: caller.tokenType as Principal['tokenType'], subject: caller.clientId, clientId: caller.clientId, organizationId: caller.organizationId, scopes: new Set(caller.scopes), tokenId: '', expiresAt: 0, issuer: '' }
 }
 
 /** A request as the chain sees it, carrying the sample body (or none, for the answer side), and its reply. */
