@@ -126,5 +126,6 @@ function withExternalAuth (doc: ReturnType<typeof parseDocument>, url: string): 
   const policies = doc.getIn(['services', 'content', 'policies']) as { items: unknown[] }
   const auth = policies.items.findIndex((_p, i) => doc.getIn(['services', 'content', 'policies', i, 'auth']) !== undefined)
   if (auth === -1) throw new Error('gateway.yaml\'s content service has no auth step')
-  policies.items.splice(auth + 1, 0, doc.createNode({ 'external-auth': { url, cache_seconds: 3600 } }))
+  // The longest wait the schema allows: under --instructions the decision service runs in callgrind, far slower.
+  policies.items.splice(auth + 1, 0, doc.createNode({ 'external-auth': { url, cache_seconds: 3600, timeout_ms: 30000 } }))
 }

@@ -33,7 +33,7 @@ const externalAuth = definePolicy({
     const sent = (options.headers ?? []).map((name) => name.toLowerCase())
     const add = (options.add_headers ?? []).map((name) => name.toLowerCase())
     const ttl = (options.cache_seconds ?? 0) * 1000
-    const cache = ttl > 0 ? new LRUCache<string, Decision>({ max: cacheEntries, ttl }) : undefined
+    const cache = ttl > 0 ? new DecisionCache(ttl) : undefined
 
     return function externalAuthStep (request: FastifyRequest): StepOutcome | Promise<StepOutcome> {
       const principal = context.principal(request)
@@ -41,11 +41,11 @@ const externalAuth = definePolicy({
       const query = request.url.indexOf('?')
       const path = query === -1 ? request.url : request.url.slice(0, query)
       const key = cache === undefined ? undefined : cacheKey(principal, request.method, path, headers)
-      const known = key === undefined ? undefined : cache?.get(key)
+      const known = key === undefined ? undefined : cache?.get(key, Date.now())
       if (known !== undefined) return apply(known, request, context)
       return ask(request.method, path, headers, principal, add).then(
         function decided (decision) {
-          if (key !== undefined) cache?.set(key, decision)
+          if (key !== undefined) cache?.set(key, decision, Date.now())
           return apply(decision, request, context)
         },
         function failed (error: unknown) {
@@ -56,6 +56,27 @@ const externalAuth = definePolicy({
     }
   },
 })
+
+/**
+ * Decisions by key, each kept `ttlMs`, at most `cacheEntries` (least recently used first out). The expiry is checked
+ * against Date.now() here: lru-cache's own `ttl` arms a 1 ms timer on a lookup to debounce its clock.
+ */
+class DecisionCache {
+  private readonly entries = new LRUCache<string, { readonly decision: Decision, readonly until: number }>({ max: cacheEntries })
+  constructor (private readonly ttlMs: number) {}
+
+  get (key: string, now: number): Decision | undefined {
+    const entry = this.entries.get(key)
+    if (entry === undefined) return undefined
+    if (entry.until > now) return entry.decision
+    this.entries.delete(key)
+    return undefined
+  }
+
+  set (key: string, decision: Decision, now: number): void {
+    this.entries.set(key, { decision, until: now + this.ttlMs })
+  }
+}
 
 /** What a route that sends no header sends: one object for every request. */
 const noHeaders: Readonly<Record<string, string>> = Object.freeze({})
