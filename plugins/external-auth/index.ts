@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
-import { LRUCache } from 'lru-cache'
 import { request as undiciRequest } from 'undici'
 import { bearerChallenge, defaultRealm, definePolicy, type PolicyContext, type Principal, type Refusal, type StepOutcome } from '../../src/plugin/index.js'
+import { DecisionCache } from './decision-cache.js'
 import { externalAuthSchema, type ExternalAuthOptions } from './schema.js'
 
 /** A decision: allow (with the headers to add) or the refusal's status. */
@@ -9,7 +9,6 @@ type Decision = { readonly allow: true, readonly add: ReadonlyArray<readonly [st
 
 /** Headers that describe the connection or the body, never taken from a decision (they would corrupt the relay). */
 const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade', 'te', 'trailer', 'proxy-connection'])
-const cacheEntries = 10_000
 
 /**
  * `external-auth`: asks a decision service whether the request may go on, with the method, path, service and route, the headers
@@ -33,7 +32,7 @@ const externalAuth = definePolicy({
     const sent = (options.headers ?? []).map((name) => name.toLowerCase())
     const add = (options.add_headers ?? []).map((name) => name.toLowerCase())
     const ttl = (options.cache_seconds ?? 0) * 1000
-    const cache = ttl > 0 ? new DecisionCache(ttl) : undefined
+    const cache = ttl > 0 ? new DecisionCache<Decision>(ttl) : undefined
 
     return function externalAuthStep (request: FastifyRequest): StepOutcome | Promise<StepOutcome> {
       const principal = context.principal(request)
@@ -56,27 +55,6 @@ const externalAuth = definePolicy({
     }
   },
 })
-
-/**
- * Decisions by key, each kept `ttlMs`, at most `cacheEntries` (least recently used first out). The expiry is checked
- * against Date.now() here: lru-cache's own `ttl` arms a 1 ms timer on a lookup to debounce its clock.
- */
-class DecisionCache {
-  private readonly entries = new LRUCache<string, { readonly decision: Decision, readonly until: number }>({ max: cacheEntries })
-  constructor (private readonly ttlMs: number) {}
-
-  get (key: string, now: number): Decision | undefined {
-    const entry = this.entries.get(key)
-    if (entry === undefined) return undefined
-    if (entry.until > now) return entry.decision
-    this.entries.delete(key)
-    return undefined
-  }
-
-  set (key: string, decision: Decision, now: number): void {
-    this.entries.set(key, { decision, until: now + this.ttlMs })
-  }
-}
 
 /** What a route that sends no header sends: one object for every request. */
 const noHeaders: Readonly<Record<string, string>> = Object.freeze({})
