@@ -241,9 +241,12 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
       const first = await fetch(subject.url, { headers: subject.headers })
       await first.arrayBuffer()
       if (first.status !== 200) throw new Error(`external-auth scenario: first GET answered ${first.status}`)
+      const twin = await servers.gateway('twin')
       plan.variants.push(
         { name: 'lanegate-auth-get', role: 'baseline', server: plain, request: await request(plain), expect: OK },
         { name: 'lanegate-auth-get-external-auth', role: 'subject', server: asking, request: subject, expect: OK },
+        // The control: a second process of the baseline's config. How far it differs is the noise the ratio sits in.
+        { name: 'lanegate-auth-get-twin', role: 'peer', server: twin, request: await request(twin), expect: OK },
       )
       break
     }

@@ -49,7 +49,7 @@ export interface ConsolePoller {
  * `--console`: its admin listener serves; consolePoller() polls it from outside the gateway's process tree), or the
  * main config again in a process of its own (`console-twin`, the control beside the console's pair).
  */
-export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'workers-2-precount' | 'proxy' | 'tls' | 'proxy-cache' | 'api-key' | 'external-auth' | 'console' | 'console-twin'
+export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'workers-2-precount' | 'proxy' | 'tls' | 'proxy-cache' | 'api-key' | 'external-auth' | 'twin' | 'console' | 'console-twin'
 
 /** The Redis of the auth-get-redis scenario (its keys get a prefix of their own; nothing is flushed). */
 export const BENCH_REDIS_URL = process.env.LANEGATE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
