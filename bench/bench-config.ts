@@ -46,6 +46,11 @@ export interface BenchConfigOptions {
    * `api-key` in place of `auth` (the rest of the chain unchanged).
    */
   apiKeyHash?: string
+  /**
+   * The external-auth scenario: the content service asks this decision service after `auth`, its decisions cached
+   * for an hour (so every measured request is a cache hit).
+   */
+  externalAuthUrl?: string
 }
 
 /** "Unlimited" for a rate limit: the schema needs an integer ≥ 1, and a billion never runs out in a bench. */
@@ -97,6 +102,7 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
   }
   if (options.transform === true) withTransformRoutes(doc)
   if (options.apiKeyHash !== undefined) withApiKey(doc, options.apiKeyHash)
+  if (options.externalAuthUrl !== undefined) withExternalAuth(doc, options.externalAuthUrl)
   const organizations = doc.getIn(['organizations']) as { items: unknown[] }
   organizations.items.forEach((_org, o) => {
     const stores = doc.getIn(['organizations', o, 'stores']) as { items: unknown[] } | undefined
@@ -137,3 +143,11 @@ function withApiKey (doc: ReturnType<typeof parseDocument>, hash: string): void 
   doc.setIn(['services', 'content', 'policies', auth], doc.createNode({ 'api-key': {} }))
 }
 
+/** The content service's chain gets `external-auth` right after `auth`, its decisions cached for an hour. */
+function withExternalAuth (doc: ReturnType<typeof parseDocument>, url: string): void {
+  const policies = doc.getIn(['services', 'content', 'policies']) as { items: unknown[] }
+  const auth = policies.items.findIndex((_p, i) => doc.getIn(['services', 'content', 'policies', i, 'auth']) !== undefined)
+  if (auth === -1) throw new Error('gateway.yaml\'s content service has no auth step')
+  // The longest wait the schema allows: under --instructions the decision service runs in callgrind, far slower.
+  policies.items.splice(auth + 1, 0, doc.createNode({ 'external-auth': { url, cache_seconds: 3600, timeout_ms: 30000 } }))
+}

@@ -53,6 +53,7 @@ const OK = [200] as const
 export const SCENARIO_TITLES: Record<ScenarioId, string> = {
   'auth-get': 'Authenticated in-process GET through the full policy chain vs bare fastify hello-world',
   'auth-get-redis': 'The auth-get request with its limit counted in Redis (exact, and pre-counted with a sync every 50 ms) vs the same gateway counting in memory',
+  'external-auth': 'The auth-get request with external-auth after auth and a warm decision cache (every decision a cache hit) vs plain auth-get, server CPU per request in the same rounds',
   workers: 'The auth-get request on `lanegate start` with server.workers: 2 (exact, and pre-counted with sync_interval_ms: 20) vs workers: 1, every process pinned to the same core',
   'live-proxy': 'Live-proxy GET to a lane through the full chain vs the lane hit directly',
   'proxy-service': 'GET through a `type: proxy` service (full chain, two equal targets) vs one target hit directly',
@@ -260,6 +261,25 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
         { name: 'lanegate-auth-get-redis-synced', role: 'subject', server: synced, request: await request(synced), expect: OK },
         // Reported: the exact mode (sync_interval_ms: 0), one Redis round trip per request.
         { name: 'lanegate-auth-get-redis', role: 'subject', server: redis, request: await request(redis), expect: OK },
+      )
+      break
+    }
+    case 'external-auth': {
+      const plain = await servers.gateway('main')
+      const asking = await servers.gateway('external-auth')
+      const request = async (gateway: RunningServer): Promise<PreparedVariant['request']> =>
+        ({ url: gateway.url + GATEWAY_CONTENT_PATH, method: 'GET', headers: bearer(await fetchToken(gateway.url, CONTENT_CLIENT)) })
+      const subject = await request(asking)
+      // The first request asks the decision service; every measured one is a hit of the decision cache.
+      const first = await fetch(subject.url, { headers: subject.headers })
+      await first.arrayBuffer()
+      if (first.status !== 200) throw new Error(`external-auth scenario: first GET answered ${first.status}`)
+      const twin = await servers.gateway('twin')
+      plan.variants.push(
+        { name: 'lanegate-auth-get', role: 'baseline', server: plain, request: await request(plain), expect: OK },
+        { name: 'lanegate-auth-get-external-auth', role: 'subject', server: asking, request: subject, expect: OK },
+        // The control: a second process of the baseline's config. How far it differs is the noise the ratio sits in.
+        { name: 'lanegate-auth-get-twin', role: 'peer', server: twin, request: await request(twin), expect: OK },
       )
       break
     }

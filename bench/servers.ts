@@ -52,7 +52,7 @@ export interface ConsolePoller {
  * `--console`: its admin listener serves; consolePoller() polls it from outside the gateway's process tree), or the
  * main config again in a process of its own (`console-twin`, the control beside the console's pair).
  */
-export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'workers-2-precount' | 'proxy' | 'tls' | 'proxy-cache' | 'proxy-transform' | 'api-key' | 'console' | 'console-twin'
+export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'workers-2-precount' | 'proxy' | 'tls' | 'proxy-cache' | 'proxy-transform' | 'api-key' | 'external-auth' | 'twin' | 'console' | 'console-twin'
 
 /** The Redis of the auth-get-redis scenario (its keys get a prefix of their own; nothing is flushed). */
 export const BENCH_REDIS_URL = process.env.LANEGATE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -229,6 +229,8 @@ export class ServerSet {
         ...(flavour === 'proxy-cache' ? { proxyTargets: [lane.url], cache: true } : {}),
         ...(flavour === 'proxy-transform' ? { proxyTargets: [lane.url], transform: true } : {}),
         ...(flavour === 'api-key' ? { apiKeyHash: await hashSecret(BENCH_API_KEY) } : {}),
+        // The decision service: bare fastify's POST / answers 200 (allow); asked once, then the cache answers.
+        ...(flavour === 'external-auth' ? { externalAuthUrl: `${(await this.hello()).url}/` } : {}),
       }))
       if (workers !== undefined) {
         // The real `lanegate start` (a primary and its workers when workers > 1), pinned like every other server:

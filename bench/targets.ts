@@ -61,6 +61,8 @@ export const TARGETS = {
   httpsKeepAliveRatio: 0.9,
   /** Issue 25: the api-key GET's server CPU per request at most this much above auth-get's (same rounds). */
   apiKeyCpuOverAuthGet: 0.10,
+  /** Issue 43: auth-get with external-auth answered from its decision cache, server CPU per request over plain auth-get's (same rounds). */
+  externalAuthCpuOverAuthGet: 0.10,
   rssBytes: 200 * 1024 * 1024,
   /** "Flat across a soak": the last sample at most this much above the first. */
   soakGrowth: 0.10,
@@ -88,6 +90,16 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
   if (apiKey !== undefined && auth !== undefined) {
     const over = apiKey.serverCpuUsPerRequest.median / auth.serverCpuUsPerRequest.median - 1
     checks.push({ scenario: 'auth-get', what: 'api-key GET server CPU per request over auth-get\'s', goal: `≤ +${TARGETS.apiKeyCpuOverAuthGet * 100} %`, measured: `${(over * 100).toFixed(1)} % (${apiKey.serverCpuUsPerRequest.median} vs ${auth.serverCpuUsPerRequest.median} µs)`, met: over <= TARGETS.apiKeyCpuOverAuthGet })
+  }
+  const asking = subject('external-auth', 'lanegate-auth-get-external-auth')
+  const plain = subject('external-auth', 'lanegate-auth-get')
+  if (asking?.cpuRatio !== undefined && plain !== undefined) {
+    // Paired within each round (the median of the per-round ratios): the two medians alone may come from different rounds.
+    const over = asking.cpuRatio.median - 1
+    const range = `${((asking.cpuRatio.min - 1) * 100).toFixed(1)}…${((asking.cpuRatio.max - 1) * 100).toFixed(1)} %`
+    const twin = subject('external-auth', 'lanegate-auth-get-twin')?.cpuRatio
+    const control = twin === undefined ? '' : `; a second plain process: ${((twin.median - 1) * 100).toFixed(1)} %`
+    checks.push({ scenario: 'external-auth', what: 'auth-get with external-auth (decision cache hit) server CPU per request over plain auth-get\'s, same rounds', goal: `≤ +${TARGETS.externalAuthCpuOverAuthGet * 100} %`, measured: `${(over * 100).toFixed(1)} % (${range}; ${asking.serverCpuUsPerRequest.median} vs ${plain.serverCpuUsPerRequest.median} µs${control})`, met: over <= TARGETS.externalAuthCpuOverAuthGet })
   }
   const cached = subject('cache', 'lanegate-proxy-cache-hit')
   if (cached !== undefined) {

@@ -280,6 +280,51 @@
     }
   }
 
+  /** Posts the pasted token (a POST body, never a URL) and shows its caller and routes, or its refusal. */
+  async function checkToken (event) {
+    event.preventDefault()
+    const result = $('#token-result')
+    const verdict = $('#token-verdict')
+    result.hidden = false
+    try {
+      const res = await fetch('/api/console/token', {
+        method: 'POST', cache: 'no-store', headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ token: $('#token-input').value }),
+      })
+      const answer = await res.json()
+      if (!res.ok) throw new Error(answer.error || `HTTP ${res.status}`)
+      verdict.dataset.outcome = answer.verified ? 'verified' : 'refused'
+      if (!answer.verified) {
+        const r = answer.refusal
+        verdict.textContent = `Refused: a request with this token gets ${r.status} ${r.code}${r.description ? ` (${r.description})` : ''}`
+        verdict.className = 'verdict refuse'
+        fill($('#token-caller tbody'), [])
+        fill($('#token-routes tbody'), [])
+        return
+      }
+      const p = answer.principal
+      const life = answer.lifetime
+      verdict.textContent = `Verified by ${answer.issuer}`
+      verdict.className = 'verdict pass'
+      fill($('#token-caller tbody'), [
+        ['Subject', p.subject], ['Client', p.client_id], ['Organization', p.organization],
+        ['Scopes', p.scopes.join(' ') || '(none)'], ['Token type', p.token_type],
+        ['Issued', life.issued_at ? new Date(life.issued_at).toLocaleString() : '–'],
+        ['Expires', life.expires_at ? `${new Date(life.expires_at).toLocaleString()} (in ${life.expires_in_seconds} s)` : '–'],
+      ].map(([name, value]) => row([name, value], { 'data-field': name.toLowerCase() })))
+      fill($('#token-routes tbody'), answer.routes.map((r) => row([
+        r.method, breakable('code', r.path, '/'), `${r.service}/${r.route}`, badge(r.outcome, r.outcome),
+        r.status === undefined ? '' : `${r.status} ${r.code || ''}`, r.note || '',
+      ], { 'data-route': `${r.service}/${r.route}`, 'data-method': r.method, 'data-outcome': r.outcome })))
+    } catch (error) {
+      verdict.dataset.outcome = 'error'
+      verdict.textContent = error.message
+      verdict.className = 'verdict refuse'
+      fill($('#token-caller tbody'), [])
+      fill($('#token-routes tbody'), [])
+    }
+  }
+
   // ---- Upstreams ----
   /** Badge colours: a lane's "unchecked" is neither good nor bad news. */
   const STATE_BADGE = { unchecked: 'unused' }
@@ -472,6 +517,7 @@
 
   $('#routes-filter').addEventListener('input', renderRoutes)
   $('#explain-form').addEventListener('submit', explain)
+  $('#token-form').addEventListener('submit', checkToken)
   window.addEventListener('hashchange', show)
   window.addEventListener('resize', resizeCharts)
   show()

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
-import { LRUCache } from 'lru-cache'
 import { request as undiciRequest } from 'undici'
 import { bearerChallenge, defaultRealm, definePolicy, type PolicyContext, type Principal, type Refusal, type StepOutcome } from '../../src/plugin/index.js'
+import { DecisionCache } from './decision-cache.js'
 import { externalAuthSchema, type ExternalAuthOptions } from './schema.js'
 
 /** A decision: allow (with the headers to add) or the refusal's status. */
@@ -9,7 +9,6 @@ type Decision = { readonly allow: true, readonly add: ReadonlyArray<readonly [st
 
 /** Headers that describe the connection or the body, never taken from a decision (they would corrupt the relay). */
 const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade', 'te', 'trailer', 'proxy-connection'])
-const cacheEntries = 10_000
 
 /**
  * `external-auth`: asks a decision service whether the request may go on, with the method, path, service and route, the headers
@@ -33,23 +32,19 @@ const externalAuth = definePolicy({
     const sent = (options.headers ?? []).map((name) => name.toLowerCase())
     const add = (options.add_headers ?? []).map((name) => name.toLowerCase())
     const ttl = (options.cache_seconds ?? 0) * 1000
-    const cache = ttl > 0 ? new LRUCache<string, Decision>({ max: cacheEntries, ttl }) : undefined
+    const cache = ttl > 0 ? new DecisionCache<Decision>(ttl) : undefined
 
     return function externalAuthStep (request: FastifyRequest): StepOutcome | Promise<StepOutcome> {
       const principal = context.principal(request)
-      const headers: Record<string, string> = {}
-      for (const name of sent) {
-        const value = request.headers[name]
-        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value
-      }
+      const headers = sent.length === 0 ? noHeaders : sentHeaders(request, sent)
       const query = request.url.indexOf('?')
       const path = query === -1 ? request.url : request.url.slice(0, query)
       const key = cache === undefined ? undefined : cacheKey(principal, request.method, path, headers)
-      const known = key === undefined ? undefined : cache?.get(key)
+      const known = key === undefined ? undefined : cache?.get(key, Date.now())
       if (known !== undefined) return apply(known, request, context)
       return ask(request.method, path, headers, principal, add).then(
         function decided (decision) {
-          if (key !== undefined) cache?.set(key, decision)
+          if (key !== undefined) cache?.set(key, decision, Date.now())
           return apply(decision, request, context)
         },
         function failed (error: unknown) {
@@ -61,29 +56,63 @@ const externalAuth = definePolicy({
   },
 })
 
+/** What a route that sends no header sends: one object for every request. */
+const noHeaders: Readonly<Record<string, string>> = Object.freeze({})
+
+/** The values of the request headers the options name (a repeated one joined by commas). */
+function sentHeaders (request: FastifyRequest, sent: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const name of sent) {
+    const value = request.headers[name]
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value
+  }
+  return headers
+}
+
 /**
  * The decision cache's key: who the caller is (everything that may tell two callers apart), the method, the path and
  * the sent header values, joined by a line feed, which none of them can contain (HTTP forbids it in a request line
- * and in header values; an outside issuer's claims could hold one, so the caller's parts are JSON-quoted). Built by
- * concatenation: one string per request on the cache-hit path.
+ * and in header values; an outside issuer's claims could hold one, so the caller's parts are JSON-quoted). Without
+ * sent headers, a caller's key for the method and path it asked last is kept on its memo: a caller repeating a
+ * request builds no string, and the cache looks up a string whose hash V8 already holds.
  */
-function cacheKey (principal: Principal | undefined, method: string, path: string, headers: Record<string, string>): string {
-  let key = `${principal === undefined ? '-' : callerKey(principal)}\n${method}\n${path}`
+function cacheKey (principal: Principal | undefined, method: string, path: string, headers: Readonly<Record<string, string>>): string {
+  if (principal === undefined) return withHeaders(`-\n${method}\n${path}`, headers)
+  const memo = callerMemo(principal)
+  if (headers !== noHeaders) return withHeaders(`${memo.caller}\n${method}\n${path}`, headers)
+  if (memo.method !== method || memo.path !== path) {
+    memo.method = method
+    memo.path = path
+    memo.key = `${memo.caller}\n${method}\n${path}`
+  }
+  return memo.key
+}
+
+function withHeaders (key: string, headers: Readonly<Record<string, string>>): string {
   for (const name in headers) key += `\n${name}:${headers[name] as string}`
   return key
 }
 
-/** The caller's part of the key, once per principal object (the token verifier hands out the same one per token). */
-const callerKeys = new WeakMap<Principal, string>()
+/** A caller's part of the key, and the whole key of its last method and path without sent headers. */
+interface CallerMemo {
+  readonly caller: string
+  method: string
+  path: string
+  key: string
+}
 
-function callerKey (principal: Principal): string {
-  let key = callerKeys.get(principal)
-  if (key === undefined) {
+/** One memo per principal object (the token verifier hands out the same one per token). */
+const callerMemos = new WeakMap<Principal, CallerMemo>()
+
+function callerMemo (principal: Principal): CallerMemo {
+  let memo = callerMemos.get(principal)
+  if (memo === undefined) {
     // The scopes too: the decision service is sent them, and two tokens of one client may carry different ones.
-    key = JSON.stringify([principal.issuer, principal.tokenType, principal.clientId, principal.subject, principal.organizationId, [...principal.scopes].sort()])
-    callerKeys.set(principal, key)
+    const caller = JSON.stringify([principal.issuer, principal.tokenType, principal.clientId, principal.subject, principal.organizationId, [...principal.scopes].sort()])
+    memo = { caller, method: '', path: '', key: '' }
+    callerMemos.set(principal, memo)
   }
-  return key
+  return memo
 }
 
 function apply (decision: Decision, request: FastifyRequest, context: PolicyContext): Refusal | undefined {

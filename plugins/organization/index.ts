@@ -30,6 +30,9 @@ const organization = definePolicy({
     if (options.param === undefined) {
       return { outcome: 'depends', status: options.not_found ? 404 : 403, code: options.not_found ? 'store_not_found' : 'forbidden', note: `?${options.query ?? ''}, when sent, must be in ${caller.organizationId}'s tree` }
     }
+    if (request.anyParams === true) {
+      return { outcome: 'depends', status: options.not_found ? 404 : 403, code: options.not_found ? 'store_not_found' : 'forbidden', note: `:${options.param} must be ${options.not_found ? 'a store' : 'an organization or store'} in ${caller.organizationId}'s tree` }
+    }
     const target = request.params[options.param] ?? ''
     const reach = request.settings.reach(caller.organizationId, target)
     if (options.not_found) {

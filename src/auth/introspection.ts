@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { GatewayError } from '../plugin/gateway-error.js'
 import { invalidToken } from './bearer-challenge.js'
+import { issuerWarning } from './issuer-warning.js'
 import type { Principal } from '../runtime/request-context.js'
 import { principalFromMappedClaims, type ClaimMapping } from './claim-mapping.js'
 import type { IntrospectionRules } from './introspection-rules.js'
@@ -21,11 +22,11 @@ export type Introspect = (token: string, profile: IntrospectionTarget, rules: In
  * the result by the token's digest for at most `cache_seconds` (and never past its `exp`).
  */
 export function introspector (logger: FastifyBaseLogger): Introspect {
-  const warn = onceAMinute(logger)
+  const warn = issuerWarning(logger, 'token introspection failed: opaque tokens of this issuer get 503 auth_unavailable')
 
   return async function introspect (token, profile, rules, mapping, toleranceSeconds) {
     const answer = await ask(token, rules).catch((error: unknown) => {
-      warn(profile.issuer, rules.url, error)
+      warn(profile.issuer, { url: rules.url, reason: error instanceof Error ? error.message : String(error) })
       throw new GatewayError('auth_unavailable', { cause: error })
     })
     if (answer.active !== true) throw invalidToken('The access token is not active')
@@ -60,15 +61,4 @@ async function ask (token: string, rules: IntrospectionRules): Promise<Record<st
 
 function audiences (aud: unknown): unknown[] {
   return Array.isArray(aud) ? aud : [aud]
-}
-
-/** An endpoint failure is the operator's problem: warn, at most once a minute per issuer, never with the token. */
-function onceAMinute (logger: FastifyBaseLogger): (issuer: string, url: string, error: unknown) => void {
-  const last = new Map<string, number>()
-  return function warn (issuer, url, error) {
-    const now = Date.now()
-    if ((last.get(issuer) ?? 0) + 60_000 > now) return
-    last.set(issuer, now)
-    logger.warn({ issuer, url, reason: error instanceof Error ? error.message : String(error) }, 'token introspection failed: opaque tokens of this issuer get 503 auth_unavailable')
-  }
 }

@@ -3,6 +3,7 @@ import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } fro
 import type { GatewayConfig } from '../config/types.js'
 import type { Principal } from '../runtime/request-context.js'
 import { invalidToken } from './bearer-challenge.js'
+import { issuerWarning } from './issuer-warning.js'
 import type { OwnSigners, Signer } from './own-signers.js'
 import { principalFromMappedClaims } from './claim-mapping.js'
 import { introspector } from './introspection.js'
@@ -39,7 +40,7 @@ export type VerifySignature = (token: string, config: GatewayConfig, profiles: R
  * and claims (jose) → its lifetime → the principal, and which of the gateway's own keys signed it.
  */
 export function signatureVerifier (logger: FastifyBaseLogger, signers: OwnSigners): VerifySignature {
-  const warnKeyFailure = keyFailureWarner(logger)
+  const warnKeyFailure = issuerWarning(logger, 'could not load the keys of a token issuer')
   const introspect = introspector(logger)
 
   return async function verifySignature (token, config, profiles) {
@@ -67,7 +68,7 @@ export function signatureVerifier (logger: FastifyBaseLogger, signers: OwnSigner
       checkTyp(protectedHeader.typ, profile)
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw invalidToken('The access token expired', error)
-      if (!(error instanceof joseErrors.JOSEError)) warnKeyFailure(profile.issuer, error)
+      if (!(error instanceof joseErrors.JOSEError)) warnKeyFailure(profile.issuer, { err: error })
       // A token signed by a key the issuer does not (or no longer) publish is the usual puzzle behind an
       // "unexplained 401" (another key directory, a rotated key): say so, without any of the token's text.
       else if (error instanceof joseErrors.JWKSNoMatchingKey) logger.info({ issuer: profile.issuer, kid: typeof kid === 'string' ? kid.slice(0, 64) : undefined }, 'bearer token refused: no key of its issuer matches its kid')
@@ -129,16 +130,5 @@ function checkLifetime (iat: unknown, exp: unknown, profile: TokenProfile, toler
     iat > now + toleranceSeconds || exp - iat > profile.maxLifetimeSeconds + toleranceSeconds) {
     logger.info({ issuer: profile.issuer, max_lifetime_seconds: profile.maxLifetimeSeconds }, 'bearer token refused: iat in the future or lifetime longer than its issuer allows')
     throw invalidToken('The access token is invalid', new Error('token lifetime out of bounds'))
-  }
-}
-
-/** Key-source failures are the operator's problem: warn, at most once a minute per issuer. */
-function keyFailureWarner (logger: FastifyBaseLogger): (issuer: string, error: unknown) => void {
-  const lastKeyWarning = new Map<string, number>()
-  return function warnKeyFailure (issuer, error) {
-    const now = Date.now()
-    if ((lastKeyWarning.get(issuer) ?? 0) + 60_000 > now) return
-    lastKeyWarning.set(issuer, now)
-    logger.warn({ err: error, issuer }, 'could not load the keys of a token issuer')
   }
 }

@@ -1,6 +1,7 @@
 import type { GatewayConfig } from '../config/types.js'
 import type { ConsoleSource } from '../console/console-routes.js'
 import { ViewQueryError } from '../console/process-views.js'
+import { TOKEN_VIEW } from '../console/worker-console.js'
 import { secretsOf } from '../secrets/redact.js'
 import { shapeView } from '../console/shape-views.js'
 import { LATENCY_BUCKETS } from '../observability/metrics.js'
@@ -47,6 +48,12 @@ export function clusterConsoleSource (config: GatewayConfig, roster: WorkerRoste
       const report = view === 'overview' ? await readiness.report() : undefined
       const shaped = shapeView(view, raws, { bounds: LATENCY_BUCKETS, readiness: report, workers: roster.serving().length })
       return view === 'clients' && config.rate_limit_store.driver === 'memory' ? withPrimaryKeys(shaped as ClientsView) : shaped
+    },
+    async token (token) {
+      // One worker checks it (every worker verifies alike); the token crosses IPC only, never a log.
+      const [answer] = await askWorkers(roster.serving().slice(0, 1), 'console', CONSOLE_ANSWER_MS, { view: TOKEN_VIEW, query: { token } })
+      if (answer?.answered !== true || answer.value === undefined || answer.value === null) throw new ViewQueryError('no worker answered (starting or restarting); try again')
+      return answer.value
     },
     secrets: () => secrets,
   }

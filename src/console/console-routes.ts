@@ -6,11 +6,14 @@ import type { AdminConfig } from '../config/types.js'
 import { adminAuthCheck, guardAdmin } from './admin-auth.js'
 import { VIEWS, ViewQueryError, type ViewName, type ViewQuery } from './process-views.js'
 import { redactedJson } from '../secrets/redact.js'
+import { mountTokenRoute } from './token-route.js'
 
 /** Where the console's answers come from: one process's gateway, or the primary summing its workers. */
 export interface ConsoleSource {
   /** The page's JSON for `view`. */
   view (view: ViewName, query: ViewQuery): Promise<unknown>
+  /** What the gateway makes of a pasted bearer token (token-view.ts): its caller and routes, or its refusal. */
+  token (token: string): Promise<unknown>
   /** The strings no answer may contain (secret hashes, credentials, the admin token). */
   secrets (): readonly string[]
 }
@@ -31,8 +34,9 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 /**
  * Mounts the operator console on the admin listener: `admin.auth` first (every path but the probes), then
  * `GET /` (the page), `GET /console/<file>` (its script and styles, uPlot's from node_modules) and
- * `GET /api/console/<view>` (the JSON each view polls once a second). Read-only: only GET is served. Every
- * answer passes `redactedJson` before it leaves. The files are read once, here.
+ * `GET /api/console/<view>` (the JSON each view polls once a second), and `POST /api/console/token` (a pasted token,
+ * token-route.ts). Read-only: the POST changes nothing either. Every answer passes `redactedJson` before it leaves.
+ * The files are read once, here.
  */
 export function mountConsole (app: FastifyInstance, admin: AdminConfig | undefined, source: ConsoleSource): void {
   const guard = adminAuthCheck(admin?.auth)
@@ -60,4 +64,5 @@ export function mountConsole (app: FastifyInstance, admin: AdminConfig | undefin
       throw error
     }
   })
+  mountTokenRoute(app, source)
 }

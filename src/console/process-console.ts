@@ -4,6 +4,7 @@ import type { ConsoleState } from './console-state.js'
 import { processView } from './process-views.js'
 import { secretsOf } from '../secrets/redact.js'
 import { shapeView } from './shape-views.js'
+import { tokenView } from './token-view.js'
 
 /** The console of one process serving its own gateway (`server.workers: 1`). */
 export function processConsoleSource (booted: ConsoleSources, state: ConsoleState): ConsoleSource {
@@ -12,6 +13,7 @@ export function processConsoleSource (booted: ConsoleSources, state: ConsoleStat
       const raw = await processView(booted, state, view, query)
       return shapeView(view, [raw], { bounds: state.metrics.durations.upperBounds })
     },
+    token: (token) => tokenView(booted, token),
     secrets: () => consoleSecrets(booted),
   }
 }

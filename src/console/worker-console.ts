@@ -3,6 +3,10 @@ import { startConsoleState } from './console-state.js'
 import { consoleSecrets } from './process-console.js'
 import { processView, VIEWS, ViewQueryError, type ViewName, type ViewQuery } from './process-views.js'
 import { redactedJson } from '../secrets/redact.js'
+import { tokenView } from './token-view.js'
+
+/** The question a primary asks one worker with a pasted token in `query.token` (not a view of the page). */
+export const TOKEN_VIEW = 'token'
 
 /** A worker's answer when the view's query was refused (the primary answers 400 with the message). */
 export interface WorkerViewRefusal { refused: string }
@@ -16,6 +20,7 @@ export function workerConsole (booted: ConsoleSources): ((view: string, query: V
   if (booted.metrics === undefined) return undefined
   const state = startConsoleState(booted.metrics)
   return async function answerView (view, query) {
+    if (view === TOKEN_VIEW) return await tokenView(booted, query.token ?? '')
     if (!VIEWS.includes(view as ViewName)) return undefined
     try {
       const raw = await processView(booted, state, view as ViewName, query)

@@ -3,11 +3,11 @@ import { createLocalJWKSet, type JWK } from 'jose'
 import { createTokenVerifier } from '../auth/token-verifier.js'
 import { buildIndexes } from '../config/indexes.js'
 import type { GatewayConfig } from '../config/types.js'
-import { GatewayError } from '../plugin/gateway-error.js'
 import { resolveDataPath } from '../oauth/data-path.js'
 import { readKeyDir } from '../oauth/key-files.js'
 import type { Principal } from '../runtime/request-context.js'
 import type { KeyStore } from '../runtime/shared-resources.js'
+import { tokenRefusal } from './token-report.js'
 
 /**
  * The caller a pasted bearer token gives under `config`, verified exactly as the `auth` policy would (signature,
@@ -32,10 +32,10 @@ export async function principalOfToken (token: string, config: GatewayConfig): P
 
 /** Why a token was refused, in words for the terminal (the challenge's description, never the token). */
 export function refusalOf (error: unknown): string {
-  if (!(error instanceof GatewayError)) return error instanceof Error ? error.message : String(error)
-  const challenge = error.headers['WWW-Authenticate']
-  const description = challenge === undefined ? undefined : /error_description="([^"]*)"/.exec(challenge)?.[1]
-  return `${error.status} ${error.code}${description === undefined ? '' : `: ${description}`}`
+  const refused = tokenRefusal(error)
+  if (refused === undefined) return error instanceof Error ? error.message : String(error)
+  const { status, code, description } = refused.refusal
+  return `${status} ${code}${description === null ? '' : `: ${description}`}`
 }
 
 async function existingKeys (dir: string): Promise<JWK[]> {

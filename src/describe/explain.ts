@@ -95,13 +95,29 @@ export function explainRequest (config: GatewayConfig, catalog: Catalog, method:
   const params = Object.fromEntries(Object.entries(found.params).filter((e): e is [string, string] => typeof e[1] === 'string'))
   const route = { service: row.service, route: row.routeId, envelope: row.envelope, params }
   const upstream = explainUpstream(config, indexes, row, { params, principal, headers })
-  if (row.chain.length === 0) {
-    return { ...base, route, steps: [], result: { outcome: 'pass' }, upstream }
-  }
+  return { ...base, route, ...explainChain({ config, indexes, row, method, path, params, caller: principal }), upstream }
+}
+
+/** What `explainChain` reasons about: one served route, a request to it, and the caller a valid token gives. */
+export interface ChainQuestion {
+  readonly config: GatewayConfig
+  readonly indexes: ConfigIndexes
+  readonly row: ServedRoute
+  readonly method: string
+  readonly path: string
+  readonly params: Readonly<Record<string, string>>
+  readonly caller: Principal | undefined
+  /** Explain for any values of the path parameters (`params` empty): steps that read one answer `depends`. */
+  readonly anyParams?: boolean
+}
+
+/** Asks each step of `row`'s chain what it would do, in chain order; the steps after a refusal are not reached. */
+export function explainChain (q: ChainQuestion): Pick<ExplainResult, 'steps' | 'result'> {
+  if (q.row.chain.length === 0) return { steps: [], result: { outcome: 'pass' } }
   const steps: StepVerdict[] = []
   let authenticated = false
   let refusedAt: StepVerdict | undefined
-  for (const link of row.chain) {
+  for (const link of q.row.chain) {
     if (refusedAt !== undefined) {
       steps.push({ policy: link.policy, outcome: 'not-reached', note: `not reached (${refusedAt.policy} refuses)` })
       continue
@@ -112,20 +128,21 @@ export function explainRequest (config: GatewayConfig, catalog: Catalog, method:
       continue
     }
     const verdict = explain.call(link.plugin, link.options, {
-      settings: gatewaySettings(config, indexes), service: row.service, routeId: row.routeId, method, path, params, caller: principal, authenticated,
+      settings: gatewaySettings(q.config, q.indexes), service: q.row.service, routeId: q.row.routeId, method: q.method, path: q.path,
+      params: q.params, caller: q.caller, authenticated, ...(q.anyParams === true ? { anyParams: true } : {}),
     })
     const step: StepVerdict = { policy: link.policy, ...verdict }
     steps.push(step)
     if ((link.policy === 'auth' || link.plugin?.provides?.includes('auth') === true) && verdict.outcome === 'pass') authenticated = true
     if (verdict.outcome === 'refuse') refusedAt = step
   }
-  if (refusedAt !== undefined) return { ...base, route, steps, result: { outcome: 'refuse', at: refusedAt.policy, status: refusedAt.status, code: refusedAt.code } }
+  if (refusedAt !== undefined) return { steps, result: { outcome: 'refuse', at: refusedAt.policy, status: refusedAt.status, code: refusedAt.code } }
   const uncertain = steps.some((s) => s.outcome === 'depends' || s.outcome === 'not-explained')
-  return { ...base, route, steps, result: { outcome: uncertain ? 'depends' : 'pass' }, upstream }
+  return { steps, result: { outcome: uncertain ? 'depends' : 'pass' } }
 }
 
 /** The principal a valid token of this caller would give `auth` (a service token asks for all the account's scopes). */
-function principalOf (config: GatewayConfig, indexes: ConfigIndexes, caller: ExplainCaller): Principal | undefined {
+export function principalOf (config: GatewayConfig, indexes: ConfigIndexes, caller: ExplainCaller): Principal | undefined {
   if (caller.kind === 'none') return undefined
   if (caller.kind === 'token') return caller.principal
   if (caller.kind === 'user') {

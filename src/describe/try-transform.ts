@@ -15,7 +15,7 @@ import type { PolicyStep } from '../plugin/step.js'
 import type { Catalog } from '../pipeline/registry.js'
 import { requestContext } from '../runtime/request-context.js'
 import type { Snapshot } from '../runtime/snapshot.js'
-import { explainRequest, type ExplainCaller } from './explain.js'
+import { explainRequest, principalOf, type ExplainCaller } from './explain.js'
 
 /** What `lanegate transform` was asked to try. */
 export interface TryInput {
@@ -70,7 +70,7 @@ export async function tryTransform (config: GatewayConfig, catalog: Catalog, inp
     connectionSlots: localConnectionSlots(),
   })
   const chain = transforms.map((options) => plugin.create(options.transform ?? {}, context))
-  const principal = explained.caller === undefined ? undefined : callerPrincipal(explained.caller)
+  const principal = principalOf(config, indexes, input.caller)
   const snapshot = { version: 1, config, indexes, chains: new Map() }
   return runSample(chain, input, { snapshot, service: route.service, routeId: route.route, envelope: block.envelope, principal, params: route.params })
 }
@@ -141,8 +141,4 @@ async function answerSide (request: FastifyRequest, input: TryInput): Promise<Tr
   }
   if (replaced === undefined && input.status >= 400) throw new GatewayError('upstream_error', { fields: { upstream_status: input.status } }).withStatus(input.status)
   return { kind: 'response', status: answer.status, contentType, body: answer.body, unchanged: replaced === undefined }
-}
-
-function callerPrincipal (caller: NonNullable<ReturnType<typeof explainRequest>['caller']>): Principal {
-  return { tokenType: caller.tokenType as Principal['tokenType'], subject: caller.clientId, clientId: caller.clientId, organizationId: caller.organizationId, scopes: new Set(caller.scopes), tokenId: '', expiresAt: 0, issuer: '' }
 }

@@ -135,6 +135,11 @@ export interface ExplainRequest {
   readonly path: string
   /** Path parameters as the router matched them. */
   readonly params: Readonly<Record<string, string>>
+  /**
+   * True when the route is explained for every value of its path parameters (the console's answer per route for a
+   * pasted token): `params` is then empty, and a step that reads one answers `depends`.
+   */
+  readonly anyParams?: boolean
   /** The caller a valid token of this client would give; undefined when no caller is named. */
   readonly caller: Principal | undefined
   /** Whether an `auth` step ran earlier in the chain (`context.principal` is undefined otherwise). */

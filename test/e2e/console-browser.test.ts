@@ -116,6 +116,27 @@ t.test('the console in a real headless Chromium against a real lanegate start', 
     await page.screenshot({ path: join(shots, 'routes.png'), fullPage: true })
   })
 
+  t.test('a pasted token shows its caller and each route\'s verdict as the JSON says; a garbage one its refusal', async (t) => {
+    await openView(page, admin, 'routes')
+    const issued = await fetch(`${c.gw.base}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'demo-status', client_secret: 'demo-status-secret' }) })
+    const token = (await issued.json() as { access_token: string }).access_token
+    const check = async (pasted: string): Promise<string | undefined> => {
+      await page.fill('#token-input', pasted)
+      await page.evaluate(() => { delete document.querySelector<HTMLElement>('#token-verdict')?.dataset.outcome })
+      await page.click('#token-form button[type=submit]')
+      await page.waitForFunction(() => document.querySelector<HTMLElement>('#token-verdict')?.dataset.outcome !== undefined)
+      return await page.locator('#token-verdict').getAttribute('data-outcome') ?? undefined
+    }
+    t.equal(await check(`Bearer ${token}`), 'verified')
+    const api = await (await fetch(`${admin}/api/console/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) })).json() as { routes: Array<{ method: string, service: string, route: string, outcome: string }> }
+    const shown = await page.locator('#token-routes tbody tr').evaluateAll((trs) => trs.map((tr) => ({ ...(tr as HTMLElement).dataset })))
+    t.same(shown, api.routes.map((r) => ({ route: `${r.service}/${r.route}`, method: r.method, outcome: r.outcome })), 'one row per route and method, as the JSON says')
+    t.equal(await page.locator('#token-routes tr[data-route="payments/create_intent"] td').nth(4).textContent(), '403 forbidden')
+    t.equal(await page.locator('#token-caller tr[data-field="client"] td').nth(1).textContent(), 'demo-status')
+    t.equal(await check('not-a-token'), 'refused')
+    t.equal(await page.locator('#token-verdict').textContent(), 'Refused: a request with this token gets 401 unauthenticated (The access token is malformed)')
+  })
+
   t.test('stopping a proxy target turns it "ejected" on the upstreams view', async (t) => {
     await openView(page, admin, 'upstreams')
     const row = (url: string): string => `#upstreams-table tr[data-upstream="pricing"][data-target="${url}"]`

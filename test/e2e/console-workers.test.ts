@@ -40,6 +40,11 @@ t.test('with server.workers: 2 the primary\'s console sums both workers', async 
   const clients = await (await fetch(`${admin}/api/console/clients`)).json() as { clients: Array<{ client_id: string, tokens_issued: number }>, limits: Array<{ limit: string, keys: Array<{ key: string, used: number, remaining: number }> | null }> }
   t.equal(clients.clients.find((c) => c.client_id === 'demo-status')?.tokens_issued, 1)
   t.match(clients.limits.find((l) => l.limit === 'payments-per-ip')?.keys, [{ key: '127.0.0.1', used: 20, remaining: 80 }], 'the key as the primary counts it for both workers')
+
+  // A pasted token is checked by one worker over IPC: the primary holds no verifier.
+  const pasted = async (body: unknown) => (await fetch(`${admin}/api/console/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<unknown>
+  t.match(await pasted({ token }), { verified: true, principal: { subject: 'demo-status', client_id: 'demo-status', organization: 'org_hq_demo', scopes: ['commerce:payment-intents.read'], token_type: 'service' } })
+  t.same(await pasted({ token: 'not-a-token' }), { verified: false, refusal: { status: 401, code: 'unauthenticated', description: 'The access token is malformed' } })
 })
 
 /** The pids of the log lines of answered requests. */

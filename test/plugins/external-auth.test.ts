@@ -119,6 +119,20 @@ t.test('a cached decision is not reused for a token of the same client with othe
   tt.equal(decisions.seen.length, 2, 'each token asked once, then cached')
 })
 
+t.test('a cached decision of one path is not reused on another path of the same token, alternating', async (tt) => {
+  const { decisions, env } = await setUp(tt, { cache_seconds: 60 })
+  const { app } = buildPolicyApp({ env, routes: [{ url: '/s/:id', chain: [[auth, {}], [externalAuth, { url: `${decisions.url}/decide`, timeout_ms: 5000, cache_seconds: 60 }]] }] })
+  tt.teardown(() => app.close())
+  const token = await mint(env.serviceKey, serviceClaims())
+  decisions.handle((_req, res, body) => {
+    res.writeHead((JSON.parse(body) as { path: string }).path === '/s/a' ? 200 : 403)
+    res.end()
+  })
+  const call = async (path: string) => (await app.inject({ url: path, headers: { authorization: `Bearer ${token}` } })).statusCode
+  tt.same([await call('/s/a'), await call('/s/b'), await call('/s/a'), await call('/s/b'), await call('/s/a?x=1')], [200, 403, 200, 403, 200])
+  tt.equal(decisions.seen.length, 2, 'each path asked once, then cached')
+})
+
 t.test('a 503 is never cached', async (tt) => {
   const { decisions, call } = await setUp(tt, { cache_seconds: 60 })
   answer(decisions, 500)

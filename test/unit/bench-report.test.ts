@@ -345,3 +345,24 @@ t.test('the report names the deciding metric before its tables and gives heap by
   t.match(md, '| lanegate-live | subject | 500 | 0.5 | 2 | 8 | 50 | 2500 (2400–2600) | – | 50% | 200×2000 |')
   t.match(md, '| nginx | peer | 800 | 0.8 | 1.25 | 5 | 50 | – | – | 50% | 200×3200 |', 'nginx, not Node: no heap figure')
 })
+
+t.test('external-auth: server CPU per request paired within each round, held to at most 10 % over plain auth-get', async (t) => {
+  const variants = [{ name: 'lanegate-auth-get', role: 'baseline' as const }, { name: 'lanegate-auth-get-external-auth', role: 'subject' as const }]
+  // Round 2 is slow for both (a loaded machine): the per-round ratio stays near 1 where the medians alone would not.
+  const cpu = (rps: number, us: number) => result(rps, { serverCpuMicros: rps * 2 * us })
+  const rounds = [
+    { 'lanegate-auth-get': cpu(1000, 50), 'lanegate-auth-get-external-auth': cpu(1000, 52) },
+    { 'lanegate-auth-get': cpu(1000, 300), 'lanegate-auth-get-external-auth': cpu(1000, 318) },
+    { 'lanegate-auth-get': cpu(1000, 60), 'lanegate-auth-get-external-auth': cpu(1000, 63) },
+  ]
+  const summary = summarizeVariants(variants, rounds, { latency: false })
+  t.same(summary.map((v) => v.cpuRatio), [{ median: 1, min: 1, max: 1 }, { median: 1.05, min: 1.04, max: 1.06 }])
+  const checks = checkTargets([scenario('external-auth', 'throughput', summary)]).filter((c) => c.scenario === 'external-auth')
+  t.same(checks, [{
+    scenario: 'external-auth',
+    what: 'auth-get with external-auth (decision cache hit) server CPU per request over plain auth-get\'s, same rounds',
+    goal: '≤ +10 %',
+    measured: '5.0 % (4.0…6.0 %; 63 vs 60 µs)',
+    met: true,
+  }])
+})
