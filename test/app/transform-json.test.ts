@@ -209,6 +209,7 @@ t.test('body and query changes on a route the gateway answers itself are refused
   const { gatewayFixture } = await import('../helpers/gateway-fixture.js')
   const withTransform = (transform: unknown): string => gatewayFixture().set('services.content.routes.content_list', [{ scope: { all: ['engage:content.view'] } }, { transform }]).text()
   const yaml = withTransform({ request: { query: { remove: ['x'] }, headers: { remove: ['x-debug'] } }, response: { body: { remove: ['secret'] } } })
+  t.not(yaml, gatewayFixture().text())
   // The line of the edited route in the text booted.
   const at = yaml.split('\n').findIndex((l) => l.includes('content_list:')) + 1
   const error = await buildTestApp({ yaml }).then(() => undefined, (e: Error) => e)
