@@ -2,18 +2,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { createSchema } from '../../src/services/payments/intent-body.js'
 import { salesDailyTotals } from '../../src/services/reports/definitions/sales-daily-totals.js'
-import { buildTestApp } from '../helpers/build-app.js'
+import { buildTestApp, type TestApp } from '../helpers/build-app.js'
 import { gatewayFixture } from '../helpers/gateway-fixture.js'
 
 type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
-async function demoApp (t: Test) {
-  const gw = await buildTestApp()
-  t.teardown(() => gw.close())
-  return gw
+/** One demo gateway for the file's read-only cases (each reads the document it serves), booted at first use. */
+let demo: Promise<TestApp> | undefined
+function demoApp (): Promise<TestApp> {
+  demo ??= gatewayFixture().boot(t)
+  return demo
 }
 
 async function documentOf (gw: Awaited<ReturnType<typeof buildTestApp>>): Promise<Json> {
@@ -23,7 +24,7 @@ async function documentOf (gw: Awaited<ReturnType<typeof buildTestApp>>): Promis
 }
 
 t.test('GET /openapi.json needs no token and is a valid OpenAPI 3.1 document', async (t) => {
-  const gw = await demoApp(t)
+  const gw = await demoApp()
   const res = await gw.app.inject({ method: 'GET', url: '/openapi.json' })
   t.equal(res.statusCode, 200)
   t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
@@ -38,7 +39,7 @@ t.test('GET /openapi.json needs no token and is a valid OpenAPI 3.1 document', a
 })
 
 t.test('the oauth2 client-credentials scheme carries the issuer\'s token URL and every scope of gateway.yaml', async (t) => {
-  const gw = await demoApp(t)
+  const gw = await demoApp()
   const document = await documentOf(gw)
   const scopes = gw.gateway.current().config.scopes
   t.same(document.components.securitySchemes.oauth2, {
@@ -55,7 +56,7 @@ t.test('the oauth2 client-credentials scheme carries the issuer\'s token URL and
 })
 
 t.test('create_intent: its scope as security, the payments body schema, errors in the payments envelope', async (t) => {
-  const gw = await demoApp(t)
+  const gw = await demoApp()
   const operation = (await documentOf(gw)).paths['/api/v1/ecommerce/payment-intents'].post
   t.equal(operation.operationId, 'payments.create_intent')
   t.same(operation.security, [{ oauth2: ['commerce:payment-intents.create'] }])
@@ -72,7 +73,7 @@ t.test('create_intent: its scope as security, the payments body schema, errors i
 })
 
 t.test('exchange routes: path templates from fastify syntax, store_not_found from the organization policy', async (t) => {
-  const gw = await demoApp(t)
+  const gw = await demoApp()
   const item = (await documentOf(gw)).paths['/v1/stores/{store_org_id}/live/{path}']
   t.same(Object.keys(item), ['get', 'post', 'put', 'patch', 'delete'])
   t.same(item.get.parameters, [
@@ -87,7 +88,7 @@ t.test('exchange routes: path templates from fastify syntax, store_not_found fro
 })
 
 t.test('a proxy service\'s routes (declared in its settings) are described with their scopes and relay errors', async (t) => {
-  const gw = await demoApp(t)
+  const gw = await demoApp()
   const paths = (await documentOf(gw)).paths as Json
   t.same(Object.keys(paths).filter((p) => p.startsWith('/legacy/pricing')), ['/legacy/pricing/prices', '/legacy/pricing/prices/{sku}'])
   const item = paths['/legacy/pricing/prices/{sku}']
@@ -99,14 +100,14 @@ t.test('a proxy service\'s routes (declared in its settings) are described with 
 })
 
 t.test('the reports registry: GET /v1/reports and GET /v1/reports/{report_id} (404 report_not_found)', async (t) => {
-  const gw = await demoApp(t)
+  const gw = await demoApp()
   const paths = (await documentOf(gw)).paths as Json
   t.same(paths['/v1/reports'].get.security, [{ oauth2: ['exchange:reports.run'] }])
   t.same(paths['/v1/reports/{report_id}'].get.responses['404'].content['application/json'].examples.report_not_found.value.error, 'report_not_found')
 })
 
 t.test('request bodies: each report\'s parameter_schema and each fan-out operation\'s payload_schema', async (t) => {
-  const gw = await demoApp(t)
+  const gw = await demoApp()
   const document = await documentOf(gw)
   const reports = document.paths['/v1/reports/{report_id}/run'].post.requestBody.content['application/json'].schema
   t.same(reports.oneOf.map((s: Json) => s.title), ['sales.daily_totals', 'sales.by_department'])
@@ -129,7 +130,7 @@ t.test('request bodies: each report\'s parameter_schema and each fan-out operati
 })
 
 t.test('the token endpoint (form body, client credentials) and the metadata and JWKS endpoints are described', async (t) => {
-  const gw = await demoApp(t)
+  const gw = await demoApp()
   const { paths } = await documentOf(gw)
   const token = paths['/oauth/token'].post
   t.same(token.requestBody.content['application/x-www-form-urlencoded'].schema.properties.grant_type, { const: 'client_credentials' })

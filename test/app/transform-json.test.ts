@@ -206,21 +206,19 @@ t.test('options are checked at load with their YAML path: a JSONata syntax error
 })
 
 t.test('body and query changes on a route the gateway answers itself are refused at load; header changes are allowed', async (t) => {
-  const { readFile } = await import('node:fs/promises')
-  const { repoPath } = await import('../helpers/paths.js')
-  const demo = await readFile(repoPath('gateway.yaml'), 'utf8')
-  const line = 'content_list: [ { scope: { all: [engage:content.view] } } ]'
-  const yaml = demo.replace(line, 'content_list: [ { scope: { all: [engage:content.view] } }, { transform: { request: { query: { remove: [x] }, headers: { remove: [x-debug] } }, response: { body: { remove: [secret] } } } } ]')
-  t.not(yaml, demo)
-  // The line of the edited route in the shipped file (comments above it come and go).
-  const at = demo.split('\n').findIndex((l) => l.includes(line)) + 1
+  const { gatewayFixture } = await import('../helpers/gateway-fixture.js')
+  const withTransform = (transform: unknown): string => gatewayFixture().set('services.content.routes.content_list', [{ scope: { all: ['engage:content.view'] } }, { transform }]).text()
+  const yaml = withTransform({ request: { query: { remove: ['x'] }, headers: { remove: ['x-debug'] } }, response: { body: { remove: ['secret'] } } })
+  t.not(yaml, gatewayFixture().text())
+  // The line of the edited route in the text booted.
+  const at = yaml.split('\n').findIndex((l) => l.includes('content_list:')) + 1
   const error = await buildTestApp({ yaml }).then(() => undefined, (e: Error) => e)
   t.equal(error?.message, [
     'gateway.yaml: 2 configuration errors',
     `  gateway.yaml:${at} services.content.routes.content_list[1].transform.request.query: body and query changes apply only on relayed routes (the live service, \`type: proxy\` services)`,
     `  gateway.yaml:${at} services.content.routes.content_list[1].transform.response.body: body and query changes apply only on relayed routes (the live service, \`type: proxy\` services)`,
   ].join('\n'))
-  const headersOnly = await buildTestApp({ yaml: demo.replace(line, 'content_list: [ { scope: { all: [engage:content.view] } }, { transform: { response: { headers: { set: { x-served-by: lanegate } } } } } ]') })
+  const headersOnly = await buildTestApp({ yaml: withTransform({ response: { headers: { set: { 'x-served-by': 'lanegate' } } } }) })
   await headersOnly.close()
 })
 

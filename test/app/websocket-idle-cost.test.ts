@@ -7,6 +7,7 @@ import t from 'tap'
 import { buildTestApp } from '../helpers/build-app.js'
 import { startWsBackend, type WsBackend } from '../helpers/ws-backend.js'
 import { closeOf, nextMessage, openWs } from '../helpers/ws-client.js'
+import { letTimePass } from '../helpers/wait-for.js'
 
 /**
  * An idle relayed WebSocket costs no periodic work (issue 22): its rights are rechecked when a reload swaps the
@@ -71,7 +72,7 @@ t.test('an idle WebSocket runs no timer callback; a reload rechecks it at once',
   t.ok(tracked.size > 0, 'the connection armed its timer while opening')
 
   // The observation itself is a span of time: the old 250 ms recheck poll fired about four times in it.
-  await new Promise((resolve) => setTimeout(resolve, 1200))
+  await letTimePass(1200)
   t.same(fired, [], 'no timer of the connection fired while it sat idle')
   t.equal(gateway.app.websockets.rechecks, 0, 'nothing was rechecked without a reload')
 

@@ -31,6 +31,7 @@ t.test('a scope change: the chain changed, and the accounts with the old scope o
 
 t.test('a route removed: listed, and every account that reached it loses access', async (t) => {
   const without = gatewayFixture().delete('services.payments.routes.connected_account').text()
+  t.not(without, demo)
   const effect = configEffect(await load(demo), await load(without))
   const route = 'GET /api/v1/ecommerce/connected-account (payments/connected_account)'
   t.same(effect.removed, [route])

@@ -21,6 +21,9 @@ t.test('set changes one key by path and keeps every comment and ${ENV} reference
   t.match(edited.text(), /^ {2}headers_timeout_ms: 10000 +# slowloris brake$/m, 'a comment on another key stays')
   t.match(edited.text(), /^ {2}port: \$\{LANEGATE_PORT:-8080\}$/m, 'an ${ENV} reference stays as written')
   t.equal(base.get('server.workers'), 1, 'the fixture it was derived from is unchanged')
+  t.match(edited.text(), /^ {2}workers: 2 # processes serving the port/m, 'the replaced value keeps its line comment')
+  const flow = base.set('rate_limits.payments-per-ip', { key: 'ip', points: 7, window_seconds: 60 }).text()
+  t.match(flow, /^ {2}payments-per-ip: \{ key: ip, points: 7, window_seconds: 60 \} # spec: all payments endpoints share it$/m, 'so does a replaced flow mapping')
   t.end()
 })
 
