@@ -36,10 +36,21 @@ export function storeFailure (url: string, error: unknown): ConfigStoreError {
   return new ConfigStoreError('unreachable', `config store ${redactUrl(url)} unreachable: ${(error as Error).message}`)
 }
 
-/** The SQLSTATE of an error PostgreSQL sent (pg's DatabaseError); undefined for a socket or client error. */
+/**
+ * SQLSTATE classes that say the server is going away or cannot take the connection now (08 connection exception, 53
+ * insufficient resources such as too many connections, 57 operator intervention such as a shutdown, 58 system
+ * error): passing, so "unreachable" like a refused socket, not "failed".
+ */
+const PASSING_CLASSES = new Set(['08', '53', '57', '58'])
+
+/**
+ * The SQLSTATE of an error PostgreSQL sent (pg's DatabaseError) that retrying will not cure; undefined for a socket
+ * or client error, or one of the passing classes.
+ */
 function sqlstateOf (error: unknown): string | undefined {
   if (!(error instanceof Error) || !('severity' in error) || !('code' in error)) return undefined
-  return typeof error.code === 'string' && /^[0-9A-Z]{5}$/.test(error.code) ? error.code : undefined
+  if (typeof error.code !== 'string' || !/^[0-9A-Z]{5}$/.test(error.code)) return undefined
+  return PASSING_CLASSES.has(error.code.slice(0, 2)) ? undefined : error.code
 }
 
 /** The store URL without its password, for messages and logs. */
