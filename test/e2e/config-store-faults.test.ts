@@ -56,6 +56,8 @@ if (!postgresBinariesPresent()) {
       const run = autocannon({ url: `${a.base}${PROCESSOR_PATH}`, connections: 2, duration: 3600, headers: { authorization: `Bearer ${load}` } }, (error, result) => error ? reject(error) : resolve(result))
       stopLoad = () => run.stop()
     })
+    // A failed step must not leave an hour-long load running until tap's timeout.
+    t.teardown(() => { stopLoad() })
     const fromA = a.output().length
     const fromC0 = c.output().length
     await pg.stop('fast')
