@@ -34,6 +34,9 @@ export interface ConsoleGateway {
 /** Today's date (UTC, as the console's ISO timestamps write it): the first demo account's secret was created today. */
 export const TODAY = new Date().toISOString().slice(0, 10)
 
+/** The transform of the console gateway's list_prices route. */
+export const CONSOLE_TRANSFORM = { request: { query: { rename: { cur: 'currency' }, remove: ['debug'] } }, response: { headers: { set: { 'x-prices-via': 'lanegate' } } } }
+
 /**
  * The demo gateway with: the first account's secret created today (as on the day a secret is rotated),
  * payments-per-ip lowered to 5 a minute (429s come quickly), the pricing block's active
@@ -41,9 +44,6 @@ export const TODAY = new Date().toISOString().slice(0, 10)
  * servers, store 001's lane on a port nothing listens on (a live call gets a lane 502), and the admin listener
  * on a free port.
  */
-/** The transform of the console gateway's list_prices route. */
-export const CONSOLE_TRANSFORM = { request: { query: { rename: { cur: 'currency' }, remove: ['debug'] } }, response: { headers: { set: { 'x-prices-via': 'lanegate' } } } }
-
 export async function startConsoleGateway (t: Teardown): Promise<ConsoleGateway> {
   const pricing = await Promise.all(['pricing-a', 'pricing-b'].map(async (name) => {
     const backend = await startBackend(t, name)
