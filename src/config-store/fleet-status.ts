@@ -1,6 +1,4 @@
-import { LIVE_WITHIN_MS, type InstanceRow } from './config-store.js'
-
-export { LIVE_WITHIN_MS }
+import type { InstanceRow } from './config-store.js'
 
 /** One instance (a `lanegate start`: a single process, or a primary and its workers) as the fleet view shows it. */
 export interface FleetInstance {
@@ -29,11 +27,10 @@ export interface FleetStatus {
   converged: boolean
 }
 
-/** The live instances (heartbeat within {@link LIVE_WITHIN_MS}) grouped from their workers' rows, against `head`. */
-export function fleetStatus (head: number, rows: readonly InstanceRow[], now = Date.now()): FleetStatus {
+/** The instances grouped from their workers' rows, against `head`; `rows` are the live ones (`ConfigStore.instances`). */
+export function fleetStatus (head: number, rows: readonly InstanceRow[]): FleetStatus {
   const groups = new Map<string, InstanceRow[]>()
   for (const row of rows) {
-    if (now - row.heartbeatAt > LIVE_WITHIN_MS) continue
     groups.set(row.instanceId, [...groups.get(row.instanceId) ?? [], row])
   }
   const instances = [...groups.entries()].map(([instanceId, workers]) => instanceOf(instanceId, workers, head))
