@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { parse } from 'yaml'
 import { substituteEnv } from '../config/env-substitution.js'
-import { readPidFile } from '../ipc/pid-file.js'
+import { pidFilePath, readPidFile } from '../ipc/pid-file.js'
 
 /**
  * server.data_dir of FILE, read without validating the rest: `lanegate reload` must reach the gateway even when
@@ -22,15 +22,16 @@ function dataDirOf (file: string): string {
  */
 export function signalGateway (command: 'reload' | 'stop', args: string[]): number {
   const { values } = parseArgs({ args, options: { config: { type: 'string', default: 'gateway.yaml' }, 'data-dir': { type: 'string' } } })
-  let dataDir: string
+  let file: string
   try {
     const ownPidFile = process.env.LANEGATE_PID_FILE !== undefined && process.env.LANEGATE_PID_FILE !== ''
-    dataDir = values['data-dir'] !== undefined ? resolve(values['data-dir']) : ownPidFile ? '.' : dataDirOf(values.config)
+    // An explicit --data-dir names the folder's own pid file even with LANEGATE_PID_FILE set (pidFilePath prefers the env).
+    file = values['data-dir'] !== undefined ? join(resolve(values['data-dir']), 'lanegate.pid') : pidFilePath(ownPidFile ? '.' : dataDirOf(values.config))
   } catch (error) {
     console.error(`${command}: cannot read ${values.config}: ${(error as Error).message.split('\n')[0]}`)
     return 1
   }
-  const found = readPidFile(dataDir)
+  const found = readPidFile(dirname(file), file)
   if ('problem' in found) {
     console.error(`${command}: ${found.problem}`)
     return 1

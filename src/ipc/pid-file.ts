@@ -32,9 +32,8 @@ export function writePidFile (dataDir: string): string {
   return file
 }
 
-/** The pid a running gateway wrote under `dataDir`, or a sentence saying why there is none. */
-export function readPidFile (dataDir: string): { pid: number } | { problem: string } {
-  const file = pidFilePath(dataDir)
+/** The pid a running gateway wrote in `file` (by default its pid file under `dataDir`), or a sentence saying why there is none. */
+export function readPidFile (dataDir: string, file = pidFilePath(dataDir)): { pid: number } | { problem: string } {
   let text: string
   try {
     text = readFileSync(file, 'utf8')

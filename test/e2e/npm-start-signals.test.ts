@@ -18,9 +18,9 @@ function alive (pid: number): boolean {
 }
 
 /** Runs `lanegate <args>` to completion; resolves with its exit code and output. */
-function cli (args: string[]): Promise<{ code: number | null, out: string }> {
+function cli (args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null, out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [repoPath('bin/lanegate.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [repoPath('bin/lanegate.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
     let out = ''
     child.stdout.on('data', (d: Buffer) => { out += d.toString() })
     child.stderr.on('data', (d: Buffer) => { out += d.toString() })
@@ -70,4 +70,10 @@ t.test('lanegate reload / stop without a running gateway say why and exit 1', as
   // --data-dir names the pid file's folder without any config file (a gateway following a config store reads none).
   const byDir = await cli(['stop', '--data-dir', join(cfg.dir, 'elsewhere'), '--config', join(cfg.dir, 'missing.yaml')])
   t.same(byDir, { code: 1, out: `stop: no ${join(cfg.dir, 'elsewhere', 'lanegate.pid')}: is a gateway running with this config?\n` })
+  // An explicit --data-dir wins over LANEGATE_PID_FILE; without it the env's file is read.
+  const env = { LANEGATE_PID_FILE: join(cfg.dir, 'own.pid') }
+  const dirOverEnv = await cli(['reload', '--data-dir', join(cfg.dir, 'elsewhere')], env)
+  t.same(dirOverEnv, { code: 1, out: `reload: no ${join(cfg.dir, 'elsewhere', 'lanegate.pid')}: is a gateway running with this config?\n` })
+  const byEnv = await cli(['reload', '--config', join(cfg.dir, 'missing.yaml')], env)
+  t.same(byEnv, { code: 1, out: `reload: no ${join(cfg.dir, 'own.pid')}: is a gateway running with this config?\n` })
 })
