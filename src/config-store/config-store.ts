@@ -63,6 +63,8 @@ export interface ConfigStore {
   instances (heardWithinMs?: number): Promise<InstanceRow[]>
   /** Records a heartbeat (and what the process applied or refused). */
   report (report: InstanceReport): Promise<void>
+  /** Deletes the rows of processes gone a week (each start adds a row per process). */
+  forgetGone (): Promise<void>
   close (): Promise<void>
 }
 
@@ -77,7 +79,7 @@ const VERSION_COLUMNS = 'version, parent, sha256, author, message, rollback_of, 
 
 /** A process whose last heartbeat is older than this counts as gone (three missed heartbeats). */
 export const LIVE_WITHIN_MS = 15_000
-/** Rows of processes gone this long are deleted when a store is opened (each start adds a row per process). */
+/** Rows of processes gone this long are deleted by {@link ConfigStore.forgetGone}. */
 const FORGET_AFTER_MS = 7 * 86_400_000
 
 /** Connects to the store at `url` and creates its tables when missing. Throws `unreachable` or `failed` when it cannot. */
@@ -88,7 +90,6 @@ export async function openConfigStore (url: string): Promise<ConfigStore> {
   pool.on('connect', function ignoreClientErrors (client) { client.on('error', () => {}) })
   try {
     await migratePostgres(pool, configStoreMigrations)
-    await pool.query('DELETE FROM lanegate_config_instances WHERE heartbeat_at < $1', [Date.now() - FORGET_AFTER_MS])
   } catch (error) {
     await pool.end().catch(() => {})
     throw storeFailure(url, error)
@@ -144,6 +145,9 @@ export async function openConfigStore (url: string): Promise<ConfigStore> {
         report.applied?.version ?? null, report.applied?.sha256 ?? null, report.applied?.at ?? null,
         report.refused?.version ?? null, report.refused?.reason ?? null, report.refused?.at ?? null,
       ])
+    },
+    forgetGone: async () => {
+      await query('DELETE FROM lanegate_config_instances WHERE heartbeat_at < $1', [Date.now() - FORGET_AFTER_MS])
     },
     close: () => pool.end(),
   }

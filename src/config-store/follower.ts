@@ -67,6 +67,7 @@ class StoreFollower implements Follower {
   private readonly poll: SerialPoll
   private retryRefused = false
   private lastReport = 0
+  private forgotGone = false
   private listening = true
 
   constructor (private readonly options: FollowOptions) {
@@ -159,6 +160,11 @@ class StoreFollower implements Follower {
   }
 
   private async report (to: ConfigStore): Promise<void> {
+    // Once per process, not on every open: read-only commands and the start's own open leave the table alone.
+    if (!this.forgotGone) {
+      await to.forgetGone()
+      this.forgotGone = true
+    }
     await to.report({ ...this.identity, applied: { version: this.applied.version, sha256: this.applied.sha256, at: this.appliedAt }, refused: this.refused })
     this.lastReport = Date.now()
   }

@@ -102,7 +102,7 @@ if (typeof db === 'string') {
     t.ok((rows[0]?.heartbeatAt ?? 0) > 0)
   })
 
-  t.test('instances lists only processes heard from lately; a store opened forgets rows gone for a week', async (t) => {
+  t.test("instances lists only processes heard from lately; forgetGone (on a follower's first report) deletes rows gone for a week", async (t) => {
     const client = new pg.Client({ connectionString: db.url })
     await client.connect()
     t.teardown(() => client.end())
@@ -115,7 +115,10 @@ if (typeof db === 'string') {
     const store = await openConfigStore(db.url)
     t.teardown(() => store.close())
     t.notOk((await store.instances()).some((row) => row.instanceId.startsWith('gone-')), 'neither is live')
-    t.same((await store.instances(3_600_000)).filter((row) => row.instanceId.startsWith('gone-')).map((row) => row.instanceId), ['gone-a-minute:1'], 'the month-old row was deleted at open')
+    const gone = async (): Promise<string[]> => (await store.instances(3_600_000_000)).filter((row) => row.instanceId.startsWith('gone-')).map((row) => row.instanceId)
+    t.same(await gone(), ['gone-a-minute:1', 'gone-a-month:1'], 'opening a store (a read-only command) deletes nothing')
+    await store.forgetGone()
+    t.same(await gone(), ['gone-a-minute:1'], 'the month-old row is forgotten')
   })
 
   t.test('an unreachable store fails with unreachable, naming the URL without its password', async (t) => {
