@@ -11,6 +11,9 @@ import { PushListener } from './push-listener.js'
 import { serialPoll, type SerialPoll } from './serial-poll.js'
 import { storedFileName, type StoreStart } from './start-config.js'
 
+/** While LISTEN fails, how often it is tried again (the head is read every poll meanwhile). */
+const LISTEN_RETRY_MS = 30_000
+
 /** What a process following the store runs now, for /readyz, metrics and the fleet view. */
 export interface FollowState {
   applied: { version: number, sha256: string, author: string, at: number }
@@ -68,7 +71,9 @@ class StoreFollower implements Follower {
   private retryRefused = false
   private lastReport = 0
   private forgotGone = false
-  private listening = true
+  private listenWarned = false
+  /** While LISTEN fails, when to try it again (each try may wait out a connect timeout). */
+  private listenDueAt = 0
 
   constructor (private readonly options: FollowOptions) {
     this.logger = options.logger
@@ -108,13 +113,18 @@ class StoreFollower implements Follower {
   private async look (): Promise<void> {
     try {
       this.store ??= await openConfigStore(this.options.url)
-      await this.listen()
+      const listenError = await this.listen()
       const head = await this.store.headVersion()
+      // Only a store that answers the head read refuses LISTEN; in an outage the head read's failure says why.
+      if (listenError !== undefined) this.warnNoListen(listenError)
       const skip = this.refused?.version === head && !this.retryRefused
       this.retryRefused = false
       if (head > this.applied.version && !skip) await this.applyVersion(this.store, head)
       if (Date.now() - this.lastReport >= this.heartbeatMs) await this.report(this.store)
-      if (!this.reachable) this.logger.info({ config_version: this.applied.version }, 'config store reachable again: following its head')
+      if (!this.reachable) {
+        this.logger.info({ config_version: this.applied.version }, 'config store reachable again: following its head')
+        this.listenDueAt = 0
+      }
       this.reachable = true
     } catch (error) {
       const what = error instanceof ConfigStoreError && error.code === 'failed' ? 'config store failing' : 'config store unreachable'
@@ -123,15 +133,22 @@ class StoreFollower implements Follower {
     }
   }
 
-  /** Without LISTEN (a pooler that refuses it, the connection limit) the poll still finds each push. */
-  private async listen (): Promise<void> {
+  /** Without LISTEN (a pooler that refuses it, the connection limit) the poll still finds each push. Resolves the failure of a try. */
+  private async listen (): Promise<Error | undefined> {
+    if (Date.now() < this.listenDueAt) return undefined
     try {
       await this.listener.ensure()
-      this.listening = true
+      this.listenWarned = false
+      return undefined
     } catch (error) {
-      if (this.listening) this.logger.warn({ err_message: (error as Error).message }, `config store: cannot LISTEN for pushes; reading the head every ${this.pollMs} ms`)
-      this.listening = false
+      this.listenDueAt = Date.now() + LISTEN_RETRY_MS
+      return error as Error
     }
+  }
+
+  private warnNoListen (error: Error): void {
+    if (!this.listenWarned) this.logger.warn({ err_message: error.message }, `config store: cannot LISTEN for pushes; reading the head every ${this.pollMs} ms, trying LISTEN again every ${LISTEN_RETRY_MS / 1000} s`)
+    this.listenWarned = true
   }
 
   private async applyVersion (from: ConfigStore, head: number): Promise<void> {

@@ -8,6 +8,8 @@ import { CONFIG_CHANNEL, openConfigStore, type ConfigStore } from '../../src/con
 import { followStore, type FollowState } from '../../src/config-store/follower.js'
 import type { ReloadResult } from '../../src/reload/live-config.js'
 import { configStoreDb } from '../helpers/config-store-db.js'
+import { freePort } from '../helpers/spawn-gateway.js'
+import { TcpProxy } from '../helpers/tcp-proxy.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 // The follower on the real PostgreSQL, with a stand-in for the gateway's applyText: how versions reach it (LISTEN,
@@ -110,5 +112,34 @@ if (typeof db === 'string') {
     f.checkNow()
     t.same((await applied).applied.version, pushed.version, 'told once the host is fixed: applied')
     t.same(f.texts, ['v: 3\n', 'v: 3\n', 'v: 3\n'], 'tried three times: on the push, and on each SIGHUP')
+  })
+
+  t.test('a store going away logs it unreachable, not refusing LISTEN; coming back, reachable again', async (t) => {
+    const target = new URL(url)
+    const proxy = new TcpProxy(await freePort(), { host: target.hostname, port: Number(target.port || 5432) })
+    await proxy.open()
+    t.teardown(() => proxy.close())
+    const viaProxy = new URL(url)
+    viaProxy.host = `127.0.0.1:${proxy.port}`
+    const started = await store.head()
+    if (started === undefined) throw new Error('the store is empty')
+    const messages: string[] = []
+    const logger = pino({ level: 'info' }, { write: (line: string) => { messages.push((JSON.parse(line) as { msg: string }).msg) } })
+    const since = Date.now()
+    const f = followStore({
+      url: viaProxy.toString(), dataDir, baseDir: dataDir, started, notes: [], logger, pollMs: 50, heartbeatMs: 0,
+      gateway: { applyText: async () => ({ outcome: 'applied', version: 2, restartRequired: [] }) },
+    })
+    t.teardown(() => f.stop())
+    await heartbeatAfter(store, since)
+    await proxy.close()
+    await waitFor(() => !f.state().storeReachable, { what: 'the follower to find the store gone' })
+    await proxy.open()
+    await waitFor(() => f.state().storeReachable, { what: 'the follower to find the store back' })
+    t.same(messages, [
+      `config version ${started.version} (by ${started.author}: ${started.message}) running`,
+      `config store unreachable: version ${started.version} keeps serving; retrying every 50 ms`,
+      'config store reachable again: following its head',
+    ])
   })
 }
