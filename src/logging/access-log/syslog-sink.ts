@@ -23,8 +23,8 @@ const RECONNECT_MS = 1_000
  * Access lines as RFC 5424 syslog messages: `<PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID access - {json}`, over UDP
  * (one datagram per line) or TCP (RFC 6587 octet counting: `LEN SP MSG`). Bounded like every sink: the bytes handed
  * to the socket and not yet written are counted, and past `bufferBytes` a line is dropped; a line a broken connection
- * never wrote is counted as dropped through its write callback. A TCP connection that fails is retried once
- * RECONNECT_MS passed, on the next line.
+ * never wrote is counted as dropped through its write callback (over UDP, the lines queued behind a bind that failed
+ * when it fails). A TCP connection that fails is retried once RECONNECT_MS passed, on the next line.
  */
 export function createSyslogSink (options: SyslogSinkOptions, hooks: SinkHooks): AccessLogSink {
   const header = ` ${hostname() || '-'} ${options.appName} ${process.pid} access - `
@@ -58,13 +58,28 @@ function udpTransport (options: SyslogSinkOptions, hooks: SinkHooks): Transport 
   const socket: UdpSocket = createSocket(options.host.includes(':') ? 'udp6' : 'udp4')
   socket.unref()
   let pending = 0
+  // Sends not yet called back. Until the socket is bound, Node queues them behind its bind; a bind that fails emits
+  // one 'error' and discards that queue without calling back, so the error counts them dropped and starts a new
+  // attempt (the next send binds again), and a late callback of an earlier attempt is ignored.
+  let queued = 0
+  let attempt = 0
+  let bound = false
   let failing = false
   // Told once per failing period, whether the error came to a send's callback or as the socket's own event.
   const failed = (error: Error): void => {
     if (!failing) hooks.onFailure(options.name, error)
     failing = true
   }
-  socket.on('error', failed)
+  socket.once('listening', () => { bound = true })
+  socket.on('error', (error) => {
+    if (!bound) {
+      if (queued > 0) hooks.onDropped(options.name, queued)
+      queued = 0
+      pending = 0
+      attempt++
+    }
+    failed(error)
+  })
   return {
     send (message) {
       const bytes = Buffer.from(message)
@@ -73,8 +88,12 @@ function udpTransport (options: SyslogSinkOptions, hooks: SinkHooks): Transport 
         return
       }
       pending += bytes.length
+      queued++
+      const sentIn = attempt
       socket.send(bytes, options.port, options.host, (error) => {
+        if (sentIn !== attempt) return
         pending -= bytes.length
+        queued--
         if (error === null) {
           failing = false
           return
