@@ -27,7 +27,9 @@ t.test('a preloaded process answers with the GC pauses of a window, on the clock
     env: { ...process.env, [GC_SOCKET_ENV]: socket },
     stdio: ['pipe', 'pipe', 'inherit'],
   })
-  t.teardown(() => { child.kill() })
+  // tap runs teardowns last-registered first: the child has exited before its socket's folder is removed.
+  const exited = once(child, 'exit')
+  t.teardown(async () => { child.kill(); await exited })
   child.stdout.setEncoding('utf8')
   // The socket listens once the preload ran; ask until it answers.
   await waitFor(() => askGcPauses(socket, { fromMs: 0, toMs: 1 }, 1000).then(() => true, () => false), { what: 'the preload to answer on its socket', intervalMs: 50 })

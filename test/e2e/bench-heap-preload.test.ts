@@ -29,7 +29,9 @@ t.test('a preloaded process tells the bytes its heap allocated, what its GCs fre
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const socket = join(dir, 'child.heap.sock')
   const child = spawn(process.execPath, ['--import', PRELOAD, '-e', CHILD], { env: { ...process.env, [HEAP_SOCKET_ENV]: socket }, stdio: ['pipe', 'pipe', 'inherit'] })
-  t.teardown(() => { child.kill() })
+  // tap runs teardowns last-registered first: the child has exited before its socket's folder is removed.
+  const exited = once(child, 'exit')
+  t.teardown(async () => { child.kill(); await exited })
   child.stdout.setEncoding('utf8')
   await waitFor(() => askAllocatedBytes(socket, 1000).then(() => true, () => false), { what: 'the preload to answer on its socket', intervalMs: 50 })
   const before = await askAllocatedBytes(socket)
