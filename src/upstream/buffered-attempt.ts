@@ -13,6 +13,8 @@ export interface BufferedRequest {
   readonly body?: string | Buffer
   /** A longer 2xx/3xx body is an `overLimit` failure, not read past the bound. */
   readonly maxBodyBytes: number
+  /** The body is read and kept nowhere (a mirrored copy's answer): any size, and the answer's bytes are empty. */
+  readonly discardBody?: boolean
   readonly overLimit: UpstreamFailureKind
   /** How much of a 4xx/5xx body is kept, decoded (error-body.ts). */
   readonly maxErrorBodyBytes: number
@@ -115,7 +117,7 @@ class BufferedHandler implements Dispatcher.DispatchHandler {
       return
     }
     // A body declared larger than the bound is not read at all; another target would answer the same.
-    if (Number(headers['content-length'] ?? 0) > this.request.maxBodyBytes) this.fail(new AfterHead(this.overLimit(), false))
+    if (this.request.discardBody !== true && Number(headers['content-length'] ?? 0) > this.request.maxBodyBytes) this.fail(new AfterHead(this.overLimit(), false))
   }
 
   onResponseData (_controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -123,7 +125,7 @@ class BufferedHandler implements Dispatcher.DispatchHandler {
       if (!this.errorBody.destroyed) this.errorBody.write(chunk)
       return
     }
-    if (this.settled) return
+    if (this.settled || this.request.discardBody === true) return
     this.size += chunk.length
     if (this.size > this.request.maxBodyBytes) {
       this.fail(new AfterHead(this.overLimit(), false))

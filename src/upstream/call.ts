@@ -29,6 +29,11 @@ export interface CallInput {
   signal?: AbortSignal
   /** The trace context of the request the call is made for, sent as `traceparent`/`tracestate`. */
   trace?: UpstreamTrace
+  /**
+   * A copy of a caller's request (a mirror): sent once (never retried, no share of the retry budget) and its answer
+   * counted by its head and discarded (the body is read and kept nowhere, so `maxBodyBytes` does not apply).
+   */
+  copy?: boolean
 }
 
 /** What an upstream answered: any status. 4xx/5xx bodies are bounded and decoded text, for `upstream_body`. */
@@ -59,7 +64,7 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
     if (input.trace.tracestate !== undefined) headers.tracestate = input.trace.tracestate
   }
   const tried: Target[] = []
-  const mayRetry = retry.methods.includes(input.method)
+  const mayRetry = input.copy !== true && retry.methods.includes(input.method)
   const started = performance.now()
   let failure: GatewayError | undefined
   let ticket: RetryTicket | undefined
@@ -71,8 +76,8 @@ export async function callUpstream (upstream: Upstream, input: CallInput): Promi
         if (ticket !== undefined) upstream.budget?.refund(ticket)
         throw failure ?? noTargetError(label, upstream.circuitRetryAfter())
       }
-      if (failure === undefined) upstream.budget?.request()
-      else recordRetry(upstream.name, 'sent')
+      if (failure !== undefined) recordRetry(upstream.name, 'sent')
+      else if (input.copy !== true) upstream.budget?.request(started)
       headers.host = target.host
       const span = input.trace?.startAttempt?.(upstream.name, input.method, target.url, input.path, tried.length + 1)
       if (span !== undefined) headers.traceparent = span.traceparent
@@ -123,6 +128,7 @@ async function attempt (upstream: Upstream, target: Target, input: CallInput, he
       headers,
       body: input.body,
       maxBodyBytes: input.maxBodyBytes,
+      discardBody: input.copy === true,
       overLimit: input.overLimit ?? 'protocol',
       maxErrorBodyBytes: input.maxErrorBodyBytes,
       timeoutMs: Math.max(1, deadline - performance.now()),

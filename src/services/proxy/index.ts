@@ -11,11 +11,12 @@ import { chainKey } from '../../runtime/snapshot.js'
 import type { RouteDeclaration, RouteHandler, ServiceModule } from '../service-module.js'
 import { checkProxySettings } from './check.js'
 import { proxiedPath } from './proxy-path.js'
-import { ProxyRouteEntrySchema, proxySettings, proxySettingsSchema, type ProxySettings } from './settings.js'
+import { ProxyRouteEntrySchema, proxySettings, proxySettingsSchema } from './settings.js'
 import { blockRoutes } from '../service-settings.js'
 import { proxyUpstreamSettings } from './upstream-settings.js'
-import { chooseProxyGroup, groupKey, proxyGroups, routeMirror } from './groups.js'
-import { mirrorRequest, type MirrorTarget } from './mirror.js'
+import { groupKey, proxyGroups, routePlan } from './groups.js'
+import { chooseGroup } from '../../upstream/split.js'
+import { mirrorRequest } from './mirror.js'
 import { splitCaller } from '../split-caller.js'
 import { recordGroupRequest } from '../../observability/recorders.js'
 import { websocketLimits } from '../websocket-settings.js'
@@ -97,32 +98,22 @@ function proxyHandler (service: string, prefix: string, upstreams: UpstreamRegis
     const upgradable = request.gw.snapshot.upgrades?.has(chainKey(service, request.gw.routeId)) === true
     // On a route that may be upgraded the token may come as `access_token`: it never goes upstream.
     const rawUrl = upgradable ? urlWithoutAccessToken(request.raw.url ?? '') : request.raw.url ?? ''
-    // A block with one `upstream:` (the common case) pays nothing for splits: no group choice, no allocation.
-    if (settings.upstreams === undefined) {
-      if (settings.upstream === undefined) throw new GatewayError('not_found') // never for a validated block
-      const upstream = upstreams.get(service, proxyUpstreamSettings(settings.upstream))
-      const path = proxiedPath(rawUrl, prefix, settings.upstream.strip_prefix)
-      if (websocket !== undefined) return relayWebSocket(request, reply, upstream, path, websocket, settings.max_upstream_error_body_bytes)
-      return relayCallerRequest(request, reply, upstream, path, settings)
-    }
-    // The split's group: its own targets, breakers and budget; keyed `<block>/<group>` (the metrics' label).
-    const { group, upstream: groupSettings } = chooseProxyGroup(service, settings, request.gw.routeId, splitCaller(request))
-    const path = proxiedPath(rawUrl, prefix, groupSettings.strip_prefix)
-    const upstream = upstreams.get(groupKey(service, settings, group), proxyUpstreamSettings(groupSettings))
-    recordGroupRequest(service, group)
+    const plan = routePlan(service, settings, request.gw.routeId)
+    if (plan === undefined) throw new GatewayError('not_found') // never for a validated block
+    // The split's group (its own targets, breakers and budget, keyed `<block>/<group>`); without a split, the first.
+    const group = plan.split === undefined ? plan.first : plan.groups.get(chooseGroup(plan.split, service, splitCaller(request), plan.first.name).group) ?? plan.first
+    const upstream = upstreams.get(group.key, group.settings)
+    const path = proxiedPath(rawUrl, prefix, group.config.strip_prefix)
+    if (settings.upstreams !== undefined) recordGroupRequest(service, group.name)
     if (websocket !== undefined) return relayWebSocket(request, reply, upstream, path, websocket, settings.max_upstream_error_body_bytes)
     // In the same tick as the relay's pipe: a copy's body reader and the relay both see every chunk.
-    const mirror = routeMirror(settings, request.gw.routeId)
-    if (mirror !== undefined && mirror.upstream !== group) mirrorRequest(request, service, mirror, settings.max_body_bytes, () => mirrorTarget(upstreams, service, settings, mirror.upstream, rawUrl, prefix))
+    const mirror = plan.mirror
+    if (mirror !== undefined && mirror.upstream !== group.name) {
+      const target = plan.groups.get(mirror.upstream)
+      if (target !== undefined) mirrorRequest(request, service, mirror, settings.max_body_bytes, { upstreams, group: target, rawUrl, prefix })
+    }
     return relayCallerRequest(request, reply, upstream, path, settings)
   }
-}
-
-/** The mirror group's upstream and the path a copy goes to (that group's own `strip_prefix`). */
-function mirrorTarget (upstreams: UpstreamRegistry<UpstreamSettings>, service: string, settings: ProxySettings, group: string, rawUrl: string, prefix: string): MirrorTarget {
-  const groupSettings = settings.upstreams?.[group]
-  if (groupSettings === undefined) throw new Error(`services.${service}.upstreams.${group} is not configured`)
-  return { upstream: upstreams.get(groupKey(service, settings, group), proxyUpstreamSettings(groupSettings)), path: proxiedPath(rawUrl, prefix, groupSettings.strip_prefix) }
 }
 
 export default proxyService

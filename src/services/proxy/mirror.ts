@@ -1,55 +1,71 @@
 import type { FastifyRequest } from 'fastify'
 import { recordMirror } from '../../observability/recorders.js'
-import { traceOf } from '../../observability/trace-context.js'
-import { responseHooksOf } from '../../plugin/response-phase.js'
+import { backgroundTrace, traceOf } from '../../observability/trace-context.js'
+import { bodyPhaseOf, type BodyPhase } from '../../plugin/body-phase.js'
 import { callUpstream, type CallInput } from '../../upstream/call.js'
 import { upstreamRequestHeaders } from '../../upstream/headers.js'
 import { h2StreamOf, hasBody } from '../../upstream/request-body.js'
-import type { Upstream } from '../../upstream/upstream.js'
+import type { UpstreamRegistry } from '../../upstream/registry.js'
+import type { UpstreamSettings } from '../../upstream/settings.js'
+import type { GroupPlan } from './groups.js'
+import { proxiedPath } from './proxy-path.js'
 import type { MirrorSettings } from './mirror-settings.js'
 
-/** Copies being read or sent, per proxy block, in this process (bounded by `max_in_flight`). */
-const inFlight = new Map<string, number>()
+/** Copies being read or sent per mirror setting (a block's, or a route's own), in this process: `max_in_flight`. */
+const inFlight = new WeakMap<MirrorSettings, number>()
 
-/** Where a copy goes: the mirror group's upstream and the path it is sent to (its own `strip_prefix`). */
+/** Where a copy goes: the mirror group (its registry key, settings and `strip_prefix`), below the block's prefix. */
 export interface MirrorTarget {
-  readonly upstream: Upstream
-  readonly path: string
+  readonly upstreams: UpstreamRegistry<UpstreamSettings>
+  readonly group: GroupPlan
+  readonly rawUrl: string
+  readonly prefix: string
 }
 
 /**
  * Copies `percent` % of a block's requests to the mirror group, never on the caller's path: the copy's body is
  * read beside the relay (a 'data' listener added in the same tick as the relay's pipe, so both see every chunk)
- * and sent once the caller's body has ended; nothing awaits it and its answer or failure is discarded. A body over
- * `max_body_bytes`, or a copy beyond `max_in_flight`, is not sent and is counted as dropped.
+ * and sent once the caller's body has ended; nothing awaits it and its answer is discarded unread. A body over
+ * `max_body_bytes`, or a copy beyond `max_in_flight`, is not sent and is counted as dropped. A policy's body phase
+ * (a replaced body, method or path) applies to the copy as to the request it copies.
  */
-export function mirrorRequest (request: FastifyRequest, service: string, mirror: MirrorSettings, relayLimit: number, target: () => MirrorTarget): void {
+export function mirrorRequest (request: FastifyRequest, service: string, mirror: MirrorSettings, relayLimit: number, target: MirrorTarget): void {
   if (Math.random() * 100 >= mirror.percent) return
   const req = request.raw
-  const replaced = responseHooksOf(request)?.requestBody
+  const phase = bodyPhaseOf(request)
+  const replaced = phase?.requestBody
   // A body the relay itself refuses (413) is not copied either.
   const limit = Math.min(mirror.max_body_bytes, relayLimit)
   if (Number(req.headers['content-length'] ?? 0) > limit || (replaced?.length ?? 0) > limit) {
     recordMirror(service, 'dropped_body_too_large')
     return
   }
-  const busy = inFlight.get(service) ?? 0
+  const busy = inFlight.get(mirror) ?? 0
   if (busy >= mirror.max_in_flight) {
     recordMirror(service, 'dropped_in_flight')
     return
   }
-  inFlight.set(service, busy + 1)
-  const release = (): void => { inFlight.set(service, (inFlight.get(service) ?? 1) - 1) }
+  inFlight.set(mirror, busy + 1)
+  const release = (): void => { inFlight.set(mirror, (inFlight.get(mirror) ?? 1) - 1) }
+  const copy = { request, service, target, phase, release }
   if (replaced !== undefined || !hasBody(req.headers, h2StreamOf(req))) {
-    setImmediate(() => { send(request, service, target, replaced ?? Buffer.alloc(0), release) })
+    setImmediate(() => { send(copy, replaced ?? Buffer.alloc(0)) })
     return
   }
-  readBeside(request, service, limit, target, release)
+  readBeside(copy, limit)
+}
+
+interface Copy {
+  readonly request: FastifyRequest
+  readonly service: string
+  readonly target: MirrorTarget
+  readonly phase: BodyPhase | undefined
+  readonly release: () => void
 }
 
 /** Collects the caller's body as the relay streams it; sends the copy at its end, drops it when too large. */
-function readBeside (request: FastifyRequest, service: string, limit: number, target: () => MirrorTarget, release: () => void): void {
-  const req = request.raw
+function readBeside (copy: Copy, limit: number): void {
+  const req = copy.request.raw
   const chunks: Buffer[] = []
   let size = 0
   let done = false
@@ -66,13 +82,13 @@ function readBeside (request: FastifyRequest, service: string, limit: number, ta
       return
     }
     stop()
-    release()
-    recordMirror(service, 'dropped_body_too_large')
+    copy.release()
+    recordMirror(copy.service, 'dropped_body_too_large')
   }
   function onEnd (): void {
     const body = Buffer.concat(chunks)
     stop()
-    send(request, service, target, body, release)
+    send(copy, body)
   }
   req.on('data', onData)
   req.once('end', onEnd)
@@ -80,19 +96,11 @@ function readBeside (request: FastifyRequest, service: string, limit: number, ta
   req.once('close', () => {
     if (done) return
     stop()
-    release()
+    copy.release()
   })
 }
 
-function send (request: FastifyRequest, service: string, targetOf: () => MirrorTarget, body: Buffer, release: () => void): void {
-  let target: MirrorTarget
-  try {
-    target = targetOf()
-  } catch {
-    // Outside the caller's path: a copy that cannot be addressed is simply not sent.
-    release()
-    return
-  }
+function send ({ request, service, target, phase, release }: Copy, body: Buffer): void {
   recordMirror(service, 'sent')
   const headers: Record<string, string> = {}
   const incoming = upstreamRequestHeaders(request.raw.headers, { host: '', clientIp: request.ip, requestId: String(request.id) })
@@ -102,16 +110,18 @@ function send (request: FastifyRequest, service: string, targetOf: () => MirrorT
   }
   // The copy says it is one: a backend may log or discard it differently.
   headers['x-lanegate-mirror'] = '1'
-  const { timeouts } = target.upstream.settings
-  const method = (responseHooksOf(request)?.requestMethod ?? request.raw.method ?? 'GET') as CallInput['method']
-  callUpstream(target.upstream, {
-    method,
-    path: target.path,
+  const { group } = target
+  const { timeouts } = group.settings
+  callUpstream(target.upstreams.get(group.key, group.settings), {
+    method: (phase?.requestMethod ?? request.raw.method ?? 'GET') as CallInput['method'],
+    path: phase?.requestPath ?? proxiedPath(target.rawUrl, target.prefix, group.config.strip_prefix),
     headers,
     body: body.length === 0 ? undefined : body,
     timeoutMs: timeouts.connect_ms + timeouts.response_ms + timeouts.body_idle_ms,
-    maxBodyBytes: 1048576,
+    maxBodyBytes: 0,
     maxErrorBodyBytes: 0,
-    trace: traceOf(request.raw),
+    copy: true,
+    // A child of the caller's span, but nothing told back to the caller's access line (its upstream is its own).
+    trace: backgroundTrace(traceOf(request.raw)),
   }).then(release, release)
 }
