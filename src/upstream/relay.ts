@@ -79,7 +79,7 @@ export function relayUpstream (upstream: Upstream, input: RelayInput): Promise<v
       return
     }
     // A request (not a retry) adds its share to the retry budget.
-    if (upstream.budget !== undefined) upstream.budget.request()
+    if (upstream.budget !== undefined) upstream.budget.request(started)
     const headers = upstreamRequestHeaders(input.req.headers, {
       host: target.host,
       clientIp: input.clientIp,

@@ -28,25 +28,27 @@ export class RetryBudget {
   private last: number
   private readonly cap: number
 
-  constructor (readonly settings: RetryBudgetSettings, private readonly now: () => number = Date.now) {
+  /** `now`: milliseconds on the clock the callers' `request(at)` times are on (performance.now by default). */
+  constructor (readonly settings: RetryBudgetSettings, private readonly now: () => number = performance.now.bind(performance)) {
     this.window = new RollingWindow(SHARE_WINDOW_SECONDS, now)
     this.cap = Math.max(1, settings.min_per_second)
     this.last = now()
   }
 
-  /** A request (not a retry) was sent: it adds its share. */
-  request (): void {
-    this.window.add(false)
+  /** A request (not a retry) was sent at `at` (the caller's own reading of `now`: no clock read here). */
+  request (at: number): void {
+    this.window.add(false, at)
   }
 
   /** Takes one retry from the budget, the share first; undefined (nothing taken) when neither part has one. */
   spend (): RetryTicket | undefined {
-    const { total, bad } = this.window.counts()
+    const now = this.now()
+    this.window.advanceTo(now)
+    const { total, bad } = this.window
     if ((bad + 1) * 100 <= this.settings.percent * (total - bad)) {
-      this.window.add(true)
+      this.window.add(true, now)
       return 'share'
     }
-    const now = this.now()
     if (now > this.last) {
       this.tokens = Math.min(this.cap, this.tokens + (now - this.last) / 1000 * this.settings.min_per_second)
       this.last = now

@@ -6,9 +6,10 @@
 export class RollingWindow {
   private readonly totals: Uint32Array
   private readonly bads: Uint32Array
-  private total = 0
-  private bad = 0
-  /** The second (since the epoch) the newest bucket belongs to. */
+  /** Events, and bad ones, in the window as of the last `advanceTo` (or add). */
+  total = 0
+  bad = 0
+  /** The second (on the window's clock) the newest bucket belongs to. */
   private second = 0
 
   constructor (private readonly seconds: number, private readonly now: () => number = Date.now) {
@@ -16,8 +17,9 @@ export class RollingWindow {
     this.bads = new Uint32Array(seconds)
   }
 
-  add (bad: boolean): void {
-    this.advance()
+  /** Counts an event at `at` (the window's clock; read from it when not given). */
+  add (bad: boolean, at = this.now()): void {
+    this.advanceTo(at)
     const i = this.second % this.seconds
     this.totals[i] = (this.totals[i] as number) + 1
     this.total++
@@ -29,7 +31,7 @@ export class RollingWindow {
 
   /** Takes back an event added in this second (a retry given back); nothing when its second has passed. */
   remove (bad: boolean): void {
-    this.advance()
+    this.advanceTo(this.now())
     const i = this.second % this.seconds
     if (this.totals[i] === 0 || (bad && this.bads[i] === 0)) return
     this.totals[i] = (this.totals[i] as number) - 1
@@ -47,7 +49,7 @@ export class RollingWindow {
 
   /** Events and bad ones in the window now (for tests and the console). */
   counts (): { total: number, bad: number } {
-    this.advance()
+    this.advanceTo(this.now())
     return { total: this.total, bad: this.bad }
   }
 
@@ -58,10 +60,10 @@ export class RollingWindow {
     this.bad = 0
   }
 
-  /** Moves to the current second, clearing the buckets of the seconds that passed since the last event. */
-  private advance (): void {
-    const second = Math.floor(this.now() / 1000)
-    if (second === this.second) return
+  /** Moves to the second of `at`, clearing the buckets of the seconds that passed since the last event. */
+  advanceTo (at: number): void {
+    const second = Math.floor(at / 1000)
+    if (second <= this.second) return
     const steps = Math.min(second - this.second, this.seconds)
     for (let s = 1; s <= steps; s++) {
       const i = (this.second + s) % this.seconds

@@ -15,15 +15,15 @@ t.test('the share: retries of the last ten seconds stay within percent/100 of it
   const clock = { now: 0 }
   const budget = new RetryBudget({ percent: 25, min_per_second: 0 }, () => clock.now)
   t.equal(budget.spend(), undefined, 'starts empty')
-  for (let i = 0; i < 3; i++) budget.request()
+  for (let i = 0; i < 3; i++) budget.request(clock.now)
   t.equal(budget.spend(), undefined, '0.75 is less than one retry')
-  budget.request()
+  budget.request(clock.now)
   t.equal(budget.spend(), 'share')
   t.equal(budget.spend(), undefined)
   budget.refund('share')
   t.equal(budget.spend(), 'share', 'a refund gives the share back')
   clock.now = 9_000
-  for (let i = 0; i < 4; i++) budget.request()
+  for (let i = 0; i < 4; i++) budget.request(clock.now)
   t.equal(budget.spend(), 'share', 'eight requests in the last ten seconds fund two retries')
   t.equal(budget.spend(), undefined, 'the retry of nine seconds ago still counts')
   clock.now = 10_000
@@ -35,7 +35,7 @@ t.test('the share: retries of the last ten seconds stay within percent/100 of it
 t.test('a burst of concurrent failures after steady traffic retries its whole share at once', async (t) => {
   const clock = { now: 0 }
   const budget = new RetryBudget({ percent: 20, min_per_second: 1 }, () => clock.now)
-  for (let i = 0; i < 100; i++) budget.request()
+  for (let i = 0; i < 100; i++) budget.request(clock.now)
   const tickets: Array<string | undefined> = []
   for (let i = 0; i < 100; i++) tickets.push(budget.spend())
   t.same({ share: tickets.filter(x => x === 'share').length, floor: tickets.filter(x => x === 'floor').length }, { share: 20, floor: 0 },
