@@ -24,7 +24,7 @@ export function declaredLanes (config: GatewayConfig): Map<string, DeclaredLane>
       if (lane === undefined) continue
       lanes.set(store.id, breaker === undefined ? lane : withBreaker(lane, breaker))
       // A new version of the store's lane software, for the live split (services/live/lane-version.ts).
-      if (lane.next !== undefined) lanes.set(`${store.id}/next`, breaker === undefined ? lane.next : withBreaker(lane.next, breaker))
+      if (lane.next !== undefined) lanes.set(nextLaneKey(store.id), breaker === undefined ? lane.next : withBreaker(lane.next, breaker))
     }
   }
   return lanes
@@ -45,4 +45,9 @@ function withBreaker (lane: LaneConfig, breaker: CircuitBreakerSettings): Declar
     copies.set(lane, copy)
   }
   return copy
+}
+
+/** The lanes registry's key of a store's `lane.next` (its own pool and breaker; `lane` keeps the store id). */
+export function nextLaneKey (storeId: string): string {
+  return `${storeId}/next`
 }

@@ -1,13 +1,9 @@
 import type { LaneConfig } from '../../config/types.js'
+import { nextLaneKey } from '../../upstream/declared-lanes.js'
 import { chooseGroup, type SplitCaller, type SplitChoice, type SplitSettings } from '../../upstream/split.js'
 
 /** The live split's groups: the store's `lane`, and its `lane.next` (a new version of the lane software). */
 export const LANE_GROUPS = ['lane', 'next'] as const
-
-/** The lanes registry's key of a store's `lane.next` (its own pool and breaker; `lane` keeps the store id). */
-export function nextLaneKey (storeId: string): string {
-  return `${storeId}/next`
-}
 
 /**
  * Which version of a store's lane software a live request goes to: `lane.next` when the store has one and
