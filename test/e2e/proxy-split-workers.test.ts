@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http'
 import t from 'tap'
+import { splitBucket } from '../../src/upstream/split.js'
 import { splitGateway } from '../helpers/split-gateway.js'
 import { waitFor } from '../helpers/wait-for.js'
 
@@ -34,6 +35,9 @@ t.test('each client keeps its group whichever worker serves it', async (t) => {
     }
   }
   t.same([...groups].filter(([, seen]) => seen.size !== 1).map(([c]) => c), [], 'one group per client')
+  // And the group the hash gives: legacy 90 / next 10 on 10,000 buckets of the block's name and the client id.
+  const expected = new Map(clients.map((c) => [c, splitBucket('pricing', c) < 9000 ? 'legacy' : 'next']))
+  t.same([...groups].map(([c, seen]) => [c, [...seen][0]]), [...expected], 'each client in its bucket\'s group, in both workers')
   // Each request's log line names the process that served it: both workers served these clients.
   const pids = new Set([...gateway.output().matchAll(/"pid":(\d+)[^\n]*"url":"\/legacy\/pricing\/prices\/1"/g)].map((m) => m[1]))
   t.equal(pids.size, 2, 'both workers answered')
