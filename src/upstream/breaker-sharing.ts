@@ -25,8 +25,9 @@ export interface BreakerSharing {
 let sharing: BreakerSharing = { publish () {} }
 const breakers = new Map<string, Set<CircuitBreaker>>()
 /**
- * The latest opening other processes shared per upstream and target, kept until it ends: a breaker made later here
- * (a store's lane is built on its first request) starts from it instead of learning the failures again.
+ * The latest opening other processes shared per upstream and target, until a later transition of the same target
+ * replaces or removes it (one entry per target at most): a breaker made later here (a store's lane is built on its
+ * first request) starts from an opening that has not ended instead of learning the failures again.
  */
 const openings = new Map<string, SharedTransition>()
 

@@ -186,7 +186,7 @@ export function laneUpstreamSettings (lane: DeclaredLane): UpstreamSettings {
  * id (the live relay and fan-out's lane calls share each lane's pool, so fan-out honours the lane's socket cap),
  * declared by each snapshot (`declaredLanes`) and built at their first use; `services` for single upstreams keyed
  * by the service that owns their settings (`timeseries`), built on first use and kept; and `proxies` for the
- * `type: proxy` blocks, keyed by block name, declared and built by each snapshot. A declared registry's upstreams
+ * `type: proxy` blocks, keyed by block name (`<block>/<group>` for each group of `upstreams:`), declared and built by each snapshot. A declared registry's upstreams
  * are reconciled and retired with the config (`UpstreamRegistry.reconcile`), not with traffic.
  */
 export interface SharedUpstreams {
