@@ -32,7 +32,7 @@ export function storedFileName (baseDir: string, version: number): string {
  * The config an instance following the store starts with: the head, or, when the store is unreachable (or its
  * head cannot be applied on this host), the copy saved in the data dir. With neither it throws one clear line.
  */
-export async function loadStoreStartConfig (options: StoreStartOptions, adjust?: (loaded: LoadedGatewayConfig) => void): Promise<{ loaded: LoadedGatewayConfig, follow: StoreStart }> {
+export async function loadStoreStartConfig (options: StoreStartOptions, adjust?: (loaded: Pick<LoadedGatewayConfig, 'config'>) => void): Promise<{ loaded: LoadedGatewayConfig, follow: StoreStart }> {
   const head = await readHead(options.url)
   const copy = await readOfflineCopy(options.dataDir)
   const notes: StoreStart['notes'] = []
@@ -65,6 +65,6 @@ async function readHead (url: string): Promise<ConfigVersion | ConfigStoreError>
   }
 }
 
-function parse (version: ConfigVersion, options: StoreStartOptions, adjust?: (loaded: LoadedGatewayConfig) => void): Promise<LoadedGatewayConfig> {
+function parse (version: ConfigVersion, options: StoreStartOptions, adjust?: (loaded: Pick<LoadedGatewayConfig, 'config'>) => void): Promise<LoadedGatewayConfig> {
   return parseGatewayConfig(version.text, storedFileName(options.baseDir, version.version), { adjust })
 }

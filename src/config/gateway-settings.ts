@@ -2,24 +2,25 @@ import type { GatewaySettings, StoreReach } from '../plugin/gateway-settings.js'
 import { buildIndexes, type ConfigIndexes } from './indexes.js'
 import type { GatewayConfig } from './types.js'
 
-// A validated config is deep-frozen: its settings view is built once, whoever asks (the second pass, the snapshot,
-// explain), so a policy keying what it keeps per snapshot by the view finds one object. An unfrozen config is not kept.
-const settingsByConfig = new WeakMap<GatewayConfig, GatewaySettings>()
+// Keyed by the config's indexes, which the loader keeps from the second pass on (indexes.ts): check, requires,
+// create and explain of one config get one view, so a policy may key what it keeps per snapshot by it.
+const settingsByIndexes = new WeakMap<ConfigIndexes, GatewaySettings>()
 
 /** The read-only view of `config` a policy gets (lanegate/plugin's `GatewaySettings`). */
-export function gatewaySettings (config: GatewayConfig, indexes: ConfigIndexes = buildIndexes(config)): GatewaySettings {
-  let settings = settingsByConfig.get(config)
+export function gatewaySettings (config: GatewayConfig): GatewaySettings {
+  const indexes = buildIndexes(config)
+  let settings = settingsByIndexes.get(indexes)
   if (settings === undefined) {
     settings = settingsOf(config, indexes)
-    if (Object.isFrozen(config)) settingsByConfig.set(config, settings)
+    settingsByIndexes.set(indexes, settings)
   }
   return settings
 }
 
 function settingsOf (config: GatewayConfig, indexes: ConfigIndexes): GatewaySettings {
   return Object.freeze({
-    // Read when asked: the loader fills a default issuer after the second pass, which already checks policies.
-    get issuer () { return config.issuer.issuer },
+    // Set before the second pass: the loader fills the default first (config/default-issuer.ts).
+    issuer: config.issuer.issuer,
     scopes: new Set(Object.keys(config.scopes)),
     organizations: new Set(config.organizations.map((o) => o.id)),
     rateLimits: config.rate_limits,

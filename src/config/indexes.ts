@@ -56,17 +56,28 @@ export interface ConfigIndexes {
 
 const empty: ReadonlySet<string> = new Set()
 
-// A validated config is deep-frozen and never changes: its indexes are built once, whoever asks (validation, the
-// snapshot, fan-out's deliveries). An unfrozen config (a test's literal) may still be edited, so it is not kept.
+// A validated config never changes after its second pass: its indexes are built once, whoever asks (validation, the
+// snapshot, fan-out's deliveries, the settings view keyed by them). Any other config (a test's literal) may still be
+// edited, so it is not kept.
 const indexesByConfig = new WeakMap<GatewayConfig, ConfigIndexes>()
 
-/** The lookup tables of `config`; built once per frozen (validated) config. */
+/** The lookup tables of `config`; built once per validated config (see {@link keepIndexes}) or frozen one. */
 export function buildIndexes (config: GatewayConfig): ConfigIndexes {
   let indexes = indexesByConfig.get(config)
   if (indexes === undefined) {
     indexes = indexConfig(config)
     if (Object.isFrozen(config)) indexesByConfig.set(config, indexes)
   }
+  return indexes
+}
+
+/**
+ * The loader's call, before the second pass: from here on the config changes only in what no index reads (policy
+ * options' defaults), so its indexes (and the settings view keyed by them) are kept for check, create and explain.
+ */
+export function keepIndexes (config: GatewayConfig): ConfigIndexes {
+  const indexes = buildIndexes(config)
+  indexesByConfig.set(config, indexes)
   return indexes
 }
 

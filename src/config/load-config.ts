@@ -6,7 +6,7 @@ import { ConfigError, formatPath, type ConfigProblem } from './config-error.js'
 import { deepFreeze } from './deep-freeze.js'
 import { defaultIssuer } from './default-issuer.js'
 import { substituteEnv } from './env-substitution.js'
-import { buildIndexes, type ConfigIndexes } from './indexes.js'
+import { keepIndexes, type ConfigIndexes } from './indexes.js'
 import { resolveConfigPaths } from './resolve-paths.js'
 import { buildConfigSchema, type ServiceSchema } from './schema.js'
 import { checkReferences, type ConfigWarning, type LocatedProblem } from './semantic-checks.js'
@@ -49,8 +49,11 @@ export interface LoadedConfig<Catalog = unknown> {
 
 export interface ParseOptions<Catalog> {
   env?: NodeJS.ProcessEnv
-  /** Changes made to the validated config before it is frozen (tests' data_dir, `start --port`). */
-  adjust?: (loaded: LoadedConfig<Catalog>) => void
+  /**
+   * Changes made to the config before the second pass checks it (tests' data_dir, `start --port`), so the policies'
+   * checks, the default issuer and the settings view see the config as it is served.
+   */
+  adjust?: (loaded: Pick<LoadedConfig<Catalog>, 'config'>) => void
 }
 
 /** Reads, substitutes and validates a config file; throws ConfigError listing every problem. */
@@ -108,8 +111,10 @@ export async function parseConfigText<Catalog> (text: string, file: string, rule
   let second: SecondPass<Catalog>
   let references: ReturnType<typeof checkReferences>
   try {
+    options.adjust?.({ config })
+    defaultIssuer(config)
     references = checkReferences(config)
-    second = await rules.check(config, { baseDir: dirname(resolve(file)), indexes: buildIndexes(config) })
+    second = await rules.check(config, { baseDir: dirname(resolve(file)), indexes: keepIndexes(config) })
   } catch (error) {
     // Only a config with first-pass problems may trip a check; those problems are the ones to show.
     if (first.length > 0) throw new ConfigError(file, first)
@@ -124,8 +129,6 @@ export async function parseConfigText<Catalog> (text: string, file: string, rule
     catalog: second.catalog,
     listenerTls: references.listenerTls,
   }
-  options.adjust?.(loaded)
-  defaultIssuer(config)
   deepFreeze(config)
   return loaded
 }

@@ -130,7 +130,7 @@ export function explainChain (q: ChainQuestion): Pick<ExplainResult, 'steps' | '
       continue
     }
     const verdict = explain.call(link.plugin, link.options, {
-      settings: gatewaySettings(q.config, q.indexes), service: q.row.service, routeId: q.row.routeId, method: q.method, path: q.path,
+      settings: gatewaySettings(q.config), service: q.row.service, routeId: q.row.routeId, method: q.method, path: q.path,
       params: q.params, caller: q.caller, authenticated, ...(q.anyParams === true ? { anyParams: true } : {}),
     })
     const step: StepVerdict = { policy: link.policy, ...verdict }

@@ -72,7 +72,7 @@ export async function testPolicy<Options> (plugin: PolicyPlugin<Options>, option
   const { config } = await parseConfigText(harness.config ?? MINIMAL_CONFIG, 'policy-test.yaml', harnessRules, { env: {} })
   const indexes = buildIndexes(config)
   const validated = policyOptions(plugin, options)
-  const settings = gatewaySettings(config, indexes)
+  const settings = gatewaySettings(config)
   const problems = plugin.check?.(validated, settings) ?? []
   if (problems.length > 0) throw new Error(`policy "${plugin.name}": ${problems.map((p) => `${p.path || '(options)'}: ${p.message}`).join('; ')}`)
 

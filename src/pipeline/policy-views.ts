@@ -29,7 +29,7 @@ export function policyViews (shared: SharedResources, config: GatewayConfig, ind
   const verifier = shared.tokens
   const keys = shared.apiKeys
   return {
-    settings: gatewaySettings(config, indexes),
+    settings: gatewaySettings(config),
     reachStore: storeReacher(indexes),
     // Held by the host: a Map in one process, the primary's counts under server.workers (limits/connection-slots.ts).
     connectionSlots: connectionSlots(),

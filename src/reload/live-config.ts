@@ -59,7 +59,7 @@ export interface LiveConfigOptions {
    * Changes applied to every config read from the file, at boot and on each reload (`lanegate start --port/--host`),
    * so a reload compares like with like and does not report `server` as needing a restart.
    */
-  adjust?: (loaded: LoadedGatewayConfig) => void
+  adjust?: (loaded: Pick<LoadedGatewayConfig, 'config'>) => void
 }
 
 /** The running gateway: its snapshot swapped in one assignment by `apply`, and reloads of its file one at a time. */

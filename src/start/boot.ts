@@ -30,7 +30,7 @@ export interface BootOptions {
   /** Logger to use; default: pino at the config's log level on stdout. */
   logger?: Logger
   /** Changes applied to the parsed config before use (tests: data_dir, ports). */
-  adjust?: (loaded: LoadedGatewayConfig) => void
+  adjust?: (loaded: Pick<LoadedGatewayConfig, 'config'>) => void
   /** Policies and services to validate and serve with; default the built-in ones (tests add their own). */
   catalog?: Catalog
 }

@@ -31,7 +31,7 @@ export interface StartOptions {
  * `--port` and `--host` over the file's `server` settings: applied at boot and on every reload, so the overrides
  * stay and a reload sees no `server` change.
  */
-function startOverrides (options: StartOptions): (loaded: LoadedGatewayConfig) => void {
+function startOverrides (options: StartOptions): (loaded: Pick<LoadedGatewayConfig, 'config'>) => void {
   return (loaded) => {
     if (options.port !== undefined) loaded.config.server.port = options.port
     if (options.host !== undefined) loaded.config.server.host = options.host

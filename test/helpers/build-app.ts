@@ -43,7 +43,7 @@ export async function buildTestApp (options: TestAppOptions = {}): Promise<TestA
     text: yaml,
     env: { ...process.env, LANEGATE_DATA_DIR: dataDir, ...options.env },
     logger: createLogger(options.logLevel ?? 'debug', sink),
-    adjust: (loaded: LoadedConfig) => {
+    adjust: (loaded: Pick<LoadedConfig, 'config'>) => {
       loaded.config.server.data_dir = dataDir
       options.patch?.(loaded.config)
     },

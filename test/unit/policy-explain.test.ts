@@ -4,7 +4,6 @@ import { join } from 'node:path'
 import t from 'tap'
 import { gatewaySettings } from '../../src/config/gateway-settings.js'
 import { ConfigError } from '../../src/config/config-error.js'
-import { buildIndexes } from '../../src/config/indexes.js'
 import type { ExplainRequest } from '../../src/plugin/policy.js'
 import { loadGatewayConfig, parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { policyPlugins } from '../../src/pipeline/registry.js'
@@ -12,9 +11,8 @@ import { gatewayFixture } from '../helpers/gateway-fixture.js'
 import { repoPath } from '../helpers/paths.js'
 
 const { config } = await loadGatewayConfig(repoPath('gateway.yaml'))
-const indexes = buildIndexes(config)
 const request: ExplainRequest = {
-  settings: gatewaySettings(config, indexes),
+  settings: gatewaySettings(config),
   service: 'content',
   routeId: 'content_list',
   method: 'GET',

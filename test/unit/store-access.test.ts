@@ -93,7 +93,7 @@ t.test('storeAccessOf reads the organization policy\'s recorded answer for the s
 t.test('the organization policy records the rule\'s answer on the request; a refusal records nothing', async (t) => {
   const snapshot: Snapshot = { version: 1, config, indexes, chains: new Map() }
   const context = policyContext(organization, {
-    settings: gatewaySettings(config, indexes), reachStore: storeReacher(indexes), tokens: {} as TokenVerifierView, apiKeys: {} as never, limiter: () => ({}) as LimiterHandle, connectionSlots: localConnectionSlots(), service: 'live', routeId: 'read', envelope: 'exchange',
+    settings: gatewaySettings(config), reachStore: storeReacher(indexes), tokens: {} as TokenVerifierView, apiKeys: {} as never, limiter: () => ({}) as LimiterHandle, connectionSlots: localConnectionSlots(), service: 'live', routeId: 'read', envelope: 'exchange',
   })
   const step = organization.create({ param: 'store_org_id', not_found: true }, context)
   const requestFor = (storeId: string) => ({
@@ -114,7 +114,7 @@ t.test('the organization policy records the rule\'s answer on the request; a ref
 t.test('without not_found, the organization policy records any id in the tree, lane or not; outside it, nothing', async (t) => {
   const snapshot: Snapshot = { version: 1, config, indexes, chains: new Map() }
   const context = policyContext(organization, {
-    settings: gatewaySettings(config, indexes), reachStore: storeReacher(indexes), tokens: {} as TokenVerifierView, apiKeys: {} as never, limiter: () => ({}) as LimiterHandle, connectionSlots: localConnectionSlots(), service: 'live', routeId: 'read', envelope: 'exchange',
+    settings: gatewaySettings(config), reachStore: storeReacher(indexes), tokens: {} as TokenVerifierView, apiKeys: {} as never, limiter: () => ({}) as LimiterHandle, connectionSlots: localConnectionSlots(), service: 'live', routeId: 'read', envelope: 'exchange',
   })
   const step = organization.create({ query: 'organization_id', not_found: false }, context)
   const requestFor = (id: string) => ({

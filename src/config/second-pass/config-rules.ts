@@ -86,7 +86,7 @@ interface Placed { entry: PolicyEntry, at: (string | number)[] }
  */
 function checkServices (config: GatewayConfig, catalog: Catalog, indexes: ConfigIndexes, report: Report, warnings: ConfigWarning[],
   addedPlugins: readonly string[]): void {
-  const settings = gatewaySettings(config, indexes)
+  const settings = gatewaySettings(config)
   for (const [serviceName, service] of Object.entries(config.services)) {
     const module = moduleForService(catalog.services, serviceName, service)
     if (module === undefined) continue // pass 1 reports unknown services and types
