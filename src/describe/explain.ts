@@ -119,6 +119,7 @@ export function explainChain (q: ChainQuestion): Pick<ExplainResult, 'steps' | '
   const steps: StepVerdict[] = []
   let authenticated = false
   let refusedAt: StepVerdict | undefined
+  const settings = gatewaySettings(q.config)
   for (const link of q.row.chain) {
     if (refusedAt !== undefined) {
       steps.push({ policy: link.policy, outcome: 'not-reached', note: `not reached (${refusedAt.policy} refuses)` })
@@ -130,8 +131,8 @@ export function explainChain (q: ChainQuestion): Pick<ExplainResult, 'steps' | '
       continue
     }
     const verdict = explain.call(link.plugin, link.options, {
-      settings: gatewaySettings(q.config), service: q.row.service, routeId: q.row.routeId, method: q.method, path: q.path,
-      params: q.params, caller: q.caller, authenticated, ...(q.anyParams === true ? { anyParams: true } : {}),
+      settings, service: q.row.service, routeId: q.row.routeId, method: q.method, path: q.path,
+      params: q.params, caller: q.caller, authenticated, anyParams: q.anyParams,
     })
     const step: StepVerdict = { policy: link.policy, ...verdict }
     steps.push(step)
