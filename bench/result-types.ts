@@ -24,8 +24,6 @@ export interface VariantSummary {
   addedP999Ms?: Spread
   /** CPU of the system under test's process tree per response (µs). */
   serverCpuUsPerRequest: Spread
-  /** serverCpuUsPerRequest ÷ the baseline's in the same round (absent without a baseline). */
-  cpuRatio?: Spread
   /** With server.workers > 1: the primary's own share of serverCpuUsPerRequest (µs; the workers scenario). */
   primaryCpuUsPerRequest?: Spread
   /**

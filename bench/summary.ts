@@ -52,7 +52,6 @@ export function summarizeVariants (
       statusCounts,
       requests: mine.reduce((n, r) => n + r.requests, 0),
     }
-    if (paired.length > 0) summary.cpuRatio = rounded(spread(paired.map(([v, b]) => perRequest(v.serverCpuMicros, v) / perRequest(b.serverCpuMicros, b))))
     if (variant.name.startsWith('lanegate-workers-') && mine.some((r) => r.serverRootCpuMicros !== undefined)) {
       summary.primaryCpuUsPerRequest = rounded(spread(mine.map((r) => perRequest(r.serverRootCpuMicros ?? Number.NaN, r))), 1)
     }
