@@ -2,7 +2,9 @@ import t from 'tap'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openConfigStore, sha256 } from '../../src/config-store/config-store.js'
+import fastify from 'fastify'
+import { mountConfigStoreRoutes } from '../../src/config-store/admin-routes.js'
+import { openConfigStore, sha256, type VersionSummary } from '../../src/config-store/config-store.js'
 import { configStoreDb } from '../helpers/config-store-db.js'
 import { fetchGatewayToken } from '../helpers/fetch-token.js'
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.js'
@@ -127,5 +129,24 @@ if (typeof db === 'string') {
       return body.status === 'ready' ? body : undefined
     }, { what: 'the cluster to report ready' })
     t.same(clusterReady.workers.map((w) => [w.config?.version, w.config?.sha256]), [[2, v2?.sha256], [2, v2?.sha256]])
+  })
+
+  t.test('a push names its author: the admin Basic user over the body\'s author; with a bearer token, the body\'s', async (t) => {
+    // A store of its own: these pushes must not reach the gateways above.
+    const own = await configStoreDb()
+    if (typeof own === 'string') throw new Error(own)
+    t.teardown(() => own.drop())
+    const app = fastify()
+    mountConfigStoreRoutes(app, { url: own.url, baseDir: home })
+    t.teardown(() => app.close())
+    const plain = gatewayFixture().text()
+    const push = async (authorization: string, message: string): Promise<[number, VersionSummary]> => {
+      const res = await app.inject({ method: 'POST', url: '/config/versions', headers: { authorization }, payload: { text: plain, message, author: 'from-the-body' } })
+      return [res.statusCode, res.json()]
+    }
+    const basic = await push(`Basic ${Buffer.from('ops:open-sesame').toString('base64')}`, 'by basic')
+    t.same(basic, [201, { version: 1, parent: null, sha256: sha256(plain), author: 'ops', message: 'by basic', rollbackOf: null, createdAt: basic[1].createdAt }])
+    const bearer = await push(`Bearer ${TOKEN}`, 'by bearer')
+    t.same(bearer, [201, { version: 2, parent: 1, sha256: sha256(plain), author: 'from-the-body', message: 'by bearer', rollbackOf: null, createdAt: bearer[1].createdAt }])
   })
 }

@@ -1,5 +1,8 @@
 import t from 'tap'
+import { tmpdir } from 'node:os'
+import fastify from 'fastify'
 import pg from 'pg'
+import { mountConfigStoreRoutes } from '../../src/config-store/admin-routes.js'
 import { openConfigStore } from '../../src/config-store/config-store.js'
 import { ConfigStoreError } from '../../src/config-store/errors.js'
 import { configStoreDb } from '../helpers/config-store-db.js'
@@ -42,5 +45,17 @@ if (typeof db === 'string') {
     t.match(failed.stderr, new RegExp(`^config: config store postgres://${role}:\\*\\*\\*@127\\.0\\.0\\.1:5432/\\w+ answered with an error: permission denied for schema public \\(SQLSTATE 42501\\)\\n$`))
     const down = await runNode(repoPath('bin/lanegate.js'), ['config', 'history', '--store', 'postgres://ops@127.0.0.1:1/x'])
     t.equal(down.code, 4)
+  })
+
+  t.test('the admin listener\'s store routes answer 500 config_store_failed with the SQLSTATE', async (t) => {
+    const app = fastify()
+    mountConfigStoreRoutes(app, { url: url.toString(), baseDir: tmpdir() })
+    t.teardown(() => app.close())
+    const res = await app.inject({ method: 'GET', url: '/config/versions' })
+    t.same([res.statusCode, res.headers['cache-control'], res.json()], [500, 'no-store', {
+      error: 'config_store_failed',
+      sqlstate: '42501',
+      message: 'The config store (PostgreSQL) answered with an error (a permission, a schema); the gateway\'s log and `sqlstate` say which.',
+    }])
   })
 }
