@@ -1,5 +1,5 @@
 import type { GatewaySettings, StoreReach } from '../plugin/gateway-settings.js'
-import { buildIndexes, type ConfigIndexes } from './indexes.js'
+import { buildIndexes, type ConfigIndexes, type StoreAccess } from './indexes.js'
 import type { GatewayConfig } from './types.js'
 
 // Keyed by the config's indexes, which the loader keeps from the second pass on (indexes.ts): check, requires,
@@ -17,6 +17,11 @@ export function gatewaySettings (config: GatewayConfig): GatewaySettings {
   return settings
 }
 
+/** How far a store-access answer reaches: the rule `settings.reach` and `context.reachStore` both apply. */
+export function reachOf (access: StoreAccess | undefined): StoreReach {
+  return access === undefined ? 'outside' : access.lane === undefined ? 'reachable' : 'served'
+}
+
 function settingsOf (config: GatewayConfig, indexes: ConfigIndexes): GatewaySettings {
   return Object.freeze({
     // Set before the second pass: the loader fills the default first (config/default-issuer.ts).
@@ -27,10 +32,7 @@ function settingsOf (config: GatewayConfig, indexes: ConfigIndexes): GatewaySett
     cacheStoreMaxBytes: config.cache_store.max_bytes,
     clientCertificates: config.server.tls?.client_ca_file !== undefined,
     accountStatus: (clientId: string) => indexes.accounts.get(clientId)?.status,
-    reach (organizationId: string, id: string): StoreReach {
-      const access = indexes.access(organizationId, id)
-      return access === undefined ? 'outside' : access.lane === undefined ? 'reachable' : 'served'
-    },
+    reach: (organizationId: string, id: string) => reachOf(indexes.access(organizationId, id)),
     relays: (service: string) => service === 'live' || config.services[service]?.type === 'proxy',
   })
 }

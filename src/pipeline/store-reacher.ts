@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import { reachOf } from '../config/gateway-settings.js'
 import type { ConfigIndexes } from '../config/indexes.js'
 import type { StoreReach } from '../plugin/gateway-settings.js'
 // Where the gateway declares `request.gw.reached`.
@@ -8,7 +9,8 @@ import type {} from '../runtime/request-context.js'
 export function storeReacher (indexes: ConfigIndexes): (request: FastifyRequest, organizationId: string, id: string, needs: Exclude<StoreReach, 'outside'>) => boolean {
   return function reachStore (request: FastifyRequest, organizationId: string, id: string, needs: Exclude<StoreReach, 'outside'>): boolean {
     const access = indexes.access(organizationId, id)
-    if (access === undefined || (needs === 'served' && access.lane === undefined)) return false
+    const reach = reachOf(access)
+    if (reach === 'outside' || (needs === 'served' && reach !== 'served')) return false
     request.gw.reached = access
     return true
   }
