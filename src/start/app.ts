@@ -83,10 +83,11 @@ export async function buildApp (gateway: Gateway, logger: Logger, metrics?: Gate
  */
 function addWebSockets (app: FastifyInstance, gateway: Gateway, metrics: GatewayMetrics | undefined, controller: RequestLogController): void {
   const websockets = new OpenWebSockets(gateway.current, app.log, metrics?.websockets, function webSocketEnded (request, reply, code) {
-    // fastify never completes an upgraded request: its access line and SERVER span cover the session, written now.
+    // fastify never completes an upgraded request (its socket was taken from the response): it is completed here,
+    // once, as a 101 spanning the session, for the metrics, the log line, the access line and the SERVER span.
     noteWebSocketClosed(request, code)
     reply.raw.statusCode = 101
-    controller.observer?.(request, reply)
+    controller.requestCompleted(null, request, reply)
   })
   app.decorate('websockets', websockets)
   routeUpgradeRequests(app)

@@ -1,0 +1,51 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { buildTestApp } from '../helpers/build-app.js'
+import { gatewayFixture } from '../helpers/gateway-fixture.js'
+import { histogramCount } from '../helpers/prometheus.js'
+import { waitFor } from '../helpers/wait-for.js'
+import { startWsBackend } from '../helpers/ws-backend.js'
+import { closeOf, nextMessage, openWs } from '../helpers/ws-client.js'
+
+t.test('a relayed WebSocket that ends is completed once as a 101: counted, timed as a stream, logged and access-logged', async (t) => {
+  const backend = await startWsBackend(t)
+  const dir = await mkdtemp(join(tmpdir(), 'lanegate-access-ws-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const fixture = gatewayFixture('minimal')
+    .set('access_log', { fields: ['method', 'route', 'status'], sinks: [{ type: 'file', path: join(dir, 'access.log') }] })
+    .set('services', {
+      events: { type: 'proxy', prefix: '/events', envelope: 'plain', upstream: { targets: [backend.url] }, websocket: { idle_timeout_seconds: 120 }, routes: { stream: { methods: ['GET'], path: '/*', websocket: true } } },
+    })
+  const written = await fixture.write()
+  t.teardown(() => written.remove())
+  const gw = await buildTestApp({ file: written.file, logLevel: 'info' })
+  t.teardown(() => gw.close())
+  await gw.app.listen({ port: 0, host: '127.0.0.1' })
+  const metrics = gw.metrics
+  if (metrics === undefined) throw new Error('the fixture has an admin block: metrics are on')
+
+  const opened = await openWs(`ws://127.0.0.1:${(gw.app.server.address() as AddressInfo).port}/events/feed`)
+  if (!opened.open) throw new Error(`not upgraded: ${opened.status} ${opened.body}`)
+  const echoed = nextMessage(opened.ws)
+  opened.ws.send('hello')
+  t.equal((await echoed).data.toString(), 'hello')
+  const closing = closeOf(opened.ws)
+  opened.ws.close(1000)
+  await closing
+  const line = await waitFor(async () => (await readFile(join(dir, 'access.log'), 'utf8').catch(() => '')) || undefined, { what: 'the session\'s access line' })
+  t.same(line.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown), [{ method: 'GET', route: 'stream', status: 101 }])
+
+  const text = await metrics.registry.metrics()
+  const answered = text.split('\n').filter((l) => l.startsWith('lanegate_http_requests_total{service="events"'))
+  t.same(answered, ['lanegate_http_requests_total{service="events",route="stream",method="GET",status="101"} 1'])
+  t.same([
+    histogramCount(text, 'lanegate_http_stream_duration_seconds', { service: 'events', route: 'stream' }),
+    histogramCount(text, 'lanegate_http_request_duration_seconds', { service: 'events', route: 'stream' }),
+  ], [1, 0], 'timed as a stream, not as request latency')
+  const completed = gw.logs.map((l) => JSON.parse(l) as { msg?: string, res?: { statusCode?: number }, req?: { url?: string } })
+    .filter((l) => l.msg === 'request completed' && l.req?.url === '/events/feed')
+  t.same(completed.map((l) => l.res?.statusCode), [101], 'one request completed line')
+})
