@@ -64,7 +64,5 @@ export function requestContext (snapshot: Snapshot, service: string, routeId: st
 
 /** A chain's step refused `request` (runSteps' refusal observer): kept for the access log and the SERVER span. */
 export function noteRefusingStep (request: FastifyRequest, step: PolicyStep): void {
-  // A request the chain runner gave no state (a plugin's test harness) has nothing to note it on.
-  const gw = request.gw as FastifyRequest['gw'] | null
-  if (gw !== null) gw.refusedBy = step
+  request.gw.refusedBy = step
 }
