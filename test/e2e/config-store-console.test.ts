@@ -1,5 +1,5 @@
 import t from 'tap'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
@@ -20,14 +20,14 @@ if (typeof db === 'string') {
   t.test('the console\'s Fleet view', { skip: `${db} (set LANEGATE_REQUIRE_SERVICES=1 to fail instead)` }, async () => {})
 } else {
   t.teardown(() => db.drop())
-  const fleet = await fleetConfig()
-  const config = fleet.file
+  const fleet = fleetConfig()
+  const config = await fleet.write()
   t.teardown(() => config.remove())
   const home = await mkdtemp(join(tmpdir(), 'lanegate-fleet-console-'))
   t.teardown(() => rm(home, { recursive: true, force: true }))
 
   t.test('the Fleet view lists the instances, their version, and a host\'s refusal (not converged)', async (t) => {
-    const text = await readFile(config.file, 'utf8')
+    const text = fleet.text()
     const store = await openConfigStore(db.url)
     t.teardown(() => store.close())
     await store.push({ text, message: 'first', author: 'ana' })
@@ -45,7 +45,7 @@ if (typeof db === 'string') {
     t.equal(await page.locator('#fleet-off').isVisible(), false)
 
     // A variable this host lacks: refused here, the view says so and the fleet is not converged.
-    await store.push({ text: fleet.fixture.set('server.log_level', '${ONLY_ON_OTHER_HOSTS}').text(), message: 'per host', author: 'bo' })
+    await store.push({ text: fleet.set('server.log_level', '${ONLY_ON_OTHER_HOSTS}').text(), message: 'per host', author: 'bo' })
     await page.waitForFunction(() => document.querySelector('#fleet-converged')?.getAttribute('data-converged') === 'false', undefined, { timeout: 30_000 })
     await page.waitForFunction((id) => /refused version 2: .*ONLY_ON_OTHER_HOSTS/.test(document.querySelector(`#fleet-table tr[data-instance="${id}"]`)?.textContent ?? ''), gw.instanceId, { timeout: 30_000 })
     t.equal(await page.locator('#fleet-head').textContent(), 'version 2')

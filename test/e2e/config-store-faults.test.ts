@@ -1,6 +1,6 @@
 import t from 'tap'
 import autocannon from 'autocannon'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openConfigStore } from '../../src/config-store/config-store.js'
@@ -21,9 +21,7 @@ if (!postgresBinariesPresent()) {
   // A PostgreSQL of this test's own: it is stopped and started again (never the shared one).
   const pg = await ownPostgres()
   t.teardown(() => pg.remove())
-  const fleet = await fleetConfig()
-  const config = fleet.file
-  t.teardown(() => config.remove())
+  const fleet = fleetConfig()
   const home = await mkdtemp(join(tmpdir(), 'lanegate-faults-'))
   t.teardown(() => rm(home, { recursive: true, force: true }))
   // C reaches the store through a relay the test can cut.
@@ -34,9 +32,9 @@ if (!postgresBinariesPresent()) {
   const cli = (...args: string[]): ReturnType<typeof runNode> => runNode(repoPath('bin/lanegate.js'), ['config', ...args, '--store', pg.url])
 
   t.test('PostgreSQL stopped, an instance restarted meanwhile, a cut connection, a refusal on one host', async (t) => {
-    const text = await readFile(config.file, 'utf8')
+    const text = fleet.text()
     // log_level from a variable only A and B have: valid for them, not applicable on C.
-    const perHost = fleet.fixture.set('server.log_level', '${FLEET_LOG_LEVEL}').text()
+    const perHost = fleet.set('server.log_level', '${FLEET_LOG_LEVEL}').text()
     const store = await openConfigStore(pg.url)
     t.teardown(() => store.close())
     await store.push({ text, message: 'first', author: 'ana' })
@@ -63,7 +61,7 @@ if (!postgresBinariesPresent()) {
     await pg.stop('fast')
     await waitForText(a.output, 'config store unreachable: version 1 keeps serving', { what: 'A to notice the store is down', from: fromA })
     const file = join(home, 'push.yaml')
-    await writeFile(file, processorNeeds(fleet.fixture, 'create').text())
+    await writeFile(file, processorNeeds(fleet, 'create').text())
     const refused = await cli('push', file, '-m', 'while down')
     t.equal(refused.code, 4, 'exit 4: the store is unreachable')
     t.match(refused.stderr, /^config: config store postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres unreachable: /)
@@ -89,7 +87,7 @@ if (!postgresBinariesPresent()) {
     await proxy.close()
     const fromC = c.output().length
     await waitForText(c.output, 'config store unreachable', { what: 'C to notice its cut connection', from: fromC })
-    const v2 = await store.push({ text: processorNeeds(fleet.fixture, 'create').text(), message: 'needs create', author: 'bo' })
+    const v2 = await store.push({ text: processorNeeds(fleet, 'create').text(), message: 'needs create', author: 'bo' })
     await appliedEverywhere(store, [a, b2], v2.version)
     const cRow = (await store.instances()).find((r) => r.instanceId === c.instanceId)
     t.equal(cRow?.applied?.version, 1, 'C, cut off, still runs version 1')

@@ -1,6 +1,6 @@
 import t from 'tap'
 import autocannon from 'autocannon'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openConfigStore } from '../../src/config-store/config-store.js'
@@ -22,14 +22,12 @@ if (typeof db === 'string') {
   t.test('a fleet following the config store', { skip: `${db} (set LANEGATE_REQUIRE_SERVICES=1 to fail instead)` }, async () => {})
 } else {
   t.teardown(() => db.drop())
-  const fleet = await fleetConfig()
-  const config = fleet.file
-  t.teardown(() => config.remove())
+  const fleet = fleetConfig()
   const home = await mkdtemp(join(tmpdir(), 'lanegate-fleet-'))
   t.teardown(() => rm(home, { recursive: true, force: true }))
 
   t.test(`three instances (two with 2 workers) under load take ${PUSHES} pushes with no failed request, then a rollback`, async (t) => {
-    const text = await readFile(config.file, 'utf8')
+    const text = fleet.text()
     const store = await openConfigStore(db.url)
     t.teardown(() => store.close())
     await store.push({ text, message: 'the fleet config', author: 'ana' })
@@ -50,7 +48,7 @@ if (typeof db === 'string') {
       return { done, stop }
     })
 
-    const needsCreate = processorNeeds(fleet.fixture, 'create').text()
+    const needsCreate = processorNeeds(fleet, 'create').text()
     const delays = new Map<string, number[]>(instances.map((i) => [i.instanceId, []]))
     for (let push = 1; push <= PUSHES; push++) {
       const restricted = push % 2 === 1

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import type { ConfigStore } from '../../src/config-store/config-store.js'
-import { gatewayFixture, type FixtureFile, type GatewayFixture } from './gateway-fixture.js'
+import { gatewayFixture, type GatewayFixture } from './gateway-fixture.js'
 import type { SpawnedGateway } from './spawn-gateway.js'
 import { waitFor } from './wait-for.js'
 
@@ -18,21 +18,15 @@ export function processorNeeds (fixture: GatewayFixture, scope: 'read' | 'create
   return fixture.set('services.payments.routes.processor_config', [{ scope: { all: [`commerce:payment-intents.${scope}`] } }])
 }
 
-/** A fleet's config: what is pushed (`fixture`, derive edited versions from it) and the file it was written to. */
-export interface FleetConfig {
-  fixture: GatewayFixture
-  file: FixtureFile
-}
-
 /**
- * The demo config as a fleet's: the worker count per host (`${LANEGATE_WORKERS:-1}`) and a payments rate limit
- * no load test reaches. Its text keeps the demo's comments, as a pushed file does.
+ * The demo config as a fleet's (push its `text()`, derive edited versions from it): the worker count per host
+ * (`${LANEGATE_WORKERS:-1}`) and a payments rate limit no load test reaches. Its text keeps the demo's comments,
+ * as a pushed file does.
  */
-export async function fleetConfig (): Promise<FleetConfig> {
-  const fixture = gatewayFixture()
+export function fleetConfig (): GatewayFixture {
+  return gatewayFixture()
     .set('server.workers', '${LANEGATE_WORKERS:-1}')
     .set('rate_limits.payments-per-ip.points', 100_000_000)
-  return { fixture, file: await fixture.write() }
 }
 
 export interface FleetInstance extends SpawnedGateway {
@@ -46,10 +40,10 @@ export interface FleetInstance extends SpawnedGateway {
  * `lanegate start --config-store URL` (the fleet's fixture started, ended at teardown) in a folder of its own under
  * `home`: with a store, its data dir and saved copy are found from the working directory, not the file's.
  */
-export async function startFollower (t: Teardown, options: { home: string, name: string, storeUrl: string, workers: number, fleet: FleetConfig, env?: NodeJS.ProcessEnv }): Promise<FleetInstance> {
+export async function startFollower (t: Teardown, options: { home: string, name: string, storeUrl: string, workers: number, fleet: GatewayFixture, env?: NodeJS.ProcessEnv }): Promise<FleetInstance> {
   const cwd = join(options.home, options.name)
   await mkdir(cwd, { recursive: true })
-  const { gateway: gw } = await options.fleet.fixture.start(t, {
+  const { gateway: gw } = await options.fleet.start(t, {
     cwd,
     env: { LANEGATE_WORKERS: String(options.workers), ...options.env },
     args: ['--port', '0', '--host', '127.0.0.1', '--config-store', options.storeUrl],
@@ -79,7 +73,7 @@ export async function appliedEverywhere (store: ConfigStore, instances: readonly
     const rows = await store.instances()
     const at = new Map<string, number>()
     for (const instance of instances) {
-      const workers = rows.filter((r) => r.instanceId === instance.instanceId && r.applied?.version === version && r.heartbeatAt > Date.now() - 15_000)
+      const workers = rows.filter((r) => r.instanceId === instance.instanceId && r.applied?.version === version)
       if (workers.length < instance.workers) return undefined
       at.set(instance.instanceId, Math.max(...workers.map((w) => w.applied?.at ?? 0)))
     }
