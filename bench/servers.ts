@@ -118,6 +118,11 @@ export class ServerSet {
 
   constructor (private readonly context: ServerSetContext) {}
 
+  /** The data dir of the gateway of `flavour` (`compare`: the --compare checkout's). */
+  private gatewayDataDir (flavour: GatewayFlavour | 'compare'): string {
+    return join(this.context.workDir, `gateway-${flavour}-data`)
+  }
+
   private once (name: string, start: () => Promise<RunningServer>): Promise<RunningServer> {
     let server = this.started.get(name)
     if (server === undefined) {
@@ -209,7 +214,7 @@ export class ServerSet {
   gateway (flavour: GatewayFlavour = 'main'): Promise<RunningServer> {
     return this.once(`gateway-${flavour}`, async () => {
       const lane = await this.lane()
-      const dataDir = join(this.context.workDir, `gateway-${flavour}-data`)
+      const dataDir = this.gatewayDataDir(flavour)
       await mkdir(dataDir, { recursive: true })
       const file = join(this.context.workDir, `gateway-${flavour}.yaml`)
       const adminPort = flavour === 'console' ? await freePort() : undefined
@@ -301,7 +306,7 @@ export class ServerSet {
     if (root === undefined) throw new Error('no --compare checkout given')
     return this.once('gateway-compare', async () => {
       const lane = await this.lane()
-      const dataDir = join(this.context.workDir, 'gateway-compare-data')
+      const dataDir = this.gatewayDataDir('compare')
       await mkdir(dataDir, { recursive: true })
       const file = join(this.context.workDir, 'gateway-compare.yaml')
       const { benchConfigText: compareConfigText } = await import(pathToFileURL(join(root, 'dist', 'bench', 'bench-config.js')).href) as typeof import('./bench-config.js')
@@ -319,7 +324,8 @@ export class ServerSet {
     return this.once('token-sign-only', () => {
       const [header = '', payload = ''] = token.split('.')
       const { kid } = JSON.parse(Buffer.from(header, 'base64url').toString()) as { kid: string }
-      const keyFile = join(this.context.workDir, 'gateway-main-data', 'keys', `${kid}.pem`)
+      // `keys`: the demo config's key_dir, which the bench config keeps.
+      const keyFile = join(this.gatewayDataDir('main'), 'keys', `${kid}.pem`)
       return this.node('token-sign-only', './servers/sign-loop.js', ['--key-file', keyFile, '--signing-input', `${header}.${payload}`])
     })
   }

@@ -1,8 +1,9 @@
-import { createPrivateKey, sign, type KeyObject, type SignKeyObjectInput } from 'node:crypto'
+import { createPrivateKey, sign } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
+import { signingAlgorithm } from '../../src/oauth/compact-jws.js'
 
 /**
  * Variant `token-sign-only` of the token scenario: the gateway's signing key (`--key-file`) signing the signing
@@ -12,17 +13,15 @@ import { parseArgs } from 'node:util'
  */
 const { values } = parseArgs({ options: { port: { type: 'string' }, 'key-file': { type: 'string' }, 'signing-input': { type: 'string' } } })
 const keyObject = createPrivateKey(readFileSync(values['key-file'] ?? ''))
-const input = Buffer.from(values['signing-input'] ?? '')
+const signingInput = values['signing-input'] ?? ''
+const input = Buffer.from(signingInput)
 
-/** The digest and key of each key type the gateway signs with (EdDSA, ES256 as r‖s, RS256). */
-function signer (key: KeyObject): { digest: string | null, key: KeyObject | SignKeyObjectInput } {
-  switch (key.asymmetricKeyType) {
-    case 'ed25519': return { digest: null, key }
-    case 'ec': return { digest: 'sha256', key: { key, dsaEncoding: 'ieee-p1363' } }
-    default: return { digest: 'sha256', key }
-  }
-}
-const { digest, key } = signer(keyObject)
+// The token's own header names its algorithm; compact-jws.ts's table says how node:crypto signs with it.
+const { alg } = JSON.parse(Buffer.from(signingInput.split('.')[0] ?? '', 'base64url').toString()) as { alg: string }
+const algorithm = signingAlgorithm(alg)
+if (algorithm === undefined) throw new Error(`the gateway does not sign with ${alg}`)
+const digest = algorithm.digest
+const key = algorithm.dsaEncoding === undefined ? keyObject : { key: keyObject, dsaEncoding: algorithm.dsaEncoding }
 
 const server = createServer(function loop (request, response) {
   const seconds = Number(new URL(request.url ?? '/', 'http://x').searchParams.get('seconds'))

@@ -16,6 +16,11 @@ const ALGORITHMS: Record<string, { digest: string | null, dsaEncoding?: 'ieee-p1
   RS256: { digest: 'sha256' },
 }
 
+/** The node:crypto digest and signature options of `alg`; undefined for an algorithm the gateway does not sign with. */
+export function signingAlgorithm (alg: string): { digest: string | null, dsaEncoding?: 'ieee-p1363' } | undefined {
+  return Object.hasOwn(ALGORITHMS, alg) ? ALGORITHMS[alg] : undefined
+}
+
 /** The KeyObject behind each CryptoKey (no copy: node's CryptoKey wraps one; extractable or not). */
 const keyObjects = new WeakMap<CryptoKey, KeyObject>()
 
