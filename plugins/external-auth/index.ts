@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
+import { LRUCache } from 'lru-cache'
 import { request as undiciRequest } from 'undici'
 import { bearerChallenge, defaultRealm, definePolicy, type PolicyContext, type Principal, type Refusal, type StepOutcome } from '../../src/plugin/index.js'
-import { DecisionCache } from './decision-cache.js'
 import { externalAuthSchema, type ExternalAuthOptions } from './schema.js'
 
 /** A decision: allow (with the headers to add) or the refusal's status. */
@@ -32,7 +32,8 @@ const externalAuth = definePolicy({
     const sent = (options.headers ?? []).map((name) => name.toLowerCase())
     const add = (options.add_headers ?? []).map((name) => name.toLowerCase())
     const ttl = (options.cache_seconds ?? 0) * 1000
-    const cache = ttl > 0 ? new DecisionCache<Decision>(ttl) : undefined
+    // ttlResolution 0: each lookup reads the clock, and no timer is armed (the default 1 ms one runs per lookup).
+    const cache = ttl > 0 ? new LRUCache<string, Decision>({ max: 10_000, ttl, ttlResolution: 0 }) : undefined
 
     return function externalAuthStep (request: FastifyRequest): StepOutcome | Promise<StepOutcome> {
       const principal = context.principal(request)
@@ -40,11 +41,11 @@ const externalAuth = definePolicy({
       const query = request.url.indexOf('?')
       const path = query === -1 ? request.url : request.url.slice(0, query)
       const key = cache === undefined ? undefined : cacheKey(principal, request.method, path, headers)
-      const known = key === undefined ? undefined : cache?.get(key, Date.now())
+      const known = key === undefined ? undefined : cache?.get(key)
       if (known !== undefined) return apply(known, request, context)
       return ask(request.method, path, headers, principal, add).then(
         function decided (decision) {
-          if (key !== undefined) cache?.set(key, decision, Date.now())
+          if (key !== undefined) cache?.set(key, decision)
           return apply(decision, request, context)
         },
         function failed (error: unknown) {
@@ -72,47 +73,25 @@ function sentHeaders (request: FastifyRequest, sent: readonly string[]): Record<
 /**
  * The decision cache's key: who the caller is (everything that may tell two callers apart), the method, the path and
  * the sent header values, joined by a line feed, which none of them can contain (HTTP forbids it in a request line
- * and in header values; an outside issuer's claims could hold one, so the caller's parts are JSON-quoted). Without
- * sent headers, a caller's key for the method and path it asked last is kept on its memo: a caller repeating a
- * request builds no string, and the cache looks up a string whose hash V8 already holds.
+ * and in header values; an outside issuer's claims could hold one, so the caller's parts are JSON-quoted).
  */
 function cacheKey (principal: Principal | undefined, method: string, path: string, headers: Readonly<Record<string, string>>): string {
-  if (principal === undefined) return withHeaders(`-\n${method}\n${path}`, headers)
-  const memo = callerMemo(principal)
-  if (headers !== noHeaders) return withHeaders(`${memo.caller}\n${method}\n${path}`, headers)
-  if (memo.method !== method || memo.path !== path) {
-    memo.method = method
-    memo.path = path
-    memo.key = `${memo.caller}\n${method}\n${path}`
-  }
-  return memo.key
-}
-
-function withHeaders (key: string, headers: Readonly<Record<string, string>>): string {
+  let key = `${principal === undefined ? '-' : callerPart(principal)}\n${method}\n${path}`
   for (const name in headers) key += `\n${name}:${headers[name] as string}`
   return key
 }
 
-/** A caller's part of the key, and the whole key of its last method and path without sent headers. */
-interface CallerMemo {
-  readonly caller: string
-  method: string
-  path: string
-  key: string
-}
+/** One caller part per principal object (the token verifier hands out the same one per token). */
+const callerParts = new WeakMap<Principal, string>()
 
-/** One memo per principal object (the token verifier hands out the same one per token). */
-const callerMemos = new WeakMap<Principal, CallerMemo>()
-
-function callerMemo (principal: Principal): CallerMemo {
-  let memo = callerMemos.get(principal)
-  if (memo === undefined) {
+function callerPart (principal: Principal): string {
+  let caller = callerParts.get(principal)
+  if (caller === undefined) {
     // The scopes too: the decision service is sent them, and two tokens of one client may carry different ones.
-    const caller = JSON.stringify([principal.issuer, principal.tokenType, principal.clientId, principal.subject, principal.organizationId, [...principal.scopes].sort()])
-    memo = { caller, method: '', path: '', key: '' }
-    callerMemos.set(principal, memo)
+    caller = JSON.stringify([principal.issuer, principal.tokenType, principal.clientId, principal.subject, principal.organizationId, [...principal.scopes].sort()])
+    callerParts.set(principal, caller)
   }
-  return memo
+  return caller
 }
 
 function apply (decision: Decision, request: FastifyRequest, context: PolicyContext): Refusal | undefined {

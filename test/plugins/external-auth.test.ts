@@ -101,6 +101,24 @@ t.test('with cache_seconds a decision is reused for the same caller, method, pat
   tt.equal(uncached.decisions.seen.length, 2)
 })
 
+t.test('a cached decision expires cache_seconds after it was stored, then the service is asked again', async (tt) => {
+  // lru-cache reads the clock through performance.now(): moved on here instead of waiting out the minute.
+  const now = performance.now.bind(performance)
+  let ahead = 0
+  performance.now = () => now() + ahead
+  tt.teardown(() => { performance.now = now })
+  const { decisions, call } = await setUp(tt, { cache_seconds: 60 })
+  answer(decisions, 200)
+  tt.equal((await call()).statusCode, 200)
+  ahead = 59_000
+  tt.equal((await call()).statusCode, 200)
+  tt.equal(decisions.seen.length, 1, 'still within its 60 s: a cache hit')
+  answer(decisions, 403)
+  ahead = 61_000
+  tt.equal((await call()).statusCode, 403, 'expired: the new decision is asked for')
+  tt.equal(decisions.seen.length, 2)
+})
+
 t.test('a cached decision is not reused for a token of the same client with other scopes', async (tt) => {
   const { decisions, env } = await setUp(tt, { cache_seconds: 60 })
   const { app } = buildPolicyApp({ env, routes: [{ url: '/t', chain: [[auth, {}], [externalAuth, { url: `${decisions.url}/decide`, timeout_ms: 5000, cache_seconds: 60 }]] }] })
