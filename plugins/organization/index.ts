@@ -27,11 +27,13 @@ const organization = definePolicy({
   explain (options, request) {
     const caller = request.caller
     if (caller === undefined || !request.authenticated) return { outcome: 'refuse', status: 500, code: 'internal_error', note: 'no auth step before this one' }
+    // What a request this step cannot judge yet (an id it will only see at run time) may be refused with.
+    const refusal = options.not_found ? { status: 404, code: 'store_not_found' } : { status: 403, code: 'forbidden' }
     if (options.param === undefined) {
-      return { outcome: 'depends', status: options.not_found ? 404 : 403, code: options.not_found ? 'store_not_found' : 'forbidden', note: `?${options.query ?? ''}, when sent, must be in ${caller.organizationId}'s tree` }
+      return { outcome: 'depends', ...refusal, note: `?${options.query ?? ''}, when sent, must be in ${caller.organizationId}'s tree` }
     }
     if (request.anyParams === true) {
-      return { outcome: 'depends', status: options.not_found ? 404 : 403, code: options.not_found ? 'store_not_found' : 'forbidden', note: `:${options.param} must be ${options.not_found ? 'a store' : 'an organization or store'} in ${caller.organizationId}'s tree` }
+      return { outcome: 'depends', ...refusal, note: `:${options.param} must be ${options.not_found ? 'a store' : 'an organization or store'} in ${caller.organizationId}'s tree` }
     }
     const target = request.params[options.param] ?? ''
     const reach = request.settings.reach(caller.organizationId, target)

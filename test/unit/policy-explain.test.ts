@@ -22,10 +22,10 @@ const request: ExplainRequest = {
   authenticated: true,
 }
 
-function explain (name: string, options: unknown) {
+function explain (name: string, options: unknown, asked: ExplainRequest = request) {
   const plugin = policyPlugins.get(name)
   if (plugin?.explain === undefined) throw new Error(`${name} has no explain`)
-  return plugin.explain(options, request)
+  return plugin.explain(options, asked)
 }
 
 t.test('every bundled policy explains itself', async (t) => {
@@ -51,6 +51,14 @@ t.test('organization with a query parameter depends on what the request sends', 
   t.same(explain('organization', { query: 'organization_id', not_found: false }), {
     outcome: 'depends', status: 403, code: 'forbidden', note: '?organization_id, when sent, must be in org_hq_demo\'s tree',
   })
+})
+
+t.test('organization on a path parameter, explained for any of its values, depends with the refusal not_found picks', async (t) => {
+  const anyParams = { ...request, anyParams: true }
+  t.same([true, false].map((notFound) => explain('organization', { param: 'store_org_id', not_found: notFound }, anyParams)), [
+    { outcome: 'depends', status: 404, code: 'store_not_found', note: ':store_org_id must be a store in org_hq_demo\'s tree' },
+    { outcome: 'depends', status: 403, code: 'forbidden', note: ':store_org_id must be an organization or store in org_hq_demo\'s tree' },
+  ])
 })
 
 t.test('a plugin whose explain is not a function is not a policy plugin', async (t) => {
