@@ -43,20 +43,13 @@ export class MeteredLogController extends RequestLogController {
 
 /**
  * Counts a refusal the error handler is about to answer: 429s by the limit that refused them, 401/403 by
- * service and code, and every token-endpoint refusal by its OAuth error code; and the request itself when its
- * client has already gone (`reply`'s response destroyed), which fastify never reports. Only refusals pass here, never a
- * request that succeeded, so it costs the hot path nothing.
+ * service and code, and every token-endpoint refusal by its OAuth error code. The answer itself is counted by
+ * `requestCompleted` (app.ts completes one decided after its client left). Only refusals pass here, never a request
+ * that succeeded, so it costs the hot path nothing.
  */
-export function countRefusal (metrics: GatewayMetrics, request: FastifyRequest, error: GatewayError, reply?: FastifyReply): void {
+export function countRefusal (metrics: GatewayMetrics, request: FastifyRequest, error: GatewayError): void {
   const gw = request.gw as FastifyRequest['gw'] | null | undefined
   const service = gw?.service ?? UNROUTED_SERVICE
-  // fastify reports an answer (requestCompleted) only once it is written: a refusal decided after the client left
-  // (an asynchronous step was still running when the connection closed) would be counted below but never in
-  // lanegate_http_requests_total. It is counted here, with the status it was answered with.
-  if (reply?.raw.destroyed === true) {
-    const series = gw?.service === undefined ? metrics.route(UNROUTED_SERVICE, UNROUTED_ROUTE) : metrics.route(gw.service, gw.routeId)
-    series.record(request.method, error.status, reply.elapsedTime)
-  }
   if (service === 'oauth' && gw?.routeId === 'token') {
     // The error's own entry (a policy-declared code has no catalogue entry).
     metrics.tokenErrors.inc(error.entry.oauth ?? error.code)

@@ -158,10 +158,10 @@ function addRootHooks (app: FastifyInstance, metrics: GatewayMetrics | undefined
   app.decorateRequest('gw', null as never)
   app.setErrorHandler(createErrorHandler((request) => envelopeForPath(request.url), function observeRefusal (request, error, reply) {
     noteAnsweredError(request, error)
-    if (metrics !== undefined) countRefusal(metrics, request, error, reply)
-    // fastify never reports an answer it could not write: a refusal decided after the client left is told here.
-    const observe = controller.observer
-    if (observe !== undefined && reply.raw.destroyed) observe(request, reply.code(error.status))
+    if (metrics !== undefined) countRefusal(metrics, request, error)
+    // fastify never completes an answer it could not write: a refusal decided after the client left is completed
+    // here, once, for the metrics, the log line, the access line and the span alike.
+    if (reply.raw.destroyed) controller.requestCompleted(null, request, reply.code(error.status))
   }))
   registerBoundedJsonParser(app)
   // Set when the request starts rather than in an onSend hook, which cost every response a promise. A handler
