@@ -18,6 +18,9 @@ export class RequestLogController extends LogController {
    */
   observer: CompletedRequestObserver | undefined = undefined
 
+  /** The observer whose exception was logged last: an observer that fails is logged once, not on every request. */
+  #failedObserver: CompletedRequestObserver | undefined = undefined
+
   override incomingRequest (request: FastifyRequest, _reply: FastifyReply): void {
     // Below debug pino's debug() is a no-op: nothing is serialised.
     if (this.isLogDisabled(request)) return
@@ -26,12 +29,23 @@ export class RequestLogController extends LogController {
 
   override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const observe = this.observer
-    if (observe !== undefined) observe(request, reply)
+    if (observe !== undefined) this.#tell(observe, request, reply)
     if (this.isLogDisabled(request)) return
     if (error !== null && error !== undefined) {
       reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored')
       return
     }
     reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed')
+  }
+
+  /** fastify calls requestCompleted from the response's 'finish' listener, where an exception would end the process. */
+  #tell (observe: CompletedRequestObserver, request: FastifyRequest, reply: FastifyReply): void {
+    try {
+      observe(request, reply)
+    } catch (error) {
+      if (this.#failedObserver === observe) return
+      this.#failedObserver = observe
+      reply.log.error({ err: error }, 'the access log or span export failed on an answered request (its later failures are not logged)')
+    }
   }
 }
