@@ -44,7 +44,7 @@ async function tokenFor (base: string, clientId: string, scope: string): Promise
 
 const ofTrace = (receiver: OtlpReceiver, traceId: string): ReceivedSpan[] => receiver.spans.filter((s) => s.traceId === traceId)
 
-t.test('one trace caller -> gateway SERVER -> gateway CLIENT -> backend SERVER; a retry shows two CLIENT spans; a refusal names its policy; no secret in any attribute', async (t) => {
+t.test('one trace caller -> gateway SERVER -> gateway CLIENT -> backend SERVER; a retry shows two CLIENT spans; a refusal names its policy; an unrouted 404 gets a SERVER span without a route; no secret in any attribute', async (t) => {
   const receiver = await startOtlpReceiver()
   t.teardown(() => receiver.close())
   const backend = await startTracedBackend('pricing-backend', receiver.url)
@@ -68,7 +68,7 @@ t.test('one trace caller -> gateway SERVER -> gateway CLIENT -> backend SERVER; 
   t.equal(refused.status, 401)
   await refused.arrayBuffer()
   refusedSpan.end()
-  // A path no route takes: its SERVER span has no route or service (this used to end the process, tracing on).
+  // A path no route takes: its SERVER span has no route or service, and the gateway goes on serving and exits cleanly.
   const unknown = await fetch(`${gateway.base}/no/such/route`)
   t.same([unknown.status, await unknown.json()], [404, { error: 'Not found.' }])
   const write = await fetch(`${gateway.base}/legacy/pricing/prices/7`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"price":"body-secret"}' })
