@@ -3,7 +3,7 @@ import { hostname } from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
 import { ConfigError } from '../config/config-error.js'
 import { ConfigStoreError } from './errors.js'
-import type { Gateway } from '../reload/live-config.js'
+import type { Gateway, ReloadLabel } from '../reload/live-config.js'
 import { isLanegateWorker } from '../ipc/worker-marker.js'
 import { openConfigStore, type ConfigStore, type ConfigVersion, type InstanceReport } from './config-store.js'
 import { saveOfflineCopy } from './offline-copy.js'
@@ -155,25 +155,24 @@ class StoreFollower implements Follower {
     const version = await from.get(head)
     if (version === undefined) return
     // Validated and swapped in as a reload of the file is (the plugins loaded at start, onReload told): one at a time.
-    const result = await this.options.gateway.applyText(version.text, storedFileName(this.options.baseDir, version.version))
+    // The reload logs the outcome, in this label's words: one line per apply or refusal.
+    const label: ReloadLabel = {
+      fields: { config_version: version.version, sha256: version.sha256, author: version.author, running_version: this.applied.version },
+      applied: `config version ${version.version} (by ${version.author}: ${version.message}) applied`,
+      rejected: (error) => `config version ${version.version} (by ${version.author}) refused on this host, version ${this.applied.version} keeps serving: ${reasonOf(error)}`,
+    }
+    const result = await this.options.gateway.applyText(version.text, storedFileName(this.options.baseDir, version.version), label)
     if (result.outcome !== 'rejected') {
       this.applied = version
       this.appliedAt = Date.now()
       this.refused = undefined
-      this.logger.info({ config_version: version.version, sha256: version.sha256, author: version.author, outcome: result.outcome }, `config version ${version.version} (by ${version.author}: ${version.message}) applied`)
       this.options.onApplied?.(this.state())
       await this.saveCopy(version)
     } else {
-      this.refuse(version, result.error)
+      this.refused = { version: version.version, reason: reasonOf(result.error), at: Date.now() }
+      this.options.onRefused?.(this.state())
     }
     this.lastReport = 0
-  }
-
-  private refuse (version: ConfigVersion, error: Error): void {
-    const reason = error instanceof ConfigError ? error.problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ') : error.message
-    this.refused = { version: version.version, reason, at: Date.now() }
-    this.logger.error({ config_version: version.version, author: version.author, running_version: this.applied.version, problems: error instanceof ConfigError ? error.problems : undefined }, `config version ${version.version} (by ${version.author}) refused on this host, version ${this.applied.version} keeps serving: ${reason}`)
-    this.options.onRefused?.(this.state())
   }
 
   private async report (to: ConfigStore): Promise<void> {
@@ -193,6 +192,11 @@ class StoreFollower implements Follower {
       this.logger.warn({ err_message: (error as Error).message, config_version: version.version }, 'config store: cannot save the offline copy of the applied version')
     }
   }
+}
+
+/** Why a version was refused, in one line: its problems, or the error's message. */
+function reasonOf (error: Error): string {
+  return error instanceof ConfigError ? error.problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ') : error.message
 }
 
 /** This process in the instances table: the started process's host and pid, and which worker (0: a single process). */

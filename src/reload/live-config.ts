@@ -33,18 +33,26 @@ export interface Gateway {
   current (): Snapshot
   reload (): Promise<ReloadResult>
   /** Swaps in an already-validated config (tests, and reloads); `file` names it in a refusal. */
-  apply (loaded: LoadedGatewayConfig, file?: string): ReloadResult
+  apply (loaded: LoadedGatewayConfig, file?: string, label?: ReloadLabel): ReloadResult
   /**
    * Validates `text` (named `file` in its problems) as a reload of the file would be and applies it: one reload at a
    * time with the file's, told to `onReload` (metrics, the console's reload history). A config store's version.
    */
-  applyText (text: string, file: string): Promise<ReloadResult>
+  applyText (text: string, file: string, label?: ReloadLabel): Promise<ReloadResult>
   /**
    * Calls `listener` with each snapshot swapped in from now on, right after the swap (before `apply` returns);
    * returns the function that stops it. What must follow a reload at once (open WebSockets rechecked) listens here
    * instead of polling `current()`.
    */
   onSwap (listener: (snapshot: Snapshot) => void): () => void
+}
+
+/** The outcome line of a reload of something else than the file (a config store's version): one line, its words. */
+export interface ReloadLabel {
+  /** Added to the outcome line. */
+  fields: Record<string, unknown>
+  applied: string
+  rejected: (error: Error) => string
 }
 
 /** What the live config starts from, and whom it tells of reloads. */
@@ -80,10 +88,10 @@ export function createGateway (options: LiveConfigOptions): Gateway {
     logger.info({ plugin: name, file: origin.file, version: origin.version ?? 'unversioned' }, `policy plugin "${name}" loaded from ${origin.file} (${origin.version ?? 'unversioned'})`)
   }
 
-  function apply (loaded: LoadedGatewayConfig, file = options.file ?? 'gateway.yaml'): ReloadResult {
+  function apply (loaded: LoadedGatewayConfig, file = options.file ?? 'gateway.yaml', label?: ReloadLabel): ReloadResult {
     if (loaded.source === source && loaded.source !== '') {
       // Said out loud: an operator who sent SIGHUP (or saved the file unchanged) sees that it was read.
-      logger.info({ version: snapshot.version }, `config reload: no change (version ${snapshot.version} stays)`)
+      logger.info({ ...label?.fields, version: snapshot.version }, `${label?.applied ?? 'config reload'}: no change (version ${snapshot.version} stays)`)
       return { outcome: 'unchanged', version: snapshot.version }
     }
     const refused = listenerReloadProblems(mounted, loaded.config)
@@ -100,19 +108,19 @@ export function createGateway (options: LiveConfigOptions): Gateway {
       const details = changes.map((change) => `${change.key} (${change.message})`).join('; ')
       logger.warn({ keys: restartRequired }, `config reloaded; these changes take effect only after a restart: ${details}`)
     }
-    logger.info({ version: next.version }, 'config reloaded')
+    logger.info({ ...label?.fields, version: next.version }, label?.applied ?? 'config reloaded')
     announceSwap(swapListeners, next, logger)
     return { outcome: 'applied', version: next.version, restartRequired }
   }
 
   /** Loads a config with the reload rules and applies it, or keeps the running one; told to `onReload`. */
-  async function reloadFrom (load: () => Promise<LoadedGatewayConfig>, file: string): Promise<ReloadResult> {
+  async function reloadFrom (load: () => Promise<LoadedGatewayConfig>, file: string, label?: ReloadLabel): Promise<ReloadResult> {
     let result: ReloadResult
     try {
-      result = apply(await load(), file)
+      result = apply(await load(), file, label)
     } catch (error) {
       const problems = error instanceof ConfigError ? error.problems : undefined
-      logger.error({ problems, err: problems ? undefined : error }, 'config reload rejected; the running config stays')
+      logger.error({ ...label?.fields, problems, err: problems ? undefined : error }, label?.rejected(error as Error) ?? 'config reload rejected; the running config stays')
       result = { outcome: 'rejected', version: snapshot.version, error: error as Error }
     }
     options.onReload?.(result)
@@ -136,8 +144,8 @@ export function createGateway (options: LiveConfigOptions): Gateway {
       if (file === undefined) return { outcome: 'unchanged', version: snapshot.version }
       return oneReloadAtATime(async () => reloadFrom(async () => loadConfigFile(file, reloadRules, { adjust: options.adjust }), file))
     },
-    applyText: async (text, file) =>
-      oneReloadAtATime(async () => reloadFrom(async () => parseConfigText(text, file, reloadRules, { adjust: options.adjust }), file)),
+    applyText: async (text, file, label) =>
+      oneReloadAtATime(async () => reloadFrom(async () => parseConfigText(text, file, reloadRules, { adjust: options.adjust }), file, label)),
   }
 }
 

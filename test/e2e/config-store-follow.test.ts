@@ -33,6 +33,9 @@ if (typeof db === 'string') {
     gw.child.kill('SIGTERM')
     await gw.exited
   }
+  /** The gateway's JSON log lines written since `from` (an offset in its output). */
+  const linesSince = (gw: SpawnedGateway, from: number): Array<{ level: number, msg: string, author?: string }> =>
+    gw.output().slice(from).split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number, msg: string, author?: string })
   /** The processor config route's answer to a demo-status token (read scope only): 200, or 403 once it needs create. */
   const statusFor = async (gw: SpawnedGateway, token: string): Promise<number> =>
     (await fetch(`${gw.base}/api/v1/ecommerce/config/processor`, { headers: { authorization: `Bearer ${token}` } })).status
@@ -52,10 +55,12 @@ if (typeof db === 'string') {
     t.equal(await statusFor(gw, token), 200)
 
     const pushedAt = Date.now()
+    const before2 = gw.output().length
     await store.push({ text: processorNeeds(fixture, 'create').text(), message: 'processor config needs create', author: 'bo' })
     await waitFor(async () => await statusFor(gw, token) === 403, { what: 'version 2 to refuse the read-only token' })
     t.comment(`push to applied: ${Date.now() - pushedAt} ms`)
     await waitForText(gw.output, 'config version 2 (by bo: processor config needs create) applied', { what: 'the apply log line' })
+    t.same(linesSince(gw, before2).filter((l) => /config|version/.test(l.msg)).map((l) => l.msg), ['config version 2 (by bo: processor config needs create) applied'], 'one line for the apply')
     await waitFor(async () => (await store.instances()).some((i) => i.applied?.version === 2), { what: 'the instance to report version 2' })
     t.match(JSON.parse(await readFile(join(home, 'data/config-store/applied.json'), 'utf8')), { version: 2, author: 'bo' })
 
@@ -63,6 +68,8 @@ if (typeof db === 'string') {
     const from = gw.output().length
     await store.push({ text: fixture.set('server.log_level', '${LOG_LEVEL_ONLY_ON_OTHER_HOSTS}').text(), message: 'per-host key', author: 'cy' })
     await waitForText(gw.output, /config version 3 \(by cy\) refused on this host, version 2 keeps serving: [^"]*LOG_LEVEL_ONLY_ON_OTHER_HOSTS/, { what: 'the refusal log line', from })
+    const errors = linesSince(gw, from).filter((l) => l.level >= 50)
+    t.same(errors.map((l) => [l.msg.replace(/: .*/s, ''), l.author]), [['config version 3 (by cy) refused on this host, version 2 keeps serving', 'cy']], 'one error line for the refusal')
     t.equal(await statusFor(gw, token), 403, 'version 2 still decides')
     await waitFor(async () => (await store.instances()).some((i) => i.refused?.version === 3 && i.applied?.version === 2), { what: 'the refusal in the instances table' })
 
