@@ -26,7 +26,7 @@ t.test('the console JSON of a real lanegate start: traffic, routes, explain, ups
   const traffic = await sendTraffic(c.gw.base)
   t.same(traffic.statuses.slice(0, 2), [201, 403], 'a payment intent created, one refused by scope')
   t.ok(traffic.limited >= 2, `429s (${traffic.limited})`)
-  t.equal(traffic.statuses.at(-1), 502, 'the lane 502')
+  t.equal(traffic.statuses.at(-1), 502, `the lane 502 (statuses ${traffic.statuses.join(' ')})`)
 
   const overview = await eventually(async () => {
     const o = await view<Overview>(admin, 'overview')

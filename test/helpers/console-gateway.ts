@@ -3,7 +3,8 @@ import { repoPath } from './paths.js'
 import { runNode } from './run-node.js'
 import type { SpawnedGateway } from './spawn-gateway.js'
 import { gatewayFixture, type FixtureFile, type GatewayFixture } from './gateway-fixture.js'
-import { deadPort, startBackend, type Backend } from './upstream-servers.js'
+import { startBackend, type Backend } from './upstream-servers.js'
+import { rawHttpTarget } from './raw-http-target.js'
 import { startStubLane } from './fanout-lane.js'
 import { fetchGatewayToken } from './fetch-token.js'
 import { waitFor } from './wait-for.js'
@@ -41,7 +42,7 @@ export const CONSOLE_TRANSFORM = { request: { query: { rename: { cur: 'currency'
  * The demo gateway with: the first account's secret created today (as on the day a secret is rotated),
  * payments-per-ip lowered to 5 a minute (429s come quickly), the pricing block's active
  * health checks every second (a stopped target is ejected within about a second), its two targets on local test
- * servers, store 001's lane on a port nothing listens on (a live call gets a lane 502), and the admin listener
+ * servers, store 001's lane hanging up without an answer (a live call gets a lane 502), and the admin listener
  * on a free port.
  */
 export async function startConsoleGateway (t: Teardown): Promise<ConsoleGateway> {
@@ -59,11 +60,14 @@ export async function startConsoleGateway (t: Teardown): Promise<ConsoleGateway>
     .set('services.pricing.upstream.health.active.interval_seconds', 1)
     // A route with a transform, whose changes the routes view lists under its chain.
     .append('services.pricing.routes.list_prices.policies', { transform: CONSOLE_TRANSFORM })
-  // Store 002's lane answers fan-out previews and applies (store 001's does not answer at all).
+  // Store 002's lane answers fan-out previews and applies; store 001's hangs up on every request without an answer.
+  // Its port stays held for the whole test (a closed port could be handed to the gateway's own listeners).
   const lane002 = await startStubLane()
   t.teardown(() => lane002.close())
+  const lane001 = await rawHttpTarget((_path, socket) => socket.destroy())
+  t.teardown(() => lane001.close())
   const env: NodeJS.ProcessEnv = {
-    LANE_001_URL: `http://127.0.0.1:${await deadPort()}`,
+    LANE_001_URL: `http://127.0.0.1:${lane001.port}`,
     LANE_002_URL: lane002.url,
     PRICING_URL_A: pricing[0].url,
     PRICING_URL_B: pricing[1].url,
