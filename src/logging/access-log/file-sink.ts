@@ -1,5 +1,5 @@
 import { RotatingFile } from './rotating-file.js'
-import { DEFAULT_BUFFER_BYTES, type AccessLogSink, type SinkHooks } from './sink.js'
+import { DEFAULT_BUFFER_BYTES, FailurePeriod, type AccessLogSink, type SinkHooks } from './sink.js'
 
 export interface FileSinkOptions {
   name: string
@@ -31,15 +31,9 @@ export function createFileSink (options: FileSinkOptions, hooks: SinkHooks): Acc
   let reopenAsked = false
   let running: Promise<void> | undefined
   let closed = false
-  let failing = false
+  const failures = new FailurePeriod(hooks, name)
 
   const dropped = (lines: number): void => { if (lines > 0) hooks.onDropped(name, lines) }
-
-  /** Told once per failing period: the next write that succeeds ends it. */
-  function failed (error: unknown): void {
-    if (!failing) hooks.onFailure(name, error)
-    failing = true
-  }
 
   /** Writes the first batch of the queue; a failed one's lines are lost (a full disk, a removed folder). */
   async function writeBatch (): Promise<void> {
@@ -48,9 +42,9 @@ export function createFileSink (options: FileSinkOptions, hooks: SinkHooks): Acc
     let taken = batch.lines
     try {
       await file.write(batch)
-      failing = false
+      failures.recovered()
     } catch (error) {
-      failed(error)
+      failures.failed(error)
       taken = Math.max(taken, 1)
       dropped(taken)
       // The next batch tries a new file.
@@ -63,7 +57,7 @@ export function createFileSink (options: FileSinkOptions, hooks: SinkHooks): Acc
     while (queue.length > 0 || reopenAsked) {
       if (reopenAsked) {
         reopenAsked = false
-        await file.close().catch(failed)
+        await file.close().catch((error: unknown) => { failures.failed(error) })
       } else {
         await writeBatch()
       }

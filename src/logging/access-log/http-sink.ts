@@ -1,4 +1,4 @@
-import { DEFAULT_BUFFER_BYTES, type AccessLogSink, type SinkHooks } from './sink.js'
+import { DEFAULT_BUFFER_BYTES, FailurePeriod, type AccessLogSink, type SinkHooks } from './sink.js'
 
 export interface HttpSinkOptions {
   name: string
@@ -32,7 +32,7 @@ export function createHttpSink (options: HttpSinkOptions, hooks: SinkHooks): Acc
   let sending: Promise<void> | undefined
   let timer: NodeJS.Timeout | undefined
   let closed = false
-  let failing = false
+  const failures = new FailurePeriod(hooks, options.name)
 
   async function post (body: string): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
@@ -48,8 +48,7 @@ export function createHttpSink (options: HttpSinkOptions, hooks: SinkHooks): Acc
       if (status >= 200 && status < 300) return true
       const retriable = status === 0 || status === 429 || status >= 500
       if (!retriable || attempt >= options.retries || closed) {
-        if (!failing) hooks.onFailure(options.name, failure ?? new Error(`${options.url} answered ${status}`))
-        failing = true
+        failures.failed(failure ?? new Error(`${options.url} answered ${status}`))
         return false
       }
       await new Promise((resolve) => setTimeout(resolve, RETRY_BASE_MS * 2 ** attempt).unref())
@@ -63,7 +62,7 @@ export function createHttpSink (options: HttpSinkOptions, hooks: SinkHooks): Acc
       const body = `[${batch.map((line) => line.trimEnd()).join(',')}]`
       const sent = await post(body)
       queuedBytes -= bytes
-      if (sent) failing = false
+      if (sent) failures.recovered()
       else hooks.onDropped(options.name, batch.length)
     }
   }

@@ -23,3 +23,22 @@ export interface SinkHooks {
 
 /** Buffer of a sink whose config gives none: 8 MiB of lines (~30,000 lines of ~250 bytes). */
 export const DEFAULT_BUFFER_BYTES = 8 * 1024 * 1024
+
+/**
+ * A sink's destination failures told once per failing period: the first failure goes to `onFailure`, the ones after
+ * it are quiet until `recovered()` (the next write or connection that works) starts a new period.
+ */
+export class FailurePeriod {
+  private failing = false
+
+  constructor (private readonly hooks: SinkHooks, private readonly sink: string) {}
+
+  failed (error: unknown): void {
+    if (!this.failing) this.hooks.onFailure(this.sink, error)
+    this.failing = true
+  }
+
+  recovered (): void {
+    this.failing = false
+  }
+}

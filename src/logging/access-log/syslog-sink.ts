@@ -1,7 +1,7 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram'
 import { hostname } from 'node:os'
 import { connect, type Socket } from 'node:net'
-import type { AccessLogSink, SinkHooks } from './sink.js'
+import { FailurePeriod, type AccessLogSink, type SinkHooks } from './sink.js'
 
 export interface SyslogSinkOptions {
   name: string
@@ -64,12 +64,8 @@ function udpTransport (options: SyslogSinkOptions, hooks: SinkHooks): Transport 
   let queued = 0
   let attempt = 0
   let bound = false
-  let failing = false
   // Told once per failing period, whether the error came to a send's callback or as the socket's own event.
-  const failed = (error: Error): void => {
-    if (!failing) hooks.onFailure(options.name, error)
-    failing = true
-  }
+  const failures = new FailurePeriod(hooks, options.name)
   socket.once('listening', () => { bound = true })
   socket.on('error', (error) => {
     if (!bound) {
@@ -78,7 +74,7 @@ function udpTransport (options: SyslogSinkOptions, hooks: SinkHooks): Transport 
       pending = 0
       attempt++
     }
-    failed(error)
+    failures.failed(error)
   })
   return {
     send (message) {
@@ -95,11 +91,11 @@ function udpTransport (options: SyslogSinkOptions, hooks: SinkHooks): Transport 
         pending -= bytes.length
         queued--
         if (error === null) {
-          failing = false
+          failures.recovered()
           return
         }
         hooks.onDropped(options.name, 1)
-        failed(error)
+        failures.failed(error)
       })
     },
     async close (timeoutMs) {
@@ -112,7 +108,7 @@ function udpTransport (options: SyslogSinkOptions, hooks: SinkHooks): Transport 
 function tcpTransport (options: SyslogSinkOptions, hooks: SinkHooks): Transport {
   let socket: Socket | undefined
   let brokenAt = 0
-  let failing = false
+  const failures = new FailurePeriod(hooks, options.name)
 
   function open (): Socket | undefined {
     if (socket !== undefined) return socket
@@ -120,11 +116,8 @@ function tcpTransport (options: SyslogSinkOptions, hooks: SinkHooks): Transport 
     const opened = connect({ host: options.host, port: options.port })
     opened.unref()
     opened.setNoDelay(true)
-    opened.on('connect', () => { failing = false })
-    opened.on('error', (error) => {
-      if (!failing) hooks.onFailure(options.name, error)
-      failing = true
-    })
+    opened.on('connect', () => { failures.recovered() })
+    opened.on('error', (error) => { failures.failed(error) })
     opened.on('close', () => {
       if (socket === opened) socket = undefined
       brokenAt = Date.now()
