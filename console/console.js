@@ -178,42 +178,22 @@
     return cell
   }
 
-  /** A `transform` link's changes, one line each, from its options (as explain's note and `lanegate routes --json` give them). */
-  function transformLines (options) {
-    const lines = []
-    const pairs = (o) => Object.entries(o || {})
-    for (const side of ['request', 'response']) {
-      for (const [part, changes] of pairs(options[side])) {
-        const what = `${side} ${part}`
-        if (changes.from) lines.push(`${what}: read as ${changes.from}`)
-        for (const [from, to] of pairs(changes.rename)) lines.push(`${what}: rename ${from} → ${to}`)
-        if (changes.remove) lines.push(`${what}: remove ${changes.remove.join(', ')}`)
-        for (const [name, value] of pairs(changes.set)) lines.push(`${what}: set ${name} = ${typeof value === 'string' ? value : JSON.stringify(value)}`)
-        if (changes.map) lines.push(`${what}: map ${changes.map}`)
-        if (changes.to) lines.push(`${what}: written as ${changes.to}`)
-      }
-    }
-    const soap = options.soap
-    if (soap) lines.push(`SOAP ${soap.version} ${soap.operation} (${soap.namespace})${soap.action ? `, action ${soap.action}` : ''}`)
-    return lines
-  }
-
-  /** The chain, and under it each `transform`'s changes in full (the chain shows only their summary). */
-  function chainAndTransforms (chain) {
+  /** The chain, and under it each link's details in full where its policy gives them (a transform's changes). */
+  function chainAndDetails (chain) {
     const cell = el('td')
     cell.append(chainCell(chain))
     for (const link of chain) {
-      if (link.policy !== 'transform') continue
-      const list = el('ul', undefined, { class: 'transforms' })
-      for (const line of transformLines(link.options || {})) list.append(el('li', line))
+      if (!link.details) continue
+      const list = el('ul', undefined, { class: 'details' })
+      for (const line of link.details) list.append(el('li', line))
       cell.append(list)
     }
     return cell
   }
 
   function routeText (r) {
-    const transforms = r.chain.filter((l) => l.policy === 'transform').flatMap((l) => transformLines(l.options || {}))
-    return [r.methods.join(','), r.path, r.service, r.route, r.envelope, chainText(r.chain), ...transforms].join(' ').toLowerCase()
+    const details = r.chain.flatMap((l) => l.details || [])
+    return [r.methods.join(','), r.path, r.service, r.route, r.envelope, chainText(r.chain), ...details].join(' ').toLowerCase()
   }
 
   /** `text` in a `tag` that may break a line after each `after` character (a <wbr>: its text stays the same). */
@@ -233,7 +213,7 @@
       return words.every((w) => text.includes(w))
     }).map((r) => row([
       // Method lists and paths may wrap after a comma or a slash, so the chain keeps the room for whole policies.
-      breakable('span', r.methods.join(','), ','), breakable('code', r.path, '/'), r.service, r.route, r.envelope, chainAndTransforms(r.chain),
+      breakable('span', r.methods.join(','), ','), breakable('code', r.path, '/'), r.service, r.route, r.envelope, chainAndDetails(r.chain),
     ], { 'data-route': `${r.service}/${r.route}` }))
     fill($('#routes-table tbody'), rows)
   }

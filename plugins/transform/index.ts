@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { definePolicy, type GatewaySettings, type PolicyContext, type PolicyOptionProblem, type PolicyPlace, type Principal, type ResponseHead, type ResponseHeadHook, type StepOutcome } from '../../src/plugin/index.js'
+import { changeLines } from './change-lines.js'
 import { mappingProblem } from './mapping.js'
 import { applyNames, changeQuery, compileNames, templateProblems, usesPrincipal, type CompiledNames } from './names.js'
 import { requestBodyStep } from './request-body.js'
@@ -29,6 +30,7 @@ const transform = definePolicy({
   },
   requires: (options) => principalNeeded(options) ? ['auth'] : [],
   summarize: (options) => describe(options),
+  details: changeLines,
   refusals: (options) => [
     ...(options.request?.body === undefined && options.soap === undefined ? [] : ['transform_failed', 'payload_too_large', 'unsupported_media_type']),
     ...(options.request?.body?.map === undefined && options.response?.body?.map === undefined ? [] : ['transform_timeout']),

@@ -16,6 +16,8 @@ export interface ChainLink {
   readonly options: unknown
   /** The policy's `summarize`, or its options as compact JSON. */
   readonly summary: string
+  /** The policy's `details`: one line per change, empty when it gives none. */
+  readonly details: readonly string[]
   /** The plugin, or undefined when the catalog does not know the name (never for a validated config). */
   readonly plugin: PolicyPlugin | undefined
 }
@@ -100,7 +102,7 @@ function link (entry: PolicyEntry, from: 'service' | 'route', catalog: Catalog):
   const policy = policyName(entry)
   const options = entry[policy] ?? {}
   const plugin = catalog.plugins.get(policy)
-  return { policy, from, options, summary: plugin?.summarize?.(options) ?? JSON.stringify(options), plugin }
+  return { policy, from, options, summary: plugin?.summarize?.(options) ?? JSON.stringify(options), details: plugin?.details?.(options) ?? [], plugin }
 }
 
 /** The JSON `lanegate routes --json` prints (plugins left out). */
@@ -113,7 +115,8 @@ export function routesJson (rows: readonly ServedRoute[]): unknown {
       route: row.routeId,
       envelope: row.envelope,
       description: row.description,
-      chain: row.chain.map((l) => ({ policy: l.policy, from: l.from, options: l.options, summary: l.summary })),
+      // `details` only on links whose policy gives some, so every other link's JSON stays as it was.
+      chain: row.chain.map((l) => ({ policy: l.policy, from: l.from, options: l.options, summary: l.summary, ...(l.details.length === 0 ? {} : { details: l.details }) })),
       // Only on routes that upgrade, so the rows of every other route stay as they were.
       ...(row.websocket === undefined ? {} : { websocket: row.websocket }),
     })),

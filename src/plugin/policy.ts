@@ -211,6 +211,11 @@ export interface PolicyPlugin<Options = any, Codes extends string = string> { //
   /** One line describing what these options do (for `lanegate routes`). */
   summarize?(options: Options): string
   /**
+   * Optional: each change or rule these options make, one line each, when one summary line cannot hold them all
+   * (`lanegate routes --json` gives them as the link's `details`; the console lists them under the chain).
+   */
+  details?(options: Options): readonly string[]
+  /**
    * Optional (`lanegate explain`): what the step would do for `request` without running it — no token, no store,
    * no counter. Return `depends` when the answer needs what only a real request knows (a counter, an address).
    */

@@ -84,7 +84,7 @@ t.test('the console in a real headless Chromium against a real lanegate start', 
     const rows = await page.locator('#routes-table tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent ?? '')))
     const transforms = (r: { route: string }) => r.route === 'list_prices' ? TRANSFORM_LINES.join('') : ''
     t.same(rows, cli.routes.map((r) => [r.methods.join(','), r.path, r.service, r.route, r.envelope, chainText(r.chain) + transforms(r)]))
-    t.same(await page.locator('#routes-table tr[data-route="pricing/list_prices"] .transforms li').allTextContents(), TRANSFORM_LINES, 'a route\'s transform changes, listed under its chain')
+    t.same(await page.locator('#routes-table tr[data-route="pricing/list_prices"] .details li').allTextContents(), TRANSFORM_LINES, 'a route\'s transform changes, listed under its chain')
     // A chain breaks between policies only: each policy's text sits on one line.
     const links = await page.locator('#routes-table .chain .link').evaluateAll((nodes) => nodes.map((n) => n.getClientRects().length))
     t.equal(links.length, cli.routes.reduce((n, r) => n + r.chain.length, 0), 'one piece per policy of every chain')
