@@ -145,7 +145,8 @@ const SUBCOMMANDS: Record<string, (c: Context) => Promise<number>> = {
   rollback: async ({ store, values, args }) => {
     if (args[0] === undefined) throw new UsageError('rollback: which VERSION?')
     const old = await versionOrHead(store, args[0])
-    await validatedText(old.text, `version ${old.version}`)
+    // Relative paths from the working directory, as instances read a stored text.
+    await validated(old.text, `version ${old.version}`, `version ${old.version}`)
     const pushed = await store.push({ text: old.text, message: message(values), author: author(values), ifVersion: ifVersion(values), rollbackOf: old.version })
     console.log(`version ${pushed.version} restores version ${old.version} (sha256 ${pushed.sha256.slice(0, 12)})`)
     return CONFIG_EXIT.ok
@@ -172,25 +173,20 @@ const SUBCOMMANDS: Record<string, (c: Context) => Promise<number>> = {
  */
 async function validatedFile (file: string | undefined): Promise<string> {
   if (file === undefined) throw new UsageError('push: which FILE?')
+  let text: string
   try {
-    let text: string
-    try {
-      text = await readFile(file, 'utf8')
-    } catch (error) {
-      throw new ConfigError(file, [{ path: '', message: `cannot read the file: ${(error as Error).message}` }])
-    }
-    await parseGatewayConfig(text, storedFileName(process.cwd(), 0))
-    return text
+    text = await readFile(file, 'utf8')
   } catch (error) {
-    if (error instanceof ConfigError) throw new InvalidConfig(file, error)
-    throw error
+    throw new InvalidConfig(file, new ConfigError(file, [{ path: '', message: `cannot read the file: ${(error as Error).message}` }]))
   }
+  await validated(text, storedFileName(process.cwd(), 0), file)
+  return text
 }
 
-/** The same validation for a stored text (relative paths from the working directory, as instances read it). */
-async function validatedText (text: string, name: string): Promise<void> {
+/** Both passes on `text`, its relative paths anchored at file `anchor`; its problems are reported under `name`. */
+async function validated (text: string, anchor: string, name: string): Promise<LoadedGatewayConfig> {
   try {
-    await parseGatewayConfig(text, name)
+    return await parseGatewayConfig(text, anchor)
   } catch (error) {
     if (error instanceof ConfigError) throw new InvalidConfig(name, error)
     throw error
@@ -201,19 +197,10 @@ async function validatedText (text: string, name: string): Promise<void> {
 async function effectOf (from: Side, to: Side): Promise<number> {
   if (from.text === '' || to.text === '') throw new UsageError('diff --effect: both sides must be configs (the first version has no parent to compare with)')
   const { configEffect, formatEffect } = await import('../describe/config-effect.js')
-  const [before, after] = await Promise.all([validatedSide(from), validatedSide(to)])
+  const [before, after] = await Promise.all([from, to].map(async (side) => validated(side.text, side.file, side.name)))
   const text = formatEffect(configEffect(before, after))
   process.stdout.write(text === '' ? `no effect on routes, chains or access from ${from.name} to ${to.name}\n` : text)
   return text === '' ? CONFIG_EXIT.ok : CONFIG_EXIT.differs
-}
-
-async function validatedSide (side: Side): Promise<LoadedGatewayConfig> {
-  try {
-    return await parseGatewayConfig(side.text, side.file)
-  } catch (error) {
-    if (error instanceof ConfigError) throw new InvalidConfig(side.name, error)
-    throw error
-  }
 }
 
 class InvalidConfig extends Error {
