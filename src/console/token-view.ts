@@ -11,7 +11,7 @@ export async function tokenView (booted: ConsoleSources, pasted: string): Promis
   const snapshot = booted.gateway.current()
   try {
     const principal = await booted.gateway.shared.tokens.verify(token, snapshot.config, snapshot.indexes)
-    return tokenReport(token, principal, snapshot.config, snapshot.indexes, booted.gateway.catalog)
+    return tokenReport(token, principal, snapshot.config, booted.gateway.catalog)
   } catch (error) {
     const refused = tokenRefusal(error)
     // A failure that is no request's answer says nothing of the token; its message could, so it is dropped.

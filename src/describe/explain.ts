@@ -94,7 +94,7 @@ export function explainRequest (config: GatewayConfig, catalog: Catalog, method:
   const row = matched.row
   const params = Object.fromEntries(Object.entries(found.params).filter((e): e is [string, string] => typeof e[1] === 'string'))
   const route = { service: row.service, route: row.routeId, envelope: row.envelope, params }
-  const chain = explainChain({ config, indexes, row, method, path, params, caller: principal })
+  const chain = explainChain({ config, row, method, path, params, caller: principal })
   // A refused request goes nowhere: only a request the chain lets through has a target group to name.
   if (chain.result.outcome === 'refuse') return { ...base, route, ...chain }
   return { ...base, route, ...chain, upstream: explainUpstream(config, indexes, row, { params, principal, headers }) }
@@ -103,7 +103,6 @@ export function explainRequest (config: GatewayConfig, catalog: Catalog, method:
 /** What `explainChain` reasons about: one served route, a request to it, and the caller a valid token gives. */
 export interface ChainQuestion {
   readonly config: GatewayConfig
-  readonly indexes: ConfigIndexes
   readonly row: ServedRoute
   readonly method: string
   readonly path: string

@@ -1,5 +1,4 @@
 import { decodeJwt } from 'jose'
-import type { ConfigIndexes } from '../config/indexes.js'
 import type { GatewayConfig } from '../config/types.js'
 import { GatewayError } from '../plugin/gateway-error.js'
 import type { Catalog } from '../pipeline/registry.js'
@@ -38,7 +37,7 @@ export interface TokenRefusal {
 }
 
 /** The report for a verified `principal` of `token` under `config` (the token is read only for its `iat`). */
-export function tokenReport (token: string, principal: Principal, config: GatewayConfig, indexes: ConfigIndexes, catalog: Catalog, nowMs: number = Date.now()): TokenReport {
+export function tokenReport (token: string, principal: Principal, config: GatewayConfig, catalog: Catalog, nowMs: number = Date.now()): TokenReport {
   const expires = Number.isFinite(principal.expiresAt) && principal.expiresAt > 0 && principal.expiresAt < 1e11 ? principal.expiresAt : undefined
   const issuedAt = issuedAtOf(token)
   return {
@@ -50,7 +49,7 @@ export function tokenReport (token: string, principal: Principal, config: Gatewa
       expires_at: expires === undefined ? null : new Date(expires * 1000).toISOString(),
       expires_in_seconds: expires === undefined ? null : Math.max(0, Math.floor(expires - nowMs / 1000)),
     },
-    routes: routeAdmissions(config, indexes, catalog, principal),
+    routes: routeAdmissions(config, catalog, principal),
   }
 }
 
@@ -58,12 +57,12 @@ export function tokenReport (token: string, principal: Principal, config: Gatewa
  * Each method of each route with a policy chain, explained for `caller` (the gateway's own endpoints have none and
  * admit anyone). Path parameters are left open: a step that reads one (organization) says `depends`.
  */
-export function routeAdmissions (config: GatewayConfig, indexes: ConfigIndexes, catalog: Catalog, caller: Principal): RouteAdmission[] {
+export function routeAdmissions (config: GatewayConfig, catalog: Catalog, caller: Principal): RouteAdmission[] {
   const out: RouteAdmission[] = []
   for (const row of servedRoutes(config, catalog)) {
     if (row.chain.length === 0) continue
     for (const method of row.methods) {
-      const { steps, result } = explainChain({ config, indexes, row, method, path: row.path, params: {}, caller, anyParams: true })
+      const { steps, result } = explainChain({ config, row, method, path: row.path, params: {}, caller, anyParams: true })
       const notes = result.outcome === 'refuse'
         ? steps.filter((s) => s.outcome === 'refuse').map((s) => s.note)
         : steps.filter((s) => s.outcome === 'depends' || s.outcome === 'not-explained').map((s) => `${s.policy}: ${s.note}`)
