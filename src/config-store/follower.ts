@@ -11,7 +11,7 @@ import { PushListener } from './push-listener.js'
 import { serialPoll, type SerialPoll } from './serial-poll.js'
 import { storedFileName, type StoreStart } from './start-config.js'
 
-/** While LISTEN fails, how often it is tried again (the head is read every poll meanwhile). */
+/** While LISTEN fails, how often it is tried again by default (the head is read every poll meanwhile). */
 const LISTEN_RETRY_MS = 30_000
 
 /** What a process following the store runs now, for /readyz, metrics and the fleet view. */
@@ -40,6 +40,8 @@ export interface FollowOptions extends StoreStart {
   pollMs?: number
   /** How often the process reports to the instances table; default 5000. */
   heartbeatMs?: number
+  /** While LISTEN fails, how often it is tried again; default 30,000 (each try may wait out a connect timeout). */
+  listenRetryMs?: number
 }
 
 /**
@@ -60,6 +62,7 @@ class StoreFollower implements Follower {
   private readonly logger: FastifyBaseLogger
   private readonly pollMs: number
   private readonly heartbeatMs: number
+  private readonly listenRetryMs: number
   private readonly identity = processIdentity()
   private applied: ConfigVersion
   private appliedAt = Date.now()
@@ -79,6 +82,7 @@ class StoreFollower implements Follower {
     this.logger = options.logger
     this.pollMs = options.pollMs ?? 1000
     this.heartbeatMs = options.heartbeatMs ?? 5000
+    this.listenRetryMs = options.listenRetryMs ?? LISTEN_RETRY_MS
     this.applied = options.started
     this.refused = options.refused
     this.reachable = options.notes.every((n) => n.level !== 'warn')
@@ -138,16 +142,17 @@ class StoreFollower implements Follower {
     if (Date.now() < this.listenDueAt) return undefined
     try {
       await this.listener.ensure()
+      if (this.listenWarned) this.logger.info('config store: listening for pushes again')
       this.listenWarned = false
       return undefined
     } catch (error) {
-      this.listenDueAt = Date.now() + LISTEN_RETRY_MS
+      this.listenDueAt = Date.now() + this.listenRetryMs
       return error as Error
     }
   }
 
   private warnNoListen (error: Error): void {
-    if (!this.listenWarned) this.logger.warn({ err_message: error.message }, `config store: cannot LISTEN for pushes; reading the head every ${this.pollMs} ms, trying LISTEN again every ${LISTEN_RETRY_MS / 1000} s`)
+    if (!this.listenWarned) this.logger.warn({ err_message: error.message }, `config store: cannot LISTEN for pushes; reading the head every ${this.pollMs} ms, trying LISTEN again every ${this.listenRetryMs / 1000} s`)
     this.listenWarned = true
   }
 

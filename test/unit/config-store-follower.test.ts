@@ -142,4 +142,52 @@ if (typeof db === 'string') {
       'config store reachable again: following its head',
     ])
   })
+
+  t.test('a store that answers but refuses LISTEN (the role\'s connection limit): warned once, pushes found by the poll, LISTEN tried again until it works', async (t) => {
+    const role = `lg_follow_limit_${process.pid}`
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    t.teardown(async () => {
+      await admin.query(`DROP OWNED BY ${role}`).catch(() => {})
+      await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => {})
+      await admin.end()
+    })
+    // One connection: the head reads and heartbeats take it, the LISTEN connection is refused (53300).
+    await admin.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 1`)
+    // The store's tables exist (made by the test's own store): each open still checks them with CREATE … IF NOT EXISTS.
+    await admin.query(`GRANT CREATE ON SCHEMA public TO ${role}`)
+    await admin.query(`GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}`)
+    await admin.query(`GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`)
+    const limited = new URL(url)
+    limited.username = role
+    const started = await store.head()
+    if (started === undefined) throw new Error('the store is empty')
+    const messages: string[] = []
+    const logger = pino({ level: 'info' }, { write: (line: string) => { messages.push((JSON.parse(line) as { msg: string }).msg) } })
+    const texts: string[] = []
+    const since = Date.now()
+    const f = followStore({
+      url: limited.toString(), dataDir, baseDir: dataDir, started, notes: [], logger, pollMs: 100, heartbeatMs: 0, listenRetryMs: 300,
+      gateway: { applyText: async (text) => { texts.push(text); return { outcome: 'applied', version: texts.length + 1, restartRequired: [] } } },
+    })
+    t.teardown(() => f.stop())
+    await heartbeatAfter(store, since)
+    const noListen = 'config store: cannot LISTEN for pushes; reading the head every 100 ms, trying LISTEN again every 0.3 s'
+    await waitFor(() => messages.includes(noListen), { what: 'the LISTEN warning' })
+    t.equal(f.state().storeReachable, true, 'the store answers: reachable, not unreachable')
+    const pushed = await store.push({ text: 'v: limited\n', message: 'found by the poll', author: 'ana' })
+    await waitFor(() => f.state().applied.version === pushed.version, { what: 'the push applied by the poll' })
+    t.same(texts, ['v: limited\n'])
+
+    await admin.query(`ALTER ROLE ${role} CONNECTION LIMIT 2`)
+    const listening = async (): Promise<boolean> => {
+      const { rows } = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1 AND query = $2', [role, `LISTEN ${CONFIG_CHANNEL}`])
+      return rows[0]?.n === 1
+    }
+    await waitFor(listening, { what: 'the follower\'s LISTEN connection, once the role may open it' })
+    await waitFor(() => messages.includes('config store: listening for pushes again'), { what: 'the recovery line' })
+    t.equal(messages.filter((m) => m === noListen).length, 1, 'warned once for the whole time LISTEN was refused')
+    t.notOk(messages.some((m) => m.startsWith('config store unreachable') || m.startsWith('config store failing')), 'never called unreachable or failing')
+    await f.stop()
+  })
 }
