@@ -104,8 +104,8 @@ t.test('a SOAP answer that is not an envelope is 502 protocol; a mapping failure
 t.test('/openapi.json gives a relayed route the JSON shape its request-validation declares (the SOAP store demo)', async (t) => {
   const { readFile } = await import('node:fs/promises')
   const { repoPath } = await import('../helpers/paths.js')
-  const yaml = (await readFile(repoPath('examples/gateway.soap-store.yaml'), 'utf8')).replace('${LANEGATE_ADMIN_PORT:-9464}', '0')
-  const gw = await buildTestApp({ yaml })
+  const yaml = await readFile(repoPath('examples/gateway.soap-store.yaml'), 'utf8')
+  const gw = await buildTestApp({ yaml, env: { LANEGATE_ADMIN_PORT: '0' } })
   t.teardown(() => gw.close())
   const res = await gw.app.inject({ url: '/openapi.json' })
   const paths = (res.json() as { paths: Record<string, Record<string, { requestBody?: unknown }>> }).paths
