@@ -30,7 +30,7 @@ export interface RawUpstreams {
   /** Calls, errors and latency per upstream over the last minute. */
   lastMinute: Record<string, UpstreamSample>
   /** The config's traffic splits: groups, weights and rules (the same in every worker). */
-  splits: SplitView[]
+  splits: readonly SplitView[]
 }
 
 export interface RawClients {

@@ -18,8 +18,20 @@ export interface SplitView {
   readonly groups: ReadonlyArray<{ readonly group: string, readonly upstream: string, readonly weight: number | null, readonly percent: number | null }>
 }
 
+/** Views made once per config (the console polls the Upstreams view every second; a config changes only on reload). */
+const viewsOfConfig = new WeakMap<GatewayConfig, readonly SplitView[]>()
+
 /** Every split of the config (the proxy blocks' and their routes', and the live proxy's), read from the config alone. */
-export function splitsOf (config: GatewayConfig): SplitView[] {
+export function splitsOf (config: GatewayConfig): readonly SplitView[] {
+  let views = viewsOfConfig.get(config)
+  if (views === undefined) {
+    views = splitViews(config)
+    viewsOfConfig.set(config, views)
+  }
+  return views
+}
+
+function splitViews (config: GatewayConfig): SplitView[] {
   const views: SplitView[] = []
   for (const [service, block] of Object.entries(config.services)) {
     if (block.type !== 'proxy') continue

@@ -29,6 +29,9 @@ t.test('the block\'s and a route\'s split, with weights, shares and rules', asyn
       groups: [{ group: 'legacy', upstream: 'pricing/legacy', weight: 1, percent: 100 }, { group: 'next', upstream: 'pricing/next', weight: null, percent: null }],
     },
   ])
+  t.equal(splitsOf(config), splits, 'made once per config: the console\'s next poll reads the same views')
+  const { config: reloaded } = await parseGatewayConfig(split.fixture.set('services.pricing.split.weights.next', 30).text(), 'gateway.yaml', { env: {} })
+  t.not(splitsOf(reloaded), splits, 'a reloaded config gets views of its own')
   const raw: RawUpstreams = { upstreams: [], lastMinute: {}, splits }
   t.same((shapeView('upstreams', [raw, raw], { bounds: [0.1] }) as { splits: unknown }).splits, splits, 'the same in every worker: listed once')
 })
