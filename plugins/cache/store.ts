@@ -43,6 +43,8 @@ export function cacheStoreOf (settings: Pick<GatewaySettings, 'cacheStoreMaxByte
         // A stale entry is dropped when read, never served.
         ttlAutopurge: false,
         allowStale: false,
+        // Each lookup reads the clock, and no timer is armed (the default 1 ms one runs per lookup).
+        ttlResolution: 0,
         // Evicted, expired, replaced or invalidated: the URL index forgets the key (`putEntry` adds it back on a
         // replacement), so it never outgrows the entries.
         dispose: function forgetKey (answer, key) { unindex(keysByUrl, answer.url, key) },

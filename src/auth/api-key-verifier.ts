@@ -49,7 +49,8 @@ export function createApiKeyVerifier (options: ApiKeyVerifierOptions = {}): ApiK
   const hmacKey = randomBytes(32)
   const digestOf = options.digest ?? function hmacDigest (key: string): string { return createHmac('sha256', hmacKey).update(key).digest('base64url') }
   const verified = new LRUCache<string, VerifiedKey>({ max: options.cacheSize ?? 10_000 })
-  const refused = new LRUCache<string, KeyIndex>({ max: options.negativeCacheSize ?? 10_000, ttl: options.negativeTtlMs ?? 10 * 60_000 })
+  // ttlResolution 0: each lookup reads the clock, and no timer is armed (the default 1 ms one runs per lookup).
+  const refused = new LRUCache<string, KeyIndex>({ max: options.negativeCacheSize ?? 10_000, ttl: options.negativeTtlMs ?? 10 * 60_000, ttlResolution: 0 })
   const verify = options.verify ?? verifySecret
   const maxConcurrent = options.maxConcurrent ?? 1
   const maxQueued = options.maxQueued ?? 32

@@ -109,7 +109,8 @@ export interface ClientAuthenticator {
  */
 export function createClientAuthenticator (options: ClientAuthenticatorOptions = {}): ClientAuthenticator {
   const cacheKey = randomBytes(32)
-  const verified = new LRUCache<string, true>({ max: options.cacheSize ?? 10_000, ttl: options.cacheTtlMs ?? 15 * 60_000 })
+  // ttlResolution 0: each lookup reads the clock, and no timer is armed (the default 1 ms one runs per lookup).
+  const verified = new LRUCache<string, true>({ max: options.cacheSize ?? 10_000, ttl: options.cacheTtlMs ?? 15 * 60_000, ttlResolution: 0 })
   const parsed = new WeakMap<ServiceAccountSecret, ParsedSecretHash>()
   const verify = options.verify ?? verifySecret
   /**
