@@ -184,7 +184,7 @@ export interface PolicyPlugin<Options = any, Codes extends string = string> { //
   /** Codes this policy refuses with beyond the catalogue; none may clash with a catalogued or another policy's code. */
   readonly errors?: Readonly<Record<Codes, DeclaredError>>
   /** Policies that must appear earlier in the same chain, given these options. */
-  requires?(options: Options, settings?: GatewaySettings): string[]
+  requires?(options: Options, settings: GatewaySettings): string[]
   /**
    * Policies this one stands in for in other policies' `requires`: `api-key` provides `auth` (it sets the same
    * principal with `context.setPrincipal`), so `scope` or `organization` may follow it.
