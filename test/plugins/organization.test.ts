@@ -1,4 +1,5 @@
 import t from 'tap'
+import { gatewaySettings } from '../../src/config/gateway-settings.js'
 import auth from '../../plugins/auth/index.js'
 import organization from '../../plugins/organization/index.js'
 import { buildPolicyApp, tokenEnv } from '../helpers/token-app.js'
@@ -84,5 +85,5 @@ t.test('a route without the configured path parameter fails closed', async (tt) 
 })
 
 t.test('organization requires auth', async (tt) => {
-  tt.same(organization.requires?.({ param: 'x', not_found: false }), ['auth'])
+  tt.same(organization.requires?.({ param: 'x', not_found: false }, gatewaySettings(env.config)), ['auth'])
 })

@@ -74,5 +74,5 @@ t.test('check() reports scope names missing from the config, with their paths', 
     { path: 'any/0', message: 'unknown scope "also:nope": list it under scopes' },
   ])
   tt.same(scope.check?.({ all: ['engage:content.view'] }, gatewaySettings(env.config)), [])
-  tt.same(scope.requires?.({ all: ['engage:content.view'] }), ['auth'])
+  tt.same(scope.requires?.({ all: ['engage:content.view'] }, gatewaySettings(env.config)), ['auth'])
 })

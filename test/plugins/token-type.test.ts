@@ -1,4 +1,5 @@
 import t from 'tap'
+import { gatewaySettings } from '../../src/config/gateway-settings.js'
 import auth from '../../plugins/auth/index.js'
 import tokenType from '../../plugins/token-type/index.js'
 import { buildPolicyApp, tokenEnv } from '../helpers/token-app.js'
@@ -69,7 +70,7 @@ t.test('no token on a typed route is the ordinary 401', async (tt) => {
 })
 
 t.test('token-type requires auth before it, and a chain without auth fails closed', async (tt) => {
-  tt.same(tokenType.requires?.({ allow: ['service'] }), ['auth'])
+  tt.same(tokenType.requires?.({ allow: ['service'] }, gatewaySettings(env.config)), ['auth'])
   const { app: broken } = buildPolicyApp({ env, routes: [{ url: '/t', chain: [[tokenType, { allow: ['service'] }]] }] })
   tt.teardown(() => broken.close())
   const res = await broken.inject({ url: '/t', headers: bearer(serviceToken) })
