@@ -61,11 +61,17 @@ export interface ServiceSettingProblem {
   message: string
 }
 
+/**
+ * The shared resources a service may use. Keys, the token and API-key verifiers and the limiters belong to the
+ * policy chain that runs before a service's handler; a service never reads them.
+ */
+export type ServiceResources = Pick<SharedResources, 'logger' | 'store' | 'upstreams'>
+
 /** Everything a service needs when it is built at boot. Per-request settings come from `request.gw.snapshot`. */
 export interface ServiceDeps {
   /** The block's key under `services:` (a service type's blocks have names of their own). */
   readonly service: string
-  readonly shared: SharedResources
+  readonly shared: ServiceResources
   /** The current snapshot's config (for boot-time resources; handlers read `request.gw.snapshot`). */
   readonly currentConfig: () => GatewayConfig
 }
@@ -106,7 +112,7 @@ export interface ServiceModule {
    * called with every block this module serves in it (none when the last one was removed), once the snapshot is
    * built, at boot and on each reload, before it is swapped in. A block the reload removed is never passed again.
    */
-  reconcile?(blocks: ReadonlyMap<string, ServiceConfig>, shared: SharedResources): void
+  reconcile?(blocks: ReadonlyMap<string, ServiceConfig>, shared: ServiceResources): void
   /**
    * The limits of route `routeId` when these settings let it be upgraded to a WebSocket (docs/websocket.md);
    * undefined when they do not (the default for every route of a service without it).
@@ -130,7 +136,7 @@ export function moduleForService (modules: readonly ServiceModule[], service: st
 }
 
 /** Calls every module's `reconcile` with its blocks in `config` (the gateway, for each snapshot it builds). */
-export function reconcileServices (modules: readonly ServiceModule[], config: GatewayConfig, shared: SharedResources): void {
+export function reconcileServices (modules: readonly ServiceModule[], config: GatewayConfig, shared: ServiceResources): void {
   for (const module of modules) {
     if (module.reconcile === undefined) continue
     const blocks = new Map<string, ServiceConfig>()

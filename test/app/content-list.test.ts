@@ -3,13 +3,14 @@ import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import content from '../../src/services/content/index.js'
-import { buildBareServiceApp, caller, contentServiceConfig } from '../helpers/payments-config.js'
+import { caller, contentServiceConfig, serviceTestConfig } from '../helpers/payments-config.js'
+import { buildServiceModulesApp } from '../helpers/service-modules-app.js'
 import { repoPath } from '../helpers/paths.js'
 
 const FIXTURES = repoPath('test/fixtures/content')
 
 async function build (t: { teardown (fn: () => unknown): void }, dir = FIXTURES, settings: Record<string, unknown> = {}) {
-  const { app } = await buildBareServiceApp(content, contentServiceConfig(dir, settings))
+  const { app } = await buildServiceModulesApp(serviceTestConfig('content', contentServiceConfig(dir, settings)), [content])
   t.teardown(() => app.close())
   return app
 }

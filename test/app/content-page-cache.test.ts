@@ -6,14 +6,15 @@ import content from '../../src/services/content/index.js'
 import { createPageCache } from '../../src/services/content/page-cache.js'
 import { buildIndexes } from '../../src/config/indexes.js'
 import type { ContentItem } from '../../src/services/content/content-item.js'
-import { buildBareServiceApp, caller, contentServiceConfig, serviceTestConfig } from '../helpers/payments-config.js'
+import { caller, contentServiceConfig, serviceTestConfig } from '../helpers/payments-config.js'
+import { buildServiceModulesApp } from '../helpers/service-modules-app.js'
 import { repoPath } from '../helpers/paths.js'
 
 const FIXTURES = repoPath('test/fixtures/content')
 const url = '/public/v1/content'
 
 t.test('a page cached for one organization is never served to another', async (t) => {
-  const { app } = await buildBareServiceApp(content, contentServiceConfig(FIXTURES))
+  const { app } = await buildServiceModulesApp(serviceTestConfig('content', contentServiceConfig(FIXTURES)), [content])
   t.teardown(() => app.close())
   const ids = async (org: string, query = '') =>
     (await app.inject({ method: 'GET', url: `${url}${query}`, headers: caller(org) })).json().data.map((i: { id: string }) => i.id)
@@ -29,7 +30,7 @@ t.test('a page cached for one organization is never served to another', async (t
 
 t.test('a config reload that changes the organization tree changes the next page', async (t) => {
   const service = contentServiceConfig(FIXTURES)
-  const { app, setConfig } = await buildBareServiceApp(content, service)
+  const { app, setConfig } = await buildServiceModulesApp(serviceTestConfig('content', service), [content])
   t.teardown(() => app.close())
   const first = await app.inject({ method: 'GET', url, headers: caller('org_hq') })
   t.same(first.json().data.map((i: { id: string }) => i.id), ['hq-2', 'hq-1', 'store-1-hours', 'child-1', 'hq-3'])
@@ -47,7 +48,7 @@ t.test('a file changed on disk after a page was cached is served on the next che
   const dir = await mkdtemp(join(tmpdir(), 'lanegate-content-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   await cp(join(FIXTURES, 'store-1.json'), join(dir, 'store-1.json'))
-  const { app } = await buildBareServiceApp(content, contentServiceConfig(dir))
+  const { app } = await buildServiceModulesApp(serviceTestConfig('content', contentServiceConfig(dir)), [content])
   t.teardown(() => app.close())
   const before = await app.inject({ method: 'GET', url, headers: caller('org_hq') })
   t.same(before.json().data.map((i: { id: string }) => i.id), ['store-1-hours'])

@@ -1,13 +1,14 @@
 import t from 'tap'
 import { createHash } from 'node:crypto'
 import { hostfileService } from '../../src/services/hostfile/index.js'
-import { buildServiceApp, TEST_ORG_HEADER } from '../helpers/fanout-app.js'
+import { baseTestConfig } from '../helpers/base-config.js'
+import { buildServiceModulesApp, TEST_ORG_HEADER } from '../helpers/service-modules-app.js'
 
 async function build (t: { teardown (fn: () => unknown): void }, maxRecords = 5) {
-  const app = await buildServiceApp(hostfileService, {
+  const { app } = await buildServiceModulesApp(baseTestConfig({
     organizations: [{ id: 'org_hq', name: 'HQ', stores: [] }],
-    service: { prefix: '/v1/hostfile', envelope: 'exchange', policies: [], routes: { author: [] }, max_records: maxRecords },
-  })
+    services: { hostfile: { prefix: '/v1/hostfile', envelope: 'exchange', policies: [], routes: { author: [] }, max_records: maxRecords } },
+  }), [hostfileService])
   t.teardown(() => app.close())
   return app
 }

@@ -2,7 +2,8 @@ import t, { type Test } from 'tap'
 import payments from '../../src/services/payments/index.js'
 import { guardStore } from '../../src/store/store-unavailable.js'
 import type { Store } from '../../src/store/store.js'
-import { buildBareServiceApp, caller, paymentsServiceConfig, postgresBackend, sqliteBackend, type StoreBackend } from '../helpers/payments-config.js'
+import { caller, paymentsServiceConfig, postgresBackend, serviceTestConfig, sqliteBackend, type StoreBackend } from '../helpers/payments-config.js'
+import { buildServiceModulesApp, type ServiceModulesApp } from '../helpers/service-modules-app.js'
 
 // A keyed cancel whose state change committed but whose answer could not be remembered (the database failed at
 // `idempotency.complete`) is answered 503 and its key released; the retry with the same key used to run the
@@ -11,7 +12,7 @@ import { buildBareServiceApp, caller, paymentsServiceConfig, postgresBackend, sq
 const BASE = '/api/v1/ecommerce'
 
 interface Harness {
-  app: Awaited<ReturnType<typeof buildBareServiceApp>>['app']
+  app: ServiceModulesApp['app']
   store: Store
   /** How many transitions actually changed an intent (the cancel's side effect). */
   applied: () => number
@@ -56,7 +57,7 @@ async function harness (t: Test, backend: StoreBackend): Promise<Harness> {
       },
     },
   }
-  const { app } = await buildBareServiceApp(payments, paymentsServiceConfig(), guardStore(faulty))
+  const { app } = await buildServiceModulesApp(serviceTestConfig('payments', paymentsServiceConfig()), [payments], { store: guardStore(faulty) })
   t.teardown(async () => { await app.close(); await raw.close(); await backend.destroy() })
   return { app, store: raw, applied: () => applied, released }
 }

@@ -1,6 +1,7 @@
 import t from 'tap'
 import type { Store } from '../../src/store/store.js'
-import { buildBareServiceApp, buildPaymentsApp, caller, paymentsServiceConfig, sqliteBackend } from '../helpers/payments-config.js'
+import { buildPaymentsApp, caller, paymentsServiceConfig, serviceTestConfig, sqliteBackend } from '../helpers/payments-config.js'
+import { buildServiceModulesApp } from '../helpers/service-modules-app.js'
 import payments from '../../src/services/payments/index.js'
 
 const BASE = '/api/v1/ecommerce'
@@ -103,13 +104,13 @@ t.test('keys survive a restart: a new app over the same SQLite file replays the 
   const backend = await sqliteBackend()
   t.teardown(() => backend.destroy())
   const firstStore = await backend.open()
-  const firstApp = (await buildBareServiceApp(payments, paymentsServiceConfig(), firstStore)).app
+  const firstApp = (await buildServiceModulesApp(serviceTestConfig('payments', paymentsServiceConfig()), [payments], { store: firstStore })).app
   const created = await post(firstApp, 'order-6', BODY)
   await firstApp.close()
   await firstStore.close()
 
   const store = await backend.open()
-  const { app } = await buildBareServiceApp(payments, paymentsServiceConfig(), store)
+  const { app } = await buildServiceModulesApp(serviceTestConfig('payments', paymentsServiceConfig()), [payments], { store })
   t.teardown(async () => { await app.close(); await store.close() })
   const replay = await post(app, 'order-6', BODY)
   t.same([replay.statusCode, replay.headers['idempotent-replayed'], replay.json()], [201, 'true', created.json()])

@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { AddressInfo } from 'node:net'
-import { TEST_ORG_HEADER } from '../helpers/fanout-app.js'
+import { TEST_ORG_HEADER } from '../helpers/service-modules-app.js'
 import { fanoutFixture, validPayload } from '../helpers/fanout-fixture.js'
 
 /**

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { send, sendRawBytes } from '../helpers/exchange-http.js'
-import { liveSetup, ORG_HEADER, OTHER } from '../helpers/exchange-config.js'
+import { liveSetup, OTHER } from '../helpers/exchange-config.js'
+import { TEST_ORG_HEADER } from '../helpers/service-modules-app.js'
 import { until } from '../helpers/wait-for.js'
 
 const json = (body: string): unknown => JSON.parse(body)
@@ -60,7 +61,7 @@ t.test('stores that are unknown, not installed, lane-less or another organizatio
     t.equal(res.status, 404, id)
   }
   t.same([laneA.requests.length, laneX.requests.length], [0, 0])
-  const own = await send(base, { path: '/v1/stores/org_store_x/live/items', headers: { [ORG_HEADER]: OTHER } })
+  const own = await send(base, { path: '/v1/stores/org_store_x/live/items', headers: { [TEST_ORG_HEADER]: OTHER } })
   t.equal(own.status, 200, 'the owner reaches its own store')
 })
 

@@ -1,13 +1,11 @@
-import Database from 'better-sqlite3'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import type { OrganizationConfig } from '../../src/config/types.js'
+import type { GatewayConfig, OrganizationConfig, ServiceConfig } from '../../src/config/types.js'
 import { fanoutService } from '../../src/services/fanout/index.js'
 import type { FanoutSettings } from '../../src/services/fanout/settings.js'
 import type { DispatchStore } from '../../src/store/dispatch-store.js'
-import { createSqliteDispatchStore } from '../../src/store/sqlite/dispatch-store.js'
-import { migrateSqlite } from '../../src/store/sqlite/migrate.js'
-import { sqliteMigrations } from '../../src/store/sqlite/create-sqlite-store.js'
-import { buildReloadableServiceApp, TEST_ORG_HEADER } from './fanout-app.js'
+import { createSqliteStore } from '../../src/store/sqlite/create-sqlite-store.js'
+import { baseTestConfig } from './base-config.js'
+import { buildServiceModulesApp, TEST_ORG_HEADER } from './service-modules-app.js'
 import type { SharedUpstreams } from '../../src/upstream/registry.js'
 import { startStubLane, type LaneMode, type StubLane } from './fanout-lane.js'
 
@@ -74,26 +72,22 @@ export async function fanoutFixture (t: { teardown (fn: () => unknown): void }, 
     { id: 'org_east', name: 'East', parent: 'org_hq', stores: [{ id: 'org_e1', name: 'e1', install_active: true, lane: laneOf('org_e1') }] },
     { id: 'org_other', name: 'Other', stores: [{ id: 'org_x1', name: 'x1', install_active: true, lane: laneOf('org_x1') }] },
   ]
-  const db = new Database(':memory:')
-  migrateSqlite(db, sqliteMigrations)
-  const dispatches = createSqliteDispatchStore(db)
-  const { app, reload, upstreams } = await buildReloadableServiceApp(fanoutService, {
-    organizations,
-    service: {
-      prefix: '/v1/fanout',
-      envelope: 'exchange',
-      policies: [],
-      routes: {},
-      operations: { 'price-change': priceChange },
-      retry: { attempts: 4, base_delay_ms: 5, max_delay_ms: 20 },
-      lane_timeout_ms: 2000,
-      ...options.settings,
-    },
-    store: { close: async () => { db.close() }, dispatches } as never,
-  })
+  const service: ServiceConfig = {
+    prefix: '/v1/fanout',
+    envelope: 'exchange',
+    policies: [],
+    routes: {},
+    operations: { 'price-change': priceChange },
+    retry: { attempts: 4, base_delay_ms: 5, max_delay_ms: 20 },
+    lane_timeout_ms: 2000,
+    ...options.settings,
+  }
+  const configOf = (tree: OrganizationConfig[]): GatewayConfig => baseTestConfig({ organizations: tree, services: { fanout: service } })
+  const store = createSqliteStore(':memory:')
+  const { app, setConfig, upstreams } = await buildServiceModulesApp(configOf(organizations), [fanoutService], { store })
   t.teardown(async () => {
     await app.close()
-    db.close()
+    await store.close()
   })
 
   const send = (method: 'GET' | 'POST', url: string, org: string, body?: unknown) => app.inject({
@@ -106,11 +100,11 @@ export async function fanoutFixture (t: { teardown (fn: () => unknown): void }, 
     app,
     lanes,
     storeIds,
-    dispatches,
+    dispatches: store.dispatches,
     preview: (body, org = 'org_hq') => send('POST', '/v1/fanout/preview', org, body),
     commit: (id, org = 'org_hq') => send('POST', `/v1/fanout/dispatches/${id}/commit`, org),
     get: (id, org = 'org_hq') => send('GET', `/v1/fanout/dispatches/${id}`, org),
-    removeStores: (ids) => reload(organizations.map((o) => ({ ...o, stores: o.stores.filter((s) => !ids.includes(s.id)) }))),
+    removeStores: (ids) => setConfig(configOf(organizations.map((o) => ({ ...o, stores: o.stores.filter((s) => !ids.includes(s.id)) })))),
     upstreams,
   }
 }

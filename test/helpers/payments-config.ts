@@ -5,18 +5,10 @@ import pg from 'pg'
 import { createSqliteStore } from '../../src/store/sqlite/create-sqlite-store.js'
 import { createPostgresStore } from '../../src/store/postgres/create-postgres-store.js'
 import type { Store } from '../../src/store/store.js'
-import Fastify, { type FastifyInstance } from 'fastify'
-import { buildIndexes } from '../../src/config/indexes.js'
+import type { FastifyInstance } from 'fastify'
 import type { GatewayConfig, OrganizationConfig, ServiceConfig } from '../../src/config/types.js'
-import type { Snapshot } from '../../src/runtime/snapshot.js'
-import { createErrorHandler } from '../../src/errors/error-handler.js'
-import { GatewayError } from '../../src/plugin/gateway-error.js'
-import type { Principal } from '../../src/runtime/request-context.js'
-import type { SharedResources } from '../../src/runtime/shared-resources.js'
-import type { ServiceModule } from '../../src/services/service-module.js'
-import { baseTestConfig, loadTestConfig } from './base-config.js'
-import { mountServiceRoutes } from '../../src/services/mount-service.js'
-import { serviceRoutes as declaredRoutesOf } from '../../src/services/service-module.js'
+import { baseTestConfig } from './base-config.js'
+import { buildServiceModulesApp, TEST_CLIENT_HEADER, TEST_ORG_HEADER } from './service-modules-app.js'
 
 /** The test database of the common brief (trust auth). */
 export const TEST_POSTGRES_URL = process.env.LANEGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -70,12 +62,7 @@ export async function postgresBackend (): Promise<StoreBackend | string> {
   }
 }
 
-// ---- A bare app serving one service module (payments or content) the way the gateway does ----
-
-
-/** Caller headers of the bare app: the organization (absent → 401) and the client id (default `svc-<org>`). */
-export const TEST_ORG = 'x-test-organization'
-export const TEST_CLIENT = 'x-test-client'
+// ---- Payments and content served alone (service-modules-app.ts) ----
 
 /**
  * The organizations of the payments/content tests:
@@ -133,52 +120,6 @@ export function serviceTestConfig (name: string, service: ServiceConfig): Gatewa
   return baseTestConfig({ organizations: testOrganizations, services: { [name]: service } })
 }
 
-export function testPrincipal (organizationId: string, clientId = `svc-${organizationId}`): Principal {
-  return {
-    tokenType: 'service', subject: clientId, clientId, organizationId, scopes: new Set(), tokenId: 'test',
-    expiresAt: Math.floor(Date.now() / 1000) + 3600, issuer: 'https://auth.test',
-  }
-}
-
-/**
- * Serves ONE service module under its prefix with `request.gw` set per request and the gateway's error
- * handler, but no policy chain: the principal comes from the test headers. `config` may be swapped later
- * (hot-reload tests) through the returned `setConfig`.
- */
-export async function buildBareServiceApp (module: ServiceModule, service: ServiceConfig, store?: Store):
-Promise<{ app: FastifyInstance, setConfig (config: GatewayConfig): Promise<void> }> {
-  let config = await loadTestConfig(serviceTestConfig(module.name, service), [module])
-  let snapshot: Snapshot = { version: 1, config, indexes: buildIndexes(config), chains: new Map() }
-  const app = Fastify({ logger: false })
-  const shared = { store: store ?? { close: async () => {} }, logger: app.log } as unknown as SharedResources
-  const built = module.build({ service: module.name, shared, currentConfig: () => config })
-  app.setErrorHandler(createErrorHandler('plain'))
-  app.decorateRequest('gw', null as never)
-  await app.register(async function serviceRoutes (scope) {
-    mountServiceRoutes(scope, {
-      service: module.name,
-      envelope: service.envelope,
-      routes: declaredRoutesOf(module, built, service),
-      snapshot: () => snapshot,
-      contextHook: (route) => async function testContext (request) {
-        request.gw = { snapshot, service: module.name, routeId: route.id, envelope: service.envelope }
-        const org = request.headers[TEST_ORG]
-        if (typeof org !== 'string') throw new GatewayError('unauthenticated')
-        const client = request.headers[TEST_CLIENT]
-        request.gw.principal = testPrincipal(org, typeof client === 'string' ? client : undefined)
-      },
-    })
-  }, { prefix: service.prefix })
-  app.addHook('onClose', async () => { await built.close?.() })
-  return {
-    app,
-    async setConfig (next) {
-      config = await loadTestConfig(next, [module])
-      snapshot = { version: snapshot.version + 1, config, indexes: buildIndexes(config), chains: new Map() }
-    },
-  }
-}
-
 // ---- Payments test app ----
 
 export interface PaymentsTestApp {
@@ -197,12 +138,13 @@ export async function buildPaymentsApp (t: Teardown, options: { settings?: Recor
   const { default: payments } = await import('../../src/services/payments/index.js')
   const backend = await sqliteBackend()
   const store = await backend.open()
-  const { app, setConfig } = await buildBareServiceApp(payments, paymentsServiceConfig(options.settings), options.wrap?.(store) ?? store)
+  const config = serviceTestConfig(payments.name, paymentsServiceConfig(options.settings))
+  const { app, setConfig } = await buildServiceModulesApp(config, [payments], { store: options.wrap?.(store) ?? store })
   t.teardown(async () => { await app.close(); await store.close(); await backend.destroy() })
   return { app, store, setConfig }
 }
 
 /** Headers of a caller of `org` (client id `svc-<org>` unless given). */
 export function caller (org: string, extra: Record<string, string> = {}, client?: string): Record<string, string> {
-  return { [TEST_ORG]: org, ...(client === undefined ? {} : { [TEST_CLIENT]: client }), ...extra }
+  return { [TEST_ORG_HEADER]: org, ...(client === undefined ? {} : { [TEST_CLIENT_HEADER]: client }), ...extra }
 }

@@ -12,7 +12,8 @@ import { deepFreeze } from '../../src/config/deep-freeze.js'
 import type { RequestContext } from '../../src/runtime/request-context.js'
 import type { Snapshot } from '../../src/runtime/snapshot.js'
 import { storeAccessOf } from '../../src/runtime/store-access.js'
-import { exchangeConfig, exchangeOrganizations, HQ, OTHER, principalFor } from '../helpers/exchange-config.js'
+import { exchangeConfig, exchangeOrganizations, HQ, OTHER } from '../helpers/exchange-config.js'
+import { testPrincipal } from '../helpers/service-modules-app.js'
 
 // org_hq owns stores a, b (lanes), idle (install inactive, a lane), nolane (installed, no lane); its child
 // org_region owns c (a lane); org_other owns x (a lane).
@@ -80,7 +81,7 @@ t.test('a frozen (validated) config is indexed once; an unfrozen one each time',
 
 t.test('storeAccessOf reads the organization policy\'s recorded answer for the same id, else asks the rule', async (t) => {
   const snapshot: Snapshot = { version: 1, config, indexes, chains: new Map() }
-  const gw: RequestContext = { snapshot, service: 'live', routeId: 'read', envelope: 'exchange', principal: principalFor(HQ) }
+  const gw: RequestContext = { snapshot, service: 'live', routeId: 'read', envelope: 'exchange', principal: testPrincipal(HQ) }
   t.equal(storeAccessOf(gw, 'org_store_x'), undefined, 'no recorded answer: the rule refuses a foreign store')
   t.equal(storeAccessOf(gw, 'org_store_a'), indexes.access(HQ, 'org_store_a'))
   const recorded = { id: 'org_store_b', store: undefined, lane: undefined }
@@ -98,7 +99,7 @@ t.test('the organization policy records the rule\'s answer on the request; a ref
   const step = organization.create({ param: 'store_org_id', not_found: true }, context)
   const requestFor = (storeId: string) => ({
     params: { store_org_id: storeId },
-    gw: { snapshot, service: 'live', routeId: 'read', envelope: 'exchange', principal: principalFor(HQ) } as RequestContext,
+    gw: { snapshot, service: 'live', routeId: 'read', envelope: 'exchange', principal: testPrincipal(HQ) } as RequestContext,
   }) as unknown as FastifyRequest
   const passing = requestFor('org_store_a')
   t.equal(await step(passing, {} as FastifyReply), undefined)
@@ -119,7 +120,7 @@ t.test('without not_found, the organization policy records any id in the tree, l
   const step = organization.create({ query: 'organization_id', not_found: false }, context)
   const requestFor = (id: string) => ({
     query: { organization_id: id },
-    gw: { snapshot, service: 'live', routeId: 'read', envelope: 'exchange', principal: principalFor(HQ) } as RequestContext,
+    gw: { snapshot, service: 'live', routeId: 'read', envelope: 'exchange', principal: testPrincipal(HQ) } as RequestContext,
   }) as unknown as FastifyRequest
   for (const id of [HQ, 'org_region', 'org_store_nolane']) {
     const passing = requestFor(id)

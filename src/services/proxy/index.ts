@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ServiceConfig } from '../../config/types.js'
-import type { SharedResources } from '../../runtime/shared-resources.js'
 import { GatewayError } from '../../plugin/gateway-error.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
 import type { UpstreamSettings } from '../../upstream/settings.js'
@@ -8,7 +7,7 @@ import { relayCallerRequest } from '../relay-reply.js'
 import { relayWebSocket, upgradeLimits } from '../websocket-relay.js'
 import { urlWithoutAccessToken } from '../access-token-query.js'
 import { chainKey } from '../../runtime/snapshot.js'
-import type { RouteDeclaration, RouteHandler, ServiceModule } from '../service-module.js'
+import type { RouteDeclaration, RouteHandler, ServiceModule, ServiceResources } from '../service-module.js'
 import { checkProxySettings } from './check.js'
 import { proxiedPath } from './proxy-path.js'
 import { ProxyRouteEntrySchema, proxySettings, proxySettingsSchema } from './settings.js'
@@ -56,7 +55,7 @@ export const proxyService: ServiceModule = {
  * place; a removed block's upstream stops probing, finishes its requests in flight and closes its pools; a block
  * added back gets a new one.
  */
-function reconcileProxyUpstreams (blocks: ReadonlyMap<string, ServiceConfig>, shared: SharedResources): void {
+function reconcileProxyUpstreams (blocks: ReadonlyMap<string, ServiceConfig>, shared: ServiceResources): void {
   const wanted = new Map<string, UpstreamSettings>()
   for (const [service, block] of blocks) {
     const settings = proxySettings(block)
