@@ -3,7 +3,7 @@ import WebSocket from 'ws'
 import { GatewayError } from '../plugin/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
 import { failureKindOf, mirroredError, noTargetError, unreachableError } from './failure.js'
-import { upstreamRequestHeaders, type UpstreamTrace } from './headers.js'
+import { upstreamRequestHeaders, type UpstreamAttemptSpan, type UpstreamTrace } from './headers.js'
 import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
 import { outcomeOfStatus } from '../observability/recorders.js'
 import type { BackendTlsOptions } from './backend-tls.js'
@@ -74,6 +74,10 @@ export function connectUpstreamWebSocket (upstream: Upstream, input: WebSocketCo
     recordOutcome(upstream, 'tls', started, input.trace)
     return Promise.reject(unreachableError(label, 'tls', error))
   }
+  // The handshake's CLIENT span (span export on, trace sampled): the upstream sees it as its parent; it ends at the
+  // upstream's answer to the upgrade, while the session's SERVER span runs until the connection closes.
+  const span = input.trace?.startAttempt?.(upstream.name, 'GET', target.url, input.path, 1)
+  if (span !== undefined) headers.traceparent = span.traceparent
   const socket = new WebSocket(websocketUrl(target, input.path), offeredProtocols(input.req.headers), {
     // An https target's `tls:` settings (private CA, client certificate, servername, verify), as its pool uses them.
     ...tls,
@@ -92,14 +96,14 @@ export function connectUpstreamWebSocket (upstream: Upstream, input: WebSocketCo
     released = true
     target.inFlight--
   }
-  return settleHandshake(socket, upstream, target, input, started, release)
+  return settleHandshake(socket, upstream, target, input, started, release, span)
 }
 
 /**
  * The upstream's answer to the upgrade, settled once by whichever comes first: the upgrade (resolves), a refusal
  * (its status and bounded body), an error or the handshake timeout (rejects, the socket dropped).
  */
-function settleHandshake (socket: WebSocket, upstream: Upstream, target: Target, input: WebSocketConnectInput, started: number, release: () => void): Promise<UpstreamWebSocket> {
+function settleHandshake (socket: WebSocket, upstream: Upstream, target: Target, input: WebSocketConnectInput, started: number, release: () => void, span: UpstreamAttemptSpan | undefined): Promise<UpstreamWebSocket> {
   const { label } = upstream.settings
   const epoch = target.breaker?.epoch
   return new Promise<UpstreamWebSocket>((resolve, reject) => {
@@ -120,6 +124,7 @@ function settleHandshake (socket: WebSocket, upstream: Upstream, target: Target,
       target.recordSuccess()
       target.breaker?.recordAnswer(101, performance.now() - started, epoch)
       recordOutcome(upstream, 'ok', started, input.trace)
+      span?.end({ status: 101 })
       socket.removeAllListeners('error')
       resolve({ socket, release })
     })
@@ -128,6 +133,7 @@ function settleHandshake (socket: WebSocket, upstream: Upstream, target: Target,
       target.recordSuccess()
       if (status >= 100 && status <= 599) target.breaker?.recordAnswer(status, performance.now() - started, epoch)
       recordOutcome(upstream, outcomeOfStatus(status), started, input.trace)
+      span?.end({ status })
       void readUpstreamBody(response, response.headers['content-encoding'], input.maxErrorBodyBytes).then((body) => {
         fail(refusedUpgrade(label, status, body))
       })
@@ -140,6 +146,7 @@ function settleHandshake (socket: WebSocket, upstream: Upstream, target: Target,
       const failure = unreachableError(label, kind, error)
       // Counted as a relayed request's failure is: `timeout`, `tls` (handshake, certificate) or `unreachable`.
       recordOutcome(upstream, upstreamFailureOutcome(failure), started, input.trace)
+      span?.end({ failure: kind })
       fail(failure)
     })
   })

@@ -142,7 +142,7 @@ t.test('one trace caller -> gateway SERVER -> gateway CLIENT -> backend SERVER; 
   t.equal(await gateway.exited, 0)
 })
 
-t.test('fan-out: a CLIENT span per delivery attempt under the commit request, the lane its child; a relayed WebSocket: a SERVER span from upgrade to close with its close code', async (t) => {
+t.test('fan-out: a CLIENT span per delivery attempt under the commit request, the lane its child; a relayed WebSocket: a SERVER span from upgrade to close with its close code, a CLIENT span for the upstream handshake', async (t) => {
   const receiver = await startOtlpReceiver()
   t.teardown(() => receiver.close())
   const lane = await startTracedBackend('lane-001', receiver.url)
@@ -185,15 +185,19 @@ t.test('fan-out: a CLIENT span per delivery attempt under the commit request, th
   t.equal((await closed).code, 1000)
   wsSpan.end()
   const wsTrace = wsSpan.spanContext().traceId
-  await waitFor(() => ofTrace(receiver, wsTrace).some((s) => s.service === 'lanegate'), { what: 'the WebSocket session\'s span' })
-  t.match(ofTrace(receiver, wsTrace).filter((s) => s.service === 'lanegate'), [{
-    kind: SERVER,
+  await waitFor(() => ofTrace(receiver, wsTrace).some((s) => s.service === 'lanegate' && s.kind === SERVER), { what: 'the WebSocket session\'s span' })
+  const wsSpans = ofTrace(receiver, wsTrace).filter((s) => s.service === 'lanegate')
+  const session = wsSpans.find((s) => s.kind === SERVER)
+  t.match(session, {
     name: 'GET /v1/stores/:store_org_id/live/*',
     parentSpanId: wsSpan.spanContext().spanId,
     attributes: { 'http.response.status_code': 101, 'lanegate.service': 'live', 'lanegate.route': 'read', 'lanegate.websocket.close_code': 1000 },
-  }])
+  })
+  const upgrades = wsSpans.filter((s) => s.kind === CLIENT)
+  t.equal(upgrades.length, 1, 'one CLIENT span: the upstream handshake')
+  t.match(upgrades[0], { parentSpanId: session?.spanId, attributes: { 'http.request.method': 'GET', 'lanegate.upstream': 'org_store_002', 'url.full': `${wsLane.url}/feed`, 'http.response.status_code': 101 } })
   const handshake = wsLane.handshakes.at(-1)
-  t.match(handshake?.headers.traceparent, new RegExp(`^00-${wsTrace}-`), 'the lane\'s handshake carries the session\'s trace')
+  t.match(handshake?.headers.traceparent, new RegExp(`^00-${wsTrace}-${upgrades[0]?.spanId ?? 'none'}-`), 'the lane\'s handshake has the CLIENT span as its parent')
   gateway.child.kill('SIGTERM')
   t.equal(await gateway.exited, 0)
 })
