@@ -48,8 +48,7 @@ export async function relayWebSocket (request: FastifyRequest, reply: FastifyRep
   const upgrade = takeUpgradeSocket(request.raw)
   if (upgrade === undefined || upgrade.socket.destroyed) {
     // The caller left while the upstream was answering.
-    opened.socket.terminate()
-    opened.release()
+    request.server.websockets.abandon(request, reply, opened.socket, opened.release)
     return reply
   }
   request.server.websockets.accept(request, reply, upgrade, opened.socket, limits, opened.release)

@@ -20,6 +20,8 @@ export type WebSocketEnded = (request: FastifyRequest, reply: FastifyReply, code
 
 /** Where the messages of a gateway without metrics are counted: one throwaway pair for every connection. */
 const UNCOUNTED = { in: { value: 0 }, out: { value: 0 } }
+/** RFC 6455 §7.1.5: the connection closed without a close frame (reported, never sent). */
+const ABNORMAL_CLOSURE = 1006
 
 /**
  * The gateway's open WebSockets: accepts a caller's upgrade once its upstream answered 101, and ends connections
@@ -67,13 +69,14 @@ export class OpenWebSockets {
    */
   accept (request: FastifyRequest, reply: FastifyReply, upgrade: PendingUpgrade, upstream: WebSocket, limits: UpgradeLimits, release: () => void): void {
     if (this.closing) {
-      upstream.terminate()
-      release()
       upgrade.socket.destroy()
+      this.abandon(request, reply, upstream, release)
       return
     }
     if (upstream.protocol !== '') this.protocols.set(request.raw, upstream.protocol)
+    let accepted = false
     this.serverFor(limits.max_message_bytes).handleUpgrade(request.raw, upgrade.socket, upgrade.head, (client) => {
+      accepted = true
       const { service, routeId } = request.gw
       const counts = this.recorder === undefined
         ? UNCOUNTED
@@ -85,6 +88,24 @@ export class OpenWebSockets {
       const snapshot = this.current()
       if (request.gw.snapshot !== snapshot) this.recheck(connection, snapshot)
     })
+    // ws calls back at once or never: never when the caller's socket has already ended (it left while the upstream
+    // answered) or its handshake failed ws's own checks (ws answered 400). Without this the upstream stayed open.
+    if (!accepted) {
+      upgrade.socket.destroy()
+      this.abandon(request, reply, upstream, release)
+    }
+  }
+
+  /**
+   * Ends a session whose upstream answered 101 but whose caller is gone (it left during the upstream's handshake, or
+   * the gateway is shutting down): the upstream is dropped, and the request is completed as a session that ended
+   * abnormally (1006: no close frame), so its log line, access line, span and request metrics are not lost. It was
+   * never open: the WebSocket gauges and close counts do not see it.
+   */
+  abandon (request: FastifyRequest, reply: FastifyReply, upstream: WebSocket, release: () => void): void {
+    upstream.terminate()
+    release()
+    this.ended?.(request, reply, ABNORMAL_CLOSURE)
   }
 
   /** Closes every connection with `code` (shutdown: 1001) and resolves once they are closed, or after `waitMs`. */

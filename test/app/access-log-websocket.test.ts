@@ -1,5 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import type { AddressInfo } from 'node:net'
+import { createHash } from 'node:crypto'
+import { once } from 'node:events'
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -45,6 +47,60 @@ t.test('a relayed WebSocket that ends is completed once as a 101: counted, timed
     histogramCount(text, 'lanegate_http_stream_duration_seconds', { service: 'events', route: 'stream' }),
     histogramCount(text, 'lanegate_http_request_duration_seconds', { service: 'events', route: 'stream' }),
   ], [1, 0], 'timed as a stream, not as request latency')
+  const completed = gw.logs.map((l) => JSON.parse(l) as { msg?: string, res?: { statusCode?: number }, req?: { url?: string } })
+    .filter((l) => l.msg === 'request completed' && l.req?.url === '/events/feed')
+  t.same(completed.map((l) => l.res?.statusCode), [101], 'one request completed line')
+})
+
+t.test('a caller that leaves while the upstream answers its upgrade: the upstream dropped, the request still completed once (as a 101 session that ended abnormally), never counted as an open WebSocket', async (t) => {
+  // An upstream that answers the upgrade only when told, so the caller can leave first.
+  const handshakes: Array<{ socket: Socket, key: string }> = []
+  const upstreamClosed: Promise<void>[] = []
+  const backend = createServer((socket) => {
+    socket.on('error', () => {})
+    let head = ''
+    socket.on('data', (chunk: Buffer) => {
+      head += chunk.toString('latin1')
+      const key = /sec-websocket-key: *(\S+)/i.exec(head)?.[1]
+      if (head.includes('\r\n\r\n') && key !== undefined && !handshakes.some((h) => h.socket === socket)) {
+        handshakes.push({ socket, key })
+        upstreamClosed.push(new Promise((resolve) => socket.once('close', () => resolve())))
+      }
+    })
+  })
+  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => backend.close(resolve)))
+  const dir = await mkdtemp(join(tmpdir(), 'lanegate-access-ws-left-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const fixture = gatewayFixture('minimal')
+    .set('access_log', { fields: ['method', 'route', 'status'], sinks: [{ type: 'file', path: join(dir, 'access.log') }] })
+    .set('services', {
+      events: { type: 'proxy', prefix: '/events', envelope: 'plain', upstream: { targets: [`http://127.0.0.1:${(backend.address() as AddressInfo).port}`] }, websocket: { idle_timeout_seconds: 120 }, routes: { stream: { methods: ['GET'], path: '/*', websocket: true } } },
+    })
+  const written = await fixture.write()
+  t.teardown(() => written.remove())
+  const gw = await buildTestApp({ file: written.file, logLevel: 'info' })
+  t.teardown(() => gw.close())
+  await gw.app.listen({ port: 0, host: '127.0.0.1' })
+  const metrics = gw.metrics
+  if (metrics === undefined) throw new Error('the fixture has an admin block: metrics are on')
+
+  const caller = connect((gw.app.server.address() as AddressInfo).port, '127.0.0.1')
+  caller.on('error', () => {})
+  await once(caller, 'connect')
+  caller.write('GET /events/feed HTTP/1.1\r\nHost: gw\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n')
+  await waitFor(() => handshakes.length === 1, { what: 'the upstream handshake' })
+  caller.destroy()
+  const { socket, key } = handshakes[0] as { socket: Socket, key: string }
+  const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64')
+  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`)
+  await upstreamClosed[0]
+
+  const line = await waitFor(async () => (await readFile(join(dir, 'access.log'), 'utf8').catch(() => '')) || undefined, { what: 'the abandoned session\'s access line' })
+  t.same(line.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown), [{ method: 'GET', route: 'stream', status: 101 }])
+  const text = await metrics.registry.metrics()
+  t.same(text.split('\n').filter((l) => l.startsWith('lanegate_http_requests_total{service="events"')), ['lanegate_http_requests_total{service="events",route="stream",method="GET",status="101"} 1'])
+  t.same(text.split('\n').filter((l) => /^lanegate_websocket_(closes_total|connections)\{/.test(l) && !l.endsWith(' 0')), [], 'never an open WebSocket, never a close of one')
   const completed = gw.logs.map((l) => JSON.parse(l) as { msg?: string, res?: { statusCode?: number }, req?: { url?: string } })
     .filter((l) => l.msg === 'request completed' && l.req?.url === '/events/feed')
   t.same(completed.map((l) => l.res?.statusCode), [101], 'one request completed line')
