@@ -49,3 +49,24 @@ t.test('a failing copy is not retried on the group\'s other target, even where t
   t.equal(m.next.seen.length + other.seen.length, 4, 'one attempt per copy')
   t.equal(await m.metric('lanegate_upstream_retries_total{upstream="pricing/next"'), 0, 'no retry sent or refused')
 })
+
+t.test('a route whose transform makes the request a SOAP call: the copy is the same call (method, path and body as the phase left them)', async (t) => {
+  const split = await splitGateway(t)
+  const fixture = split.fixture
+    .set('services.pricing.split.weights', { legacy: 1 })
+    .set('services.pricing.mirror', { upstream: 'next', percent: 100 })
+    .set('services.pricing.routes.read_price.policies', [{ transform: { soap: { version: '1.1', namespace: 'urn:prices', operation: 'GetPrice' } } }])
+  const envelope = (name: string) => `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><GetPriceResponse xmlns="urn:prices"><Served>${name}</Served></GetPriceResponse></soap:Body></soap:Envelope>`
+  for (const [backend, name] of [[split.legacy, 'legacy'], [split.next, 'next']] as const) {
+    backend.handle((_req, res) => { res.writeHead(200, { 'content-type': 'text/xml; charset=utf-8' }).end(envelope(name)) })
+  }
+  const gw = await fixture.boot(t)
+  const res = await gw.app.inject({ method: 'GET', url: '/legacy/pricing/prices/7', headers: { authorization: `Bearer ${await split.token('till-1')}` } })
+  t.equal(res.statusCode, 200, res.body)
+  await waitFor(() => split.next.seen.length === 1, { what: 'the copy at the mirror group' })
+  const [sent, copied] = [split.legacy.seen[0], split.next.seen[0]]
+  t.match(sent, { method: 'POST', url: '/', headers: { soapaction: /.*/ } }, 'the caller\'s GET went as a SOAP POST')
+  t.same([copied?.method, copied?.url, copied?.body], [sent?.method, sent?.url, sent?.body], 'the copy: the same method, path and envelope')
+  t.match(copied?.body, /<soap:Body><op:GetPrice xmlns:op="urn:prices">/, 'the envelope the transform wrote')
+  t.equal(copied?.headers['x-lanegate-mirror'], '1')
+})
