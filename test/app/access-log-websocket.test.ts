@@ -12,14 +12,16 @@ import { waitFor } from '../helpers/wait-for.js'
 import { startWsBackend } from '../helpers/ws-backend.js'
 import { closeOf, nextMessage, openWs } from '../helpers/ws-client.js'
 
-t.test('a relayed WebSocket that ends is completed once as a 101: counted, timed as a stream, logged and access-logged', async (t) => {
-  const backend = await startWsBackend(t)
+interface Teardown { teardown (fn: () => unknown): void }
+
+/** A gateway in this process, listening, with one WebSocket route (`/events/*` to `target`) and an access log file in `dir`. */
+async function eventsGateway (t: Teardown, target: string) {
   const dir = await mkdtemp(join(tmpdir(), 'lanegate-access-ws-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const fixture = gatewayFixture('minimal')
     .set('access_log', { fields: ['method', 'route', 'status'], sinks: [{ type: 'file', path: join(dir, 'access.log') }] })
     .set('services', {
-      events: { type: 'proxy', prefix: '/events', envelope: 'plain', upstream: { targets: [backend.url] }, websocket: { idle_timeout_seconds: 120 }, routes: { stream: { methods: ['GET'], path: '/*', websocket: true } } },
+      events: { type: 'proxy', prefix: '/events', envelope: 'plain', upstream: { targets: [target] }, websocket: { idle_timeout_seconds: 120 }, routes: { stream: { methods: ['GET'], path: '/*', websocket: true } } },
     })
   const written = await fixture.write()
   t.teardown(() => written.remove())
@@ -28,6 +30,12 @@ t.test('a relayed WebSocket that ends is completed once as a 101: counted, timed
   await gw.app.listen({ port: 0, host: '127.0.0.1' })
   const metrics = gw.metrics
   if (metrics === undefined) throw new Error('the fixture has an admin block: metrics are on')
+  return { gw, metrics, dir }
+}
+
+t.test('a relayed WebSocket that ends is completed once as a 101: counted, timed as a stream, logged and access-logged', async (t) => {
+  const backend = await startWsBackend(t)
+  const { gw, metrics, dir } = await eventsGateway(t, backend.url)
 
   const opened = await openWs(`ws://127.0.0.1:${(gw.app.server.address() as AddressInfo).port}/events/feed`)
   if (!opened.open) throw new Error(`not upgraded: ${opened.status} ${opened.body}`)
@@ -70,20 +78,7 @@ t.test('a caller that leaves while the upstream answers its upgrade: the upstrea
   })
   await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise((resolve) => backend.close(resolve)))
-  const dir = await mkdtemp(join(tmpdir(), 'lanegate-access-ws-left-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const fixture = gatewayFixture('minimal')
-    .set('access_log', { fields: ['method', 'route', 'status'], sinks: [{ type: 'file', path: join(dir, 'access.log') }] })
-    .set('services', {
-      events: { type: 'proxy', prefix: '/events', envelope: 'plain', upstream: { targets: [`http://127.0.0.1:${(backend.address() as AddressInfo).port}`] }, websocket: { idle_timeout_seconds: 120 }, routes: { stream: { methods: ['GET'], path: '/*', websocket: true } } },
-    })
-  const written = await fixture.write()
-  t.teardown(() => written.remove())
-  const gw = await buildTestApp({ file: written.file, logLevel: 'info' })
-  t.teardown(() => gw.close())
-  await gw.app.listen({ port: 0, host: '127.0.0.1' })
-  const metrics = gw.metrics
-  if (metrics === undefined) throw new Error('the fixture has an admin block: metrics are on')
+  const { gw, metrics, dir } = await eventsGateway(t, `http://127.0.0.1:${(backend.address() as AddressInfo).port}`)
 
   const caller = connect((gw.app.server.address() as AddressInfo).port, '127.0.0.1')
   caller.on('error', () => {})
