@@ -1,6 +1,7 @@
 import { XMLBuilder, XMLParser, XMLValidator, type X2jOptions } from 'fast-xml-parser'
 import { xmlEntities } from './xml-entities.js'
 import { OUTSIDE, plainReaderFits, readPlainXml } from './xml-plain-reader.js'
+import { plainXmlWriter } from './xml-plain-writer.js'
 
 /**
  * XML ↔ JSON with fast-xml-parser (maintained, no native code, a validator and a builder with the same options).
@@ -42,7 +43,8 @@ export function xmlCodec (settings: XmlSettings): XmlCodec {
   const arrays = new Set(settings.arrays)
   const readWithLibrary = libraryXmlReader(settings)
   const plain = plainReaderFits(settings)
-  const builder = new XMLBuilder({ ...commonOptions(settings), format: false, suppressEmptyNode: false, processEntities: true })
+  const writeWithLibrary = libraryXmlWriter(settings)
+  const writePlain = plainXmlWriter(settings)
 
   return {
     parse (text) {
@@ -56,13 +58,20 @@ export function xmlCodec (settings: XmlSettings): XmlCodec {
       const roots = Object.keys(value).filter((key) => !key.startsWith('?'))
       if (roots.length !== 1) throw new XmlError(false, `an XML body has one root element (given ${roots.length}: ${roots.slice(0, 5).join(', ')})`)
       if (Array.isArray((value as Record<string, unknown>)[roots[0] as string])) throw new XmlError(false, 'an XML body has one root element (given an array)')
-      return builder.build(value) as string
+      const plain = writePlain === undefined ? OUTSIDE : writePlain(value as Record<string, unknown>)
+      return plain === OUTSIDE ? writeWithLibrary(value) : plain
     },
   }
 }
 
 function commonOptions (settings: XmlSettings) {
   return { ignoreAttributes: false, attributeNamePrefix: settings.attribute_prefix, textNodeName: settings.text_key }
+}
+
+/** fast-xml-parser's builder with the policy's settings: the codec's writer for what the plain writer leaves. */
+export function libraryXmlWriter (settings: XmlSettings): (value: unknown) => string {
+  const builder = new XMLBuilder({ ...commonOptions(settings), format: false, suppressEmptyNode: false, processEntities: true })
+  return (value) => builder.build(value) as string
 }
 
 /**
