@@ -1,11 +1,12 @@
 import type { JsonBodyChanges } from './schema.js'
-import { changeFields, FieldError } from './json-fields.js'
+import { FieldError } from './json-fields.js'
+import { compileFieldChanges } from './flat-fields.js'
 import { compileMapping, MappingError, runMapping, type Mapping } from './mapping.js'
 import { OUTSIDE, plainMapping, type PlainMapping } from './plain-mapping.js'
 
 /** One direction's JSON body changes, built once per chain: field changes, then the mapping. */
 export interface Reshape {
-  readonly fields: JsonBodyChanges | undefined
+  readonly fields: ((body: unknown) => unknown) | undefined
   readonly mapping: Mapping | undefined
   /** The mapping as a plain function, when its expression is a plain one (plain-mapping.ts). */
   readonly plain: PlainMapping | undefined
@@ -14,7 +15,7 @@ export interface Reshape {
 export function compileReshape (changes: JsonBodyChanges, mapTimeoutMs: number): Reshape {
   const hasFields = changes.rename !== undefined || changes.remove !== undefined || changes.set !== undefined
   const mapping = changes.map === undefined ? undefined : compileMapping(changes.map, mapTimeoutMs)
-  return { fields: hasFields ? changes : undefined, mapping, plain: mapping === undefined ? undefined : plainMapping(mapping) }
+  return { fields: hasFields ? compileFieldChanges(changes) : undefined, mapping, plain: mapping === undefined ? undefined : plainMapping(mapping) }
 }
 
 /** Where and why a reshaping failed, for the caller's `transform_failed` or the upstream's `protocol` failure. */
@@ -27,7 +28,7 @@ export interface ReshapeFailure {
 }
 
 /**
- * Applies the changes to a parsed body (the fields in place, then the mapping over the result). Resolves the new
+ * Applies the changes to a parsed body (the fields, then the mapping over the result). Resolves the new
  * body, or a ReshapeFailure naming the path (a dotted path, or `map`). Synchronous when there is no mapping, or a
  * plain one that covers the body.
  */
@@ -35,7 +36,7 @@ export function reshape (plan: Reshape, body: unknown, bindings: () => Record<st
   let current = body
   if (plan.fields !== undefined) {
     try {
-      current = changeFields(current, plan.fields)
+      current = plan.fields(current)
     } catch (error) {
       if (error instanceof FieldError) return failure(error.path, `cannot change field ${error.path === '' ? 'of the body' : `"${error.path}"`}: ${error.message}`)
       throw error
