@@ -1,4 +1,4 @@
-import type { XmlSettings } from './xml.js'
+import type { XmlSettings } from './xml-settings.js'
 import { xmlEntities } from './xml-entities.js'
 
 /**

@@ -2,6 +2,7 @@ import { XMLBuilder, XMLParser, XMLValidator, type X2jOptions } from 'fast-xml-p
 import { xmlEntities } from './xml-entities.js'
 import { OUTSIDE, plainReaderFits, readPlainXml } from './xml-plain-reader.js'
 import { plainXmlWriter } from './xml-plain-writer.js'
+import type { XmlSettings } from './xml-settings.js'
 
 /**
  * XML ↔ JSON with fast-xml-parser (maintained, no native code, a validator and a builder with the same options).
@@ -17,13 +18,7 @@ import { plainXmlWriter } from './xml-plain-writer.js'
  * decoded, and nesting is bounded (100 levels).
  */
 
-/** The policy's `xml` options. */
-export interface XmlSettings {
-  readonly attribute_prefix: string
-  readonly text_key: string
-  readonly arrays: readonly string[]
-  readonly namespaces: 'keep' | 'strip'
-}
+export type { XmlSettings } from './xml-settings.js'
 
 /** Why a body is not XML the gateway accepts, or a value that cannot be written as XML. */
 export class XmlError extends Error {
