@@ -76,7 +76,8 @@ class PlainReader {
     this.at++
     const raw = this.name()
     const key = this.strip ? localName(raw) : raw
-    const path = parentPath === '' ? key : `${parentPath}.${key}`
+    // The dotted path is asked for `arrays` only: no string is made for it otherwise.
+    const path = this.arrays.size === 0 ? '' : parentPath === '' ? key : `${parentPath}.${key}`
     const attributes = this.attributes()
     let value: unknown
     if (text.charCodeAt(this.at) === SLASH) {
@@ -92,7 +93,7 @@ class PlainReader {
       if (Array.isArray(earlier)) earlier.push(value)
       else parent[key] = [earlier, value]
     } else {
-      parent[key] = this.arrays.has(path) ? [value] : value
+      parent[key] = this.arrays.size !== 0 && this.arrays.has(path) ? [value] : value
     }
   }
 
@@ -222,8 +223,12 @@ function localName (raw: string): string {
 }
 
 /** Names the library renames or refuses, and any other name a plain object already answers to. */
+const UNSAFE_NAMES = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype'])
+/** Their first characters: most names are cleared by one, without hashing the name. */
+const UNSAFE_FIRST = new Set([...UNSAFE_NAMES].map((name) => name.charCodeAt(0)))
+
 function unsafeName (name: string): boolean {
-  return name in Object.prototype || name === 'prototype'
+  return UNSAFE_FIRST.has(name.charCodeAt(0)) && UNSAFE_NAMES.has(name)
 }
 
 function decode (text: string): string {
