@@ -16,6 +16,11 @@ function isContainer (value: unknown): value is Container {
 /** Keys that would reach an object's prototype: never walked or written. */
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype'])
 
+/** Whether a field name is one a transform may not use (a change naming it fails with a FieldError). */
+export function isForbiddenField (name: string): boolean {
+  return FORBIDDEN.has(name)
+}
+
 function segmentsOf (path: string): string[] {
   const segments = path.split('.')
   for (const segment of segments) if (FORBIDDEN.has(segment)) throw new FieldError(path, `"${segment}" is not a field name a transform may use`)

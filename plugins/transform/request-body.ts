@@ -39,17 +39,25 @@ export function requestBodyStep (plan: RequestBodyPlan, maxBodyBytes: number, ti
   const unsupported = { message: `This route transforms a ${plan.from.name.toUpperCase()} body (${plan.from.contentType}) only.` }
 
   async function transformBody (request: FastifyRequest): Promise<StepOutcome> {
-    // No body (a SOAP call made from a GET): the changes start from an empty object.
-    const bytes = declaresBody(request) ? await context.readRequestBody(request, limit) : EMPTY
+    const bytes = await context.readRequestBody(request, limit)
     if (bytes === undefined) return context.refuse('payload_too_large')
     let body: unknown
     try {
-      body = bytes === EMPTY ? {} : plan.from.decode(bytes)
+      body = plan.from.decode(bytes)
     } catch (error) {
       if (error instanceof FormatError) return refuse({ path: '', message: `The request body is ${error.message}.` })
       throw error
     }
-    const result = await reshape(plan.reshape, body, () => bindingsOf(request, context.principal(request)))
+    return transformValue(request, body)
+  }
+
+  /** Reshapes and writes the decoded body: synchronous unless the mapping runs in JSONata's evaluator. */
+  function transformValue (request: FastifyRequest, body: unknown): StepOutcome | Promise<StepOutcome> {
+    const result = reshape(plan.reshape, body, () => bindingsOf(request, context.principal(request)))
+    return result instanceof Promise ? result.then((settled) => sendReshaped(request, settled)) : sendReshaped(request, result)
+  }
+
+  function sendReshaped (request: FastifyRequest, result: unknown): StepOutcome {
     if (isReshapeFailure(result)) return result.timedOut === true ? timedOut(result) : refuse(result)
     let out: Buffer
     try {
@@ -62,14 +70,13 @@ export function requestBodyStep (plan: RequestBodyPlan, maxBodyBytes: number, ti
   }
 
   return function requestBody (request) {
-    if (!declaresBody(request)) return plan.always === true ? transformBody(request) : undefined
+    // No body (a SOAP call made from a GET): the changes start from an empty object.
+    if (!declaresBody(request)) return plan.always === true ? transformValue(request, {}) : undefined
     if (Number(request.headers['content-length'] ?? 0) > limit) return context.refuse('payload_too_large')
     if (!plan.from.accepts(request.headers['content-type'] ?? '')) return context.refuse('unsupported_media_type', unsupported)
     return transformBody(request)
   }
 }
-
-const EMPTY = Buffer.alloc(0)
 
 function declaresBody (request: FastifyRequest): boolean {
   const length = request.headers['content-length']

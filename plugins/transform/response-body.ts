@@ -27,7 +27,7 @@ export interface ResponseBodyPlan {
  */
 export function responseBodyHook (plan: ResponseBodyPlan, timeoutMs: number, context: PolicyContext): ResponseBodyHook {
   const contentType = plan.contentType ?? (plan.to.name === 'json' ? 'application/json; charset=utf-8' : 'application/xml; charset=utf-8')
-  return async function transformAnswer (answer: UpstreamAnswer, request: FastifyRequest) {
+  return function transformAnswer (answer: UpstreamAnswer, request: FastifyRequest) {
     const wrapped = plan.unwrap !== undefined
     if (answer.body.length === 0 || (!wrapped && (answer.status < 200 || answer.status >= 300))) return undefined
     let body: unknown
@@ -44,7 +44,12 @@ export function responseBodyHook (plan: ResponseBodyPlan, timeoutMs: number, con
       if (unwrapped === undefined || unwrapped instanceof Error) return unwrapped
       body = unwrapped.value
     }
-    const result = await reshape(plan.reshape, body, () => bindingsOf(request, context.principal(request), answer.status))
+    // Synchronous unless the mapping runs in JSONata's evaluator.
+    const result = reshape(plan.reshape, body, () => bindingsOf(request, context.principal(request), answer.status))
+    return result instanceof Promise ? result.then((settled) => writeAnswer(answer, settled)) : writeAnswer(answer, result)
+  }
+
+  function writeAnswer (answer: UpstreamAnswer, result: unknown): ReplacedAnswer | Refusal {
     if (isReshapeFailure(result) && result.timedOut === true) {
       return context.refuse('transform_timeout', { message: `The answer's mapping ran longer than this route's limit (${timeoutMs} ms).`, fields: { location: 'answer', path: result.path } })
     }
@@ -56,8 +61,7 @@ export function responseBodyHook (plan: ResponseBodyPlan, timeoutMs: number, con
       if (error instanceof FormatError) return protocolFailure(context, `The upstream's answer cannot be written as ${plan.to.name.toUpperCase()}: ${error.message}.`)
       throw error
     }
-    const replaced: ReplacedAnswer = { status: answer.status, headers: { 'content-type': contentType }, body: out }
-    return replaced
+    return { status: answer.status, headers: { 'content-type': contentType }, body: out }
   }
 }
 
