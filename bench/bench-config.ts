@@ -51,6 +51,13 @@ export interface BenchConfigOptions {
    * for an hour (so every measured request is a cache hit).
    */
   externalAuthUrl?: string
+  /**
+   * The `--telemetry` variants: spans exported to this OTLP/HTTP endpoint (`telemetry.traces`, the default protocol
+   * and queue), each export carrying `headers` (which gateway sent it), a trace recorded with `sampleRatio`.
+   */
+  traces?: { endpoint: string, sampleRatio: number, headers: Record<string, string> }
+  /** The `--telemetry` access-log variant: `access_log` with one `file` sink writing this (absolute) path, every field. */
+  accessLogFile?: string
 }
 
 /** "Unlimited" for a rate limit: the schema needs an integer ≥ 1, and a billion never runs out in a bench. */
@@ -103,6 +110,11 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
   if (options.transform === true) withTransformRoutes(doc)
   if (options.apiKeyHash !== undefined) withApiKey(doc, options.apiKeyHash)
   if (options.externalAuthUrl !== undefined) withExternalAuth(doc, options.externalAuthUrl)
+  if (options.traces !== undefined) {
+    const { endpoint, sampleRatio, headers } = options.traces
+    doc.setIn(['telemetry'], doc.createNode({ traces: { endpoint, sample_ratio: sampleRatio, headers } }))
+  }
+  if (options.accessLogFile !== undefined) doc.setIn(['access_log'], doc.createNode({ sinks: [{ type: 'file', path: options.accessLogFile }] }))
   const organizations = doc.getIn(['organizations']) as { items: unknown[] }
   organizations.items.forEach((_org, o) => {
     const stores = doc.getIn(['organizations', o, 'stores']) as { items: unknown[] } | undefined

@@ -63,6 +63,13 @@ export interface BenchOptions {
    */
   console: boolean
   /**
+   * Measure what traces and the access log cost (issue 42): `auth-get` and `live-proxy` get their subject's request
+   * on gateways of the same config plus span export at sampling 1 (`-trace-100`) and 0 (`-trace-0`) to the bench's
+   * OTLP sink, and plus the access log to a file (`-access-file`), beside a second plain process (`-twin`), in the
+   * same rounds; after them, the sink's spans and the file's lines are checked.
+   */
+  telemetry: boolean
+  /**
    * Count instructions instead of timing (bench/instructions.ts): every server runs under valgrind's callgrind,
    * each variant gets `instructionWarmup` requests, then two batches of `instructionRequests` are counted.
    */
@@ -108,6 +115,9 @@ export const USAGE = `npm run bench -- [options]
                           (polled once a second from a process on the load generator's core), in the same rounds:
                           its CPU per request against the console closed, beside a second closed gateway of the
                           same config (the control: how far two processes differ), and both gateways' idle CPU per second
+  --telemetry             also run auth-get's and live-proxy's subject on gateways exporting spans (sampling 1 and 0)
+                          to a bench OTLP sink and writing the access log to a file, beside a second plain gateway
+                          (the control), in the same rounds; the sink's spans and the file's lines are checked after
   --compare DIR           also run the gateway of another built checkout (e.g. a git worktree of the commit
                           before a change) as a variant of auth-get, live-proxy and latency-c1, in the same rounds
   --instructions          count instructions per request under valgrind's callgrind instead of timing: the
@@ -153,6 +163,7 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
       profile: { type: 'boolean', default: false },
       compare: { type: 'string' },
       console: { type: 'boolean', default: false },
+      telemetry: { type: 'boolean', default: false },
       instructions: { type: 'boolean', default: false },
       'instr-warmup': { type: 'string' },
       'instr-requests': { type: 'string' },
@@ -201,6 +212,7 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
     ...(values.compare === undefined ? {} : { compare: resolve(values.compare) }),
     quick,
     console: values.console === true,
+    telemetry: values.telemetry === true,
     instructions,
     instructionWarmup: positiveNumber('instr-warmup', values['instr-warmup'], INSTRUCTION_WARMUP),
     instructionRequests: positiveNumber('instr-requests', values['instr-requests'], INSTRUCTION_REQUESTS),

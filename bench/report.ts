@@ -77,6 +77,10 @@ function scenarioTable (scenario: ScenarioResult): string[] {
     lines.push('', `Console poll rounds: ${c.polls.ok} answered, ${c.polls.failed} failed.`)
   }
   if (scenario.instructions !== undefined) lines.push(...instructionTable(scenario.instructions))
+  if (scenario.telemetry !== undefined) {
+    const t = scenario.telemetry
+    lines.push('', `Telemetry output (warm-up and token requests put out more than the requests measured): the OTLP sink received ${t.tracedSpans} spans in ${t.tracedExports} exports for ${t.tracedRequests} requests measured at sampling 1 (× ${t.spansPerRequest} span${t.spansPerRequest === 1 ? '' : 's'} each), ${t.untracedSpans} at sampling 0; the access log file holds ${t.accessLines} lines for ${t.accessRequests} requests measured.`)
+  }
   for (const s of scenario.skipped) lines.push('', `Skipped ${s.variant}: ${s.reason}`)
   lines.push('')
   return lines

@@ -232,6 +232,24 @@ export interface InstructionMeasurement {
   comparisons: InstructionComparison[]
 }
 
+/**
+ * `--telemetry`, after the rounds: what the trace and access-log variants put out, beside the requests measured
+ * on each (the rounds', or the counted batches'; warm-up and token requests put out more on top).
+ */
+export interface TelemetryOutputCheck {
+  /** Spans the OTLP sink received from the gateway sampling every trace, in how many exports. */
+  tracedSpans: number
+  tracedExports: number
+  tracedRequests: number
+  /** Spans one of its requests makes (SERVER, and a relay's CLIENT). */
+  spansPerRequest: number
+  /** Spans received from the gateway sampling none (must be 0). */
+  untracedSpans: number
+  /** Lines in the access-file gateway's file, each a JSON object with a status, and the requests measured on it. */
+  accessLines: number
+  accessRequests: number
+}
+
 export interface ScenarioResult {
   id: string
   title: string
@@ -261,6 +279,8 @@ export interface ScenarioResult {
   console?: ConsoleMeasurement
   /** `--instructions`: instructions per request by variant (kind `instructions`: no rounds, no req/s). */
   instructions?: InstructionMeasurement
+  /** `--telemetry`: the trace and access-log variants' output, checked after the rounds. */
+  telemetry?: TelemetryOutputCheck
 }
 
 /** An issue-6 target and what this run measured for it. */

@@ -9,7 +9,8 @@ import { summarizeProfiles } from './profile-summary.js'
 import { markdownReport, runStamp } from './report.js'
 import type { BenchResult, ScenarioResult } from './result-types.js'
 import { runMemory, runPlan, type RunLog } from './run-scenario.js'
-import { prepareScenario } from './scenarios.js'
+import { prepareScenario, type ScenarioPlan } from './scenarios.js'
+import { checkTelemetryOutputs } from './telemetry-outputs.js'
 import { ServerSet } from './servers.js'
 import { checkTargets, DECIDING_METRIC } from './targets.js'
 import { proxyServiceChecks } from './proxy-failover.js'
@@ -39,6 +40,11 @@ function pinning (options: BenchOptions, warn: (m: string) => void): boolean {
   // The orchestrator only waits; it shares the load generator's core so the server core stays quiet.
   execFileSync('taskset', ['-a', '-cp', String(LOADGEN_CORE), String(process.pid)], { stdio: 'ignore' })
   return true
+}
+
+/** `--telemetry`: the result with what its trace and access-log variants put out, checked (telemetry-outputs.ts). */
+async function withTelemetryChecked (plan: ScenarioPlan, result: ScenarioResult, log: RunLog): Promise<ScenarioResult> {
+  return plan.telemetry === undefined ? result : { ...result, telemetry: await checkTelemetryOutputs(plan.telemetry, result, log) }
 }
 
 /** Runs the benchmark; resolves to the exit code. */
@@ -89,7 +95,8 @@ export async function runBench (argv: string[]): Promise<number> {
       try {
         if (options.instructions) {
           // options.ts let only request-per-request scenarios through: never memory or websocket.
-          scenarios.push(await runInstructionPlan(await prepareScenario(id as Exclude<typeof id, 'memory'>, current, options), options, log))
+          const plan = await prepareScenario(id as Exclude<typeof id, 'memory'>, current, options)
+          scenarios.push(await withTelemetryChecked(plan, await runInstructionPlan(plan, options, log), log))
         } else if (id === 'memory') {
           scenarios.push(await runMemory(current, worker, options, workDir, log))
         } else if (id === 'config-push') {
@@ -98,7 +105,7 @@ export async function runBench (argv: string[]): Promise<number> {
           scenarios.push(await runWebSocket(current, options, log))
         } else {
           const plan = await prepareScenario(id, current, options)
-          const result = await runPlan(plan, worker, options, log)
+          const result = await withTelemetryChecked(plan, await runPlan(plan, worker, options, log), log)
           if (id === 'proxy-service') await proxyServiceChecks(result, plan, current, worker, options, log)
           scenarios.push(result)
         }

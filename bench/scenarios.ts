@@ -3,8 +3,9 @@ import type { LoadJob } from './load-job.js'
 import { peerWanted, type BenchOptions, type ScenarioId } from './options.js'
 import { PEER_NAMES, peerMissing, type PeerName } from './peers.js'
 import type { VariantRole } from './result-types.js'
-import type { ConsolePoller, RunningServer, ServerSet } from './servers.js'
+import type { ConsolePoller, GatewayFlavour, RunningServer, ServerSet } from './servers.js'
 import { CONSOLE_SUFFIX, TWIN_SUFFIX } from './console-cost.js'
+import { ACCESS_FILE_SUFFIX, TELEMETRY_TWIN_SUFFIX, TRACE_ALL_SUFFIX, TRACE_NONE_SUFFIX, type TelemetryOutputs } from './telemetry-variants.js'
 import { BENCH_API_KEY, CONTENT_CLIENT, EXCHANGE_CLIENT, PRICING_CLIENT, fetchToken, tokenForm } from './tokens.js'
 import { EXPRESS_GATEWAY_JWT_SECRET } from './servers/express-gateway-secret.js'
 
@@ -34,6 +35,8 @@ export interface ScenarioPlan {
    * idle measurement and the poller's tally after the rounds.
    */
   console?: { open: RunningServer, closed: RunningServer, poller: ConsolePoller }
+  /** `--telemetry`: where the trace and access-log variants' output went, checked after the rounds. */
+  telemetry?: TelemetryOutputs
 }
 
 /** The lane path every proxy variant asks for (the lane ignores it; proxies must carry it). */
@@ -135,6 +138,27 @@ async function consoleVariants (servers: ServerSet, plan: ScenarioPlan, subject:
     return { ...subject, name: `${subject.name}${suffix}`, role: 'peer', server, request: { ...subject.request, url: server.url + path, headers: bearer(token) } }
   }
   return [await on(open, CONSOLE_SUFFIX), await on(twin, TWIN_SUFFIX)]
+}
+
+/**
+ * `--telemetry`: the subject's request on gateways of the same config plus span export with every trace sampled,
+ * with none sampled, and the access log to a file, beside a second plain process (the control); peers in the same
+ * rounds, named by suffix (telemetry-variants.ts). Records on the plan where their output goes, for the check after.
+ */
+async function telemetryVariants (servers: ServerSet, plan: ScenarioPlan, subject: PreparedVariant, path: string, client: string, spansPerRequest: number): Promise<PreparedVariant[]> {
+  const on = async (flavour: GatewayFlavour, suffix: string): Promise<PreparedVariant> => {
+    const server = await servers.gateway(flavour)
+    const token = await fetchToken(server.url, client)
+    return { ...subject, name: `${subject.name}${suffix}`, role: 'peer', server, request: { ...subject.request, url: server.url + path, headers: bearer(token) } }
+  }
+  const variants = [
+    await on('trace-100', TRACE_ALL_SUFFIX),
+    await on('trace-0', TRACE_NONE_SUFFIX),
+    await on('access-file', ACCESS_FILE_SUFFIX),
+    await on('twin', TELEMETRY_TWIN_SUFFIX),
+  ]
+  plan.telemetry = { subject: subject.name, sinkUrl: (await servers.otlpSink()).url, accessLogFile: servers.accessLogFile(), spansPerRequest }
+  return variants
 }
 
 /**
@@ -247,6 +271,8 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
       )
       if (options.compare !== undefined) plan.variants.push(await compareVariant(servers, plan.variants[1] as PreparedVariant, GATEWAY_CONTENT_PATH, CONTENT_CLIENT))
       if (options.console) plan.variants.push(...await consoleVariants(servers, plan, plan.variants[1] as PreparedVariant, GATEWAY_CONTENT_PATH, CONTENT_CLIENT))
+      // One SERVER span per request.
+      if (options.telemetry) plan.variants.push(...await telemetryVariants(servers, plan, plan.variants[1] as PreparedVariant, GATEWAY_CONTENT_PATH, CONTENT_CLIENT, 1))
       break
     }
     case 'auth-get-redis': {
@@ -304,6 +330,8 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
       if (id === 'live-proxy') plan.variants.push(await metricsOff(servers, GATEWAY_LIVE_PATH, 'lanegate-live-metrics-off', EXCHANGE_CLIENT))
       if (options.compare !== undefined) plan.variants.push(await compareVariant(servers, plan.variants[1] as PreparedVariant, GATEWAY_LIVE_PATH, EXCHANGE_CLIENT))
       if (options.console && id === 'live-proxy') plan.variants.push(...await consoleVariants(servers, plan, plan.variants[1] as PreparedVariant, GATEWAY_LIVE_PATH, EXCHANGE_CLIENT))
+      // The SERVER span and the upstream attempt's CLIENT span.
+      if (options.telemetry && id === 'live-proxy') plan.variants.push(...await telemetryVariants(servers, plan, plan.variants[1] as PreparedVariant, GATEWAY_LIVE_PATH, EXCHANGE_CLIENT, 2))
       await addPeers(servers, plan, options, tokenOf(plan.variants[1] as PreparedVariant))
       if (id === 'latency-c1') {
         plan.kind = 'latency'

@@ -11,6 +11,7 @@ import { harnessScript, REPO_ROOT } from './paths.js'
 import { nginxConfig, nginxBinary } from './peers.js'
 import { benchCertificate, type BenchCertificate } from './tls-certs.js'
 import { GC_SOCKET_ENV } from './gc-protocol.js'
+import { SINK_GATEWAY_HEADER } from './otlp-sink-counts.js'
 import { HEAP_SOCKET_ENV } from './heap-client.js'
 import { CALLGRIND_NODE_FLAGS, callgrindArgs, keepPerfMap, valgrindBinary } from './callgrind.js'
 import { GATEWAY_NODE_FLAGS } from '../src/node-tuning/node-flags.js'
@@ -50,9 +51,11 @@ export interface ConsolePoller {
  * front of two bench lanes (`proxy`, the proxy-service scenario), or the main config served over HTTPS with a
  * certificate made for the run (`tls`, the tls scenario), or the main config with the operator console open (`console`,
  * `--console`: its admin listener serves; consolePoller() polls it from outside the gateway's process tree), or the
- * main config again in a process of its own (`console-twin`, the control beside the console's pair).
+ * main config again in a process of its own (`console-twin`, the control beside the console's pair), or (`--telemetry`) the
+ * main config exporting every trace's spans to the bench's OTLP sink (`trace-100`), deciding against every trace
+ * (`trace-0`: sample_ratio 0, the same sink), or writing the access log to a file in the work folder (`access-file`).
  */
-export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'workers-2-precount' | 'proxy' | 'tls' | 'proxy-cache' | 'proxy-transform' | 'api-key' | 'external-auth' | 'twin' | 'console' | 'console-twin'
+export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'workers-2-precount' | 'proxy' | 'tls' | 'proxy-cache' | 'proxy-transform' | 'api-key' | 'external-auth' | 'twin' | 'console' | 'console-twin' | 'trace-100' | 'trace-0' | 'access-file'
 
 /** The Redis of the auth-get-redis scenario (its keys get a prefix of their own; nothing is flushed). */
 export const BENCH_REDIS_URL = process.env.LANEGATE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -121,6 +124,11 @@ export class ServerSet {
   /** The data dir of the gateway of `flavour` (`compare`: the --compare checkout's). */
   private gatewayDataDir (flavour: GatewayFlavour | 'compare'): string {
     return join(this.context.workDir, `gateway-${flavour}-data`)
+  }
+
+  /** The access log the `access-file` gateway writes (`--telemetry`). */
+  accessLogFile (): string {
+    return join(this.context.workDir, 'gateway-access-file.access.log')
   }
 
   private once (name: string, start: () => Promise<RunningServer>): Promise<RunningServer> {
@@ -204,6 +212,11 @@ export class ServerSet {
     return this.once(instance, () => this.node(instance, './servers/lane.js', []))
   }
 
+  /** The `--telemetry` variants' OTLP/HTTP collector (bench/servers/otlp-sink.ts): answers every export 200, counts spans. */
+  otlpSink (): Promise<RunningServer> {
+    return this.once('otlp-sink', () => this.node('otlp-sink', './servers/otlp-sink.js', []))
+  }
+
   /** Bare fastify hello-world; `asGateway`: with the fastify options a gateway needs (a logger, request ids). */
   hello (asGateway = false): Promise<RunningServer> {
     if (asGateway) return this.once('fastify-hello-as-gateway', () => this.node('fastify-hello-as-gateway', './servers/hello.js', ['--as-gateway']))
@@ -236,6 +249,8 @@ export class ServerSet {
         ...(flavour === 'api-key' ? { apiKeyHash: await hashSecret(BENCH_API_KEY) } : {}),
         // The decision service: bare fastify's POST / answers 200 (allow); asked once, then the cache answers.
         ...(flavour === 'external-auth' ? { externalAuthUrl: `${(await this.hello()).url}/` } : {}),
+        ...(flavour === 'trace-100' || flavour === 'trace-0' ? { traces: { endpoint: `${(await this.otlpSink()).url}/v1/traces`, sampleRatio: flavour === 'trace-100' ? 1 : 0, headers: { [SINK_GATEWAY_HEADER]: flavour } } } : {}),
+        ...(flavour === 'access-file' ? { accessLogFile: this.accessLogFile() } : {}),
       }))
       if (workers !== undefined) {
         // The real `lanegate start` (a primary and its workers when workers > 1), pinned like every other server:

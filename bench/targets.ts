@@ -3,6 +3,8 @@ import type { LoadResult } from './load-job.js'
 import { round, spread, type Spread } from './stats.js'
 import { CONSOLE_SUFFIX, TWIN_SUFFIX } from './console-cost.js'
 import { LOADGEN_SATURATION } from './summary.js'
+import { cpuPerRequest, perRound, perRoundOf } from './round-pairs.js'
+import { telemetryChecks } from './telemetry-targets.js'
 
 /**
  * The targets (ratios from one run on the 2-core box). Issue 16 restated two of issue 6's: auth-get is held
@@ -95,6 +97,7 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
     checks.push({ scenario: 'auth-get', what: 'api-key GET server CPU per request over auth-get\'s', goal: `≤ +${TARGETS.apiKeyCpuOverAuthGet * 100} %`, measured: `${(over * 100).toFixed(1)} % (${apiKey.serverCpuUsPerRequest.median} vs ${auth.serverCpuUsPerRequest.median} µs)`, met: over <= TARGETS.apiKeyCpuOverAuthGet })
   }
   externalAuthCheck(scenarios, checks)
+  telemetryChecks(scenarios, checks)
   const cached = subject('cache', 'lanegate-proxy-cache-hit')
   if (cached !== undefined) {
     checks.push({ scenario: 'cache', what: 'cached GET through the proxy service ÷ bare fastify', goal: `≥ ${TARGETS.cacheHitRatio}×`, measured: `${cached.ratio.median}× (${cached.ratio.min}–${cached.ratio.max})`, met: cached.ratio.median >= TARGETS.cacheHitRatio })
@@ -312,11 +315,6 @@ function transformChecks (scenarios: readonly ScenarioResult[], checks: TargetCh
   }
 }
 
-/** Gateway CPU per request of one measurement (µs). */
-function cpuPerRequest (result: LoadResult): number {
-  return result.requests === 0 ? Number.NaN : result.serverCpuMicros / result.requests
-}
-
 /**
  * The live relay by CPU per request within each round: against nginx, and against the Node floor
  * (`undici-floor`: node:http and an undici pool with nothing between them, the engine lanegate relays with), by CPU
@@ -368,27 +366,6 @@ function tokenLessSignatureCheck (scenarios: readonly ScenarioResult[], checks: 
     measured: `${spreadText(judged, '×')}; medians: token ${us(parts.token)}, signature ${us(parts.signature)}, bare POST ${us(parts.post)}`,
     met: judged.median <= TARGETS.tokenLessSignatureOverPost,
   })
-}
-
-/**
- * `measure(subject, peer)` in every round where both variants of scenario `id` ran, spread over those rounds;
- * undefined when no round had both (the peer was skipped, or the scenario did not run).
- */
-function perRound (scenarios: readonly ScenarioResult[], id: string, subject: string, peer: string,
-  measure: (subject: LoadResult, peer: LoadResult) => number): Spread | undefined {
-  return perRoundOf(scenarios, id, [subject, peer], ([a, b]) => measure(a, b))
-}
-
-/** `measure` of the named variants' results in every round where all of them ran, spread over those rounds. */
-function perRoundOf (scenarios: readonly ScenarioResult[], id: string, names: readonly string[],
-  measure: (results: LoadResult[]) => number): Spread | undefined {
-  const runs = scenarios.find((s) => s.id === id)?.runs ?? []
-  const values: number[] = []
-  for (const round of new Set(runs.map((r) => r.round))) {
-    const results = names.map((name) => runs.find((r) => r.round === round && r.variant === name)?.result)
-    if (results.every((r): r is LoadResult => r !== undefined)) values.push(measure(results))
-  }
-  return values.length === 0 ? undefined : spread(values)
 }
 
 /**

@@ -66,3 +66,23 @@ t.test('the Redis variants: exact by default, pre-counted with redisSyncInterval
   const synced = await parseGatewayConfig(benchConfigText(demo, { ...options, redisSyncIntervalMs: 50 }), 'bench.yaml', { env: {} }, catalog)
   t.equal(synced.config.rate_limit_store.sync_interval_ms, 50)
 })
+
+t.test('the --telemetry configs: span export to the sink at a sampling ratio, the access log to a file; both pass validation', async (t) => {
+  const traces = { endpoint: 'http://127.0.0.1:45680/v1/traces', sampleRatio: 0, headers: { 'x-lanegate-bench-gateway': 'trace-0' } }
+  const traced = await parseGatewayConfig(benchConfigText(demo, { dataDir: '/tmp/d', laneUrl: LANE, traces }), 'bench.yaml', { env: {} }, catalog)
+  t.same(traced.config.telemetry?.traces, {
+    endpoint: 'http://127.0.0.1:45680/v1/traces',
+    protocol: 'http/protobuf',
+    headers: { 'x-lanegate-bench-gateway': 'trace-0' },
+    sample_ratio: 0,
+    parent_based: true,
+    max_queue: 2048,
+    batch_size: 512,
+    service_name: 'lanegate',
+  })
+  t.equal(traced.config.access_log, undefined)
+  const logged = await parseGatewayConfig(benchConfigText(demo, { dataDir: '/tmp/d', laneUrl: LANE, accessLogFile: '/tmp/d/access.log' }), 'bench.yaml', { env: {} }, catalog)
+  t.same(logged.config.access_log?.sinks.map((s) => [s.type, s.path]), [['file', '/tmp/d/access.log']])
+  t.equal(logged.config.access_log?.fields, undefined)
+  t.equal(logged.config.telemetry, undefined)
+})

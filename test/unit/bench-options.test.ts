@@ -20,6 +20,7 @@ t.test('defaults: every scenario, 5 rounds of 5 s, 1M requests and 100k tokens f
     profile: false,
     quick: false,
     console: false,
+    telemetry: false,
     instructions: false,
     instructionWarmup: 10_000,
     instructionRequests: 1000,
@@ -29,6 +30,12 @@ t.test('defaults: every scenario, 5 rounds of 5 s, 1M requests and 100k tokens f
 t.test('--console adds the console-open variants (off by default)', async (t) => {
   t.equal(parseBenchArgs([]).console, false)
   t.equal(parseBenchArgs(['--console']).console, true)
+})
+
+t.test('--telemetry adds the trace and access-log variants (off by default), timed or counted in instructions', async (t) => {
+  t.equal(parseBenchArgs([]).telemetry, false)
+  t.equal(parseBenchArgs(['--telemetry']).telemetry, true)
+  t.equal(parseBenchArgs(['--telemetry', '--instructions']).telemetry, true)
 })
 
 t.test('--quick shortens everything; explicit options still win', async (t) => {

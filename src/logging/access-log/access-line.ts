@@ -5,6 +5,7 @@ import { redactUrl } from '../logger.js'
 import { refusingPolicy } from '../../observability/refusing-policy.js'
 import { traceOf } from '../../observability/trace-context.js'
 import { answeredErrorOf } from '../../observability/answered-error.js'
+import { isoTime } from './iso-time.js'
 
 /** One access line before it is written: every field, `null` where the request has no value for it. */
 export type AccessRecord = Record<AccessLogField, string | number | null>
@@ -24,7 +25,7 @@ export function accessRecord (request: FastifyRequest, reply: FastifyReply, time
   const bytes = connectionBytes(request)
   const error = answeredErrorOf(request)
   return {
-    time: new Date(time).toISOString(),
+    time: isoTime(time),
     request_id: request.id,
     trace_id: trace.traceId,
     client_ip: request.ip ?? null,

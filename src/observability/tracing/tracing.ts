@@ -28,7 +28,7 @@ export class Tracing implements ActiveTracing {
   readonly #provider: BasicTracerProvider
   readonly #tracer: Tracer
   readonly #ids = new PresetIds()
-  readonly #ratio: TraceIdRatioBasedSampler
+  readonly #decide: (traceId: string) => string
   readonly #parentBased: boolean
 
   constructor (readonly config: TracesConfig, onDropped: (spans: number) => void) {
@@ -51,13 +51,13 @@ export class Tracing implements ActiveTracing {
       spanProcessors: [new BoundedSpanProcessor(batches, queue)],
     })
     this.#tracer = this.#provider.getTracer('lanegate')
-    this.#ratio = new TraceIdRatioBasedSampler(config.sample_ratio)
+    this.#decide = ratioDecision(config.sample_ratio)
     this.#parentBased = config.parent_based
   }
 
   flagsFor (traceId: string, callerFlags: string | undefined): string {
     if (callerFlags !== undefined && this.#parentBased) return callerFlags
-    return this.#ratio.shouldSample(ROOT_CONTEXT, traceId).decision === SamplingDecision.RECORD_AND_SAMPLED ? '01' : '00'
+    return this.#decide(traceId)
   }
 
   startAttempt (traceId: string, parentSpanId: string | undefined, upstream: string, method: string, targetUrl: string, path: string, attempt: number): AttemptSpan {
@@ -102,6 +102,18 @@ export class Tracing implements ActiveTracing {
     ])
     clearTimeout(timer)
   }
+}
+
+/**
+ * The trace flags `sample_ratio` gives a trace id, as the SDK's TraceIdRatioBasedSampler decides. At 0 and 1 its
+ * answer does not depend on the id (every id the gateway decides on is valid: its own, or a caller's that
+ * parseTraceparent accepted), so the id is not read on every request for nothing.
+ */
+export function ratioDecision (ratio: number): (traceId: string) => string {
+  if (ratio <= 0) return () => '00'
+  if (ratio >= 1) return () => '01'
+  const sampler = new TraceIdRatioBasedSampler(ratio)
+  return (traceId) => sampler.shouldSample(ROOT_CONTEXT, traceId).decision === SamplingDecision.RECORD_AND_SAMPLED ? '01' : '00'
 }
 
 /** The CLIENT span of one upstream attempt. */

@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
+import { ROOT_CONTEXT } from '@opentelemetry/api'
+import { SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
@@ -6,7 +9,7 @@ import { parseGatewayConfig } from '../../../src/config/second-pass/load-gateway
 import { catalog } from '../../../src/pipeline/registry.js'
 import { ConfigError } from '../../../src/config/config-error.js'
 import type { TracesConfig } from '../../../src/config/types.js'
-import { Tracing } from '../../../src/observability/tracing/tracing.js'
+import { ratioDecision, Tracing } from '../../../src/observability/tracing/tracing.js'
 import { useTracing } from '../../../src/observability/tracing/active-tracing.js'
 import { issuanceStart } from '../../../src/observability/tracing/token-span.js'
 import { backgroundTrace, traceFromHeaders } from '../../../src/observability/trace-context.js'
@@ -39,6 +42,17 @@ t.test('sampling: the caller decides with parent_based, sample_ratio decides the
 
   useTracing(undefined)
   t.match(traceFromHeaders({}), { sampled: true, flags: '01' }, 'export off: a started trace is passed on as sampled, as before')
+})
+
+t.test('sample_ratio decides a trace id as the SDK\'s ratio sampler does, at 0 and 1 without reading the id', async (t) => {
+  const ids = Array.from({ length: 400 }, () => randomBytes(16).toString('hex'))
+  for (const ratio of [0, 0.25, 0.5, 1]) {
+    const sdk = new TraceIdRatioBasedSampler(ratio)
+    const expected = ids.map((id) => sdk.shouldSample(ROOT_CONTEXT, id).decision === SamplingDecision.RECORD_AND_SAMPLED ? '01' : '00')
+    t.same(ids.map(ratioDecision(ratio)), expected, `ratio ${ratio}`)
+  }
+  // The ids a ratio between 0 and 1 splits: neither all in nor all out (400 ids, ratio 0.5).
+  t.ok(new Set(ids.map(ratioDecision(0.5))).size === 2)
 })
 
 t.test('a dead collector: spans past max_queue are dropped at once and a failed export\'s spans are counted; nothing waits', async (t) => {
