@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { IncomingHttpHeaders } from 'node:http'
+import type { OutgoingHttpHeaders } from 'node:http'
 import type { Dispatcher } from 'undici'
 import { GatewayError } from '../plugin/gateway-error.js'
 import { traceOf } from '../observability/trace-context.js'
@@ -9,9 +9,7 @@ import type { ResponseBodyHooks } from '../plugin/response-phase.js'
 import { callUpstream } from '../upstream/call.js'
 import { TRUNCATED_MARKER } from '../upstream/error-body.js'
 import { mirroredError } from '../upstream/failure.js'
-import { upstreamRequestHeaders } from '../upstream/headers.js'
-import { captureRelayedChunk, responseHooksOf } from '../plugin/response-phase.js'
-import { takeOverReplyHeaders } from './take-over-reply.js'
+import { relayedResponseHeaders, upstreamRequestHeaders } from '../upstream/headers.js'
 import { hasBody, h2StreamOf } from '../upstream/request-body.js'
 import type { Upstream } from '../upstream/upstream.js'
 import { readRequestBody } from '../plugin/body-phase.js'
@@ -24,7 +22,7 @@ const REBUILT = ['content-length', 'content-encoding', 'transfer-encoding', 'eta
  * body (the one a policy set, else the caller's, read up to `max_body_bytes`: larger is 413) is sent through the
  * upstream engine in one call (balancing, retry of idempotent methods, failures as `upstream_error`), the answer is
  * read up to the hooks' bound (larger: 502 `upstream_failure: too_large`, read no further), the hooks run in chain
- * order, and the result is written as a relayed answer is (the response phase's head hooks run over it).
+ * order, and the result is sent as the gateway's own answer (fastify's reply: the head hooks run over it).
  */
 export async function relayWithBodyHooks (request: FastifyRequest, reply: FastifyReply, upstream: Upstream, path: string, limits: { max_body_bytes: number, max_upstream_error_body_bytes: number }, phase: BodyPhase & { response: ResponseBodyHooks }): Promise<FastifyReply> {
   const body = phase.requestBody ?? await callerBody(request, limits.max_body_bytes)
@@ -80,22 +78,10 @@ function cutErrorBody (text: string, limit: number): string {
   return bytes.length <= limit ? text : bytes.subarray(0, limit).toString('utf8') + TRUNCATED_MARKER
 }
 
-/**
- * Writes the rebuilt answer as the relay writes a streamed one (taken over from fastify: the chain's headers, the
- * upstream's less those the gateway computes, the hooks' own, then the response phase's head hooks), so it costs no
- * serializer and no onSend hook run; a head hook that keeps the body (`captureBody`) gets it as a relayed chunk.
- */
 function sendAnswer (request: FastifyRequest, reply: FastifyReply, upstreamHeaders: UpstreamAnswer['headers'], answer: UpstreamAnswer, set: Readonly<Record<string, string>> | undefined): FastifyReply {
-  const kept: IncomingHttpHeaders = {}
-  for (const name in upstreamHeaders) if (!REBUILT.includes(name)) kept[name] = upstreamHeaders[name]
-  if (set !== undefined) for (const name in set) kept[name.toLowerCase()] = set[name]
-  const hooks = responseHooksOf(request)
-  const headers = takeOverReplyHeaders(request, reply, kept, answer.status, false, hooks)
-  // The caller is already gone: nothing to write.
-  if (headers === undefined) return reply
-  headers['content-length'] = answer.body.length
-  reply.raw.writeHead(answer.status, headers)
-  if (hooks !== undefined) captureRelayedChunk(hooks, answer.body)
-  reply.raw.end(answer.body)
-  return reply
+  const headers: OutgoingHttpHeaders = relayedResponseHeaders(upstreamHeaders as Record<string, string | string[] | undefined>)
+  for (const name of REBUILT) if (name in headers) delete headers[name]
+  if (set !== undefined) for (const name in set) headers[name.toLowerCase()] = set[name]
+  headers['x-request-id'] = String(request.id)
+  return reply.code(answer.status).headers(headers).send(answer.body)
 }
