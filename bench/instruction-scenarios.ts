@@ -13,6 +13,7 @@ export function instructionsUnsupported (id: ScenarioId): string | undefined {
     case 'workers': return 'its gateways fork workers, and callgrind would have to follow each child'
     case 'tls': return 'its requests are HTTPS, one of its variants a handshake per request'
     case 'latency-c1': return 'it measures latency; its servers and requests are live-proxy\'s, count that one'
+    case 'proxy-mirror': return 'it measures latency at c=1 beside a mirror that answers seconds late; proxy-service counts the relay'
     case 'memory': return 'it measures memory'
     case 'websocket': return 'its messages are not requests'
     case 'config-push': return 'it measures how fast a pushed config is applied, not requests'
