@@ -4,19 +4,7 @@ import type { RunLog } from './run-scenario.js'
 import type { ScenarioPlan } from './scenarios.js'
 import type { ServerSet } from './servers.js'
 import { MIRRORED_ROUTE } from './proxy-groups-config.js'
-
-/** How late the slow lane answers each mirror copy (issue 41: "a mirror that takes 2 s per request"). */
-export const MIRROR_DELAY_MS = 2000
-
-/**
- * The mirrored route's `mirror`: 10 % of its requests, at most the default 16 copies in flight. At c=1 the gateway
- * answers several hundred GETs a second, so 10 % offers tens of copies a second while 16 copies of 2 s each let
- * through 8: most are dropped, and counted, as an overloaded mirror's would be.
- */
-export const BENCH_MIRROR = { percent: 10, maxInFlight: 16 } as const
-
-/** The proxy-mirror scenario's mirrored GET (the route MIRRORED_ROUTE): read_price's chain, then a copy to the slow lane. */
-export const GATEWAY_MIRRORED_PATH = '/legacy/pricing/mirrored/000123'
+import { BENCH_MIRROR, MIRROR_DELAY_MS } from './mirror-settings.js'
 
 /** One counter of Prometheus text: the sum of the samples whose line starts with `prefix` (0 when none). */
 function counter (metrics: string, prefix: string): number {

@@ -14,7 +14,7 @@ import { GC_SOCKET_ENV } from './gc-protocol.js'
 import { HEAP_SOCKET_ENV } from './heap-client.js'
 import { CALLGRIND_NODE_FLAGS, callgrindArgs, keepPerfMap, valgrindBinary } from './callgrind.js'
 import { GATEWAY_NODE_FLAGS } from '../src/node-tuning/node-flags.js'
-import { BENCH_MIRROR, MIRROR_DELAY_MS } from './proxy-mirror.js'
+import { BENCH_MIRROR, MIRROR_DELAY_MS } from './mirror-settings.js'
 
 const REPO_BIN = join(REPO_ROOT, 'bin', 'lanegate.js')
 
