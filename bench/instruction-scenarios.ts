@@ -4,7 +4,7 @@ import type { ScenarioId } from './scenario-ids.js'
  * Which scenarios `--instructions` counts: those whose every server is one process, spoken to in plain HTTP, one
  * request after another (their plans are the timed modes' own, see scenarios.ts).
  */
-export const INSTRUCTION_SCENARIOS: readonly ScenarioId[] = ['auth-get', 'auth-get-redis', 'external-auth', 'live-proxy', 'proxy-service', 'transform', 'cache', 'token', 'flood-429']
+export const INSTRUCTION_SCENARIOS: readonly ScenarioId[] = ['auth-get', 'auth-get-redis', 'external-auth', 'live-proxy', 'proxy-service', 'proxy-mirror', 'transform', 'cache', 'token', 'flood-429']
 
 /** Why scenario `id` is not counted in instructions, or undefined when it is. */
 export function instructionsUnsupported (id: ScenarioId): string | undefined {
@@ -13,7 +13,6 @@ export function instructionsUnsupported (id: ScenarioId): string | undefined {
     case 'workers': return 'its gateways fork workers, and callgrind would have to follow each child'
     case 'tls': return 'its requests are HTTPS, one of its variants a handshake per request'
     case 'latency-c1': return 'it measures latency; its servers and requests are live-proxy\'s, count that one'
-    case 'proxy-mirror': return 'it measures latency at c=1 beside a mirror that answers seconds late; proxy-service counts the relay'
     case 'memory': return 'it measures memory'
     case 'websocket': return 'its messages are not requests'
     case 'config-push': return 'it measures how fast a pushed config is applied, not requests'
