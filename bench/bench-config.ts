@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { parseDocument } from 'yaml'
+import { withBreakerSplit, withMirrorRoute, type BenchMirror } from './proxy-groups-config.js'
 
 /** What a benchmark gateway config changes in the demo config. */
 export interface BenchConfigOptions {
@@ -39,6 +40,16 @@ export interface BenchConfigOptions {
    * `transform` each: a JSON field rename of the answer (`/renamed/:sku`), and a SOAP call (`/soap/:sku`).
    */
   transform?: boolean
+  /**
+   * proxy-service's breaker-split variant (issue 41): the `pricing` block's upstream (`proxyTargets`) becomes two
+   * groups of the same targets, each with a circuit breaker, chosen by a sticky 50/50 split.
+   */
+  breakerSplit?: boolean
+  /**
+   * The proxy-mirror scenario (issue 41): the `pricing` block's upstream (`proxyTargets`) becomes the group
+   * `primary`, beside a group `shadow` over this slow lane, and a route `/mirrored/:sku` mirrors to it.
+   */
+  mirror?: BenchMirror
   /** The cache scenario: the `pricing` service's read_price route ends in `cache` (fresh for 300 s, per client). */
   cache?: boolean
   /**
@@ -102,6 +113,8 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
     doc.setIn(['services', 'pricing', 'upstream', 'targets'], doc.createNode(options.proxyTargets))
     doc.deleteIn(['services', 'pricing', 'upstream', 'health', 'active'])
   }
+  if (options.breakerSplit === true) withBreakerSplit(doc)
+  if (options.mirror !== undefined) withMirrorRoute(doc, options.mirror)
   if (options.cache === true) {
     const route = doc.getIn(['services', 'pricing', 'routes', 'read_price', 'policies']) as { add: (node: unknown) => void } | undefined
     if (route === undefined) throw new Error('gateway.yaml has no services.pricing.routes.read_price.policies')

@@ -71,6 +71,9 @@ export const INSTRUCTION_COMPARISONS: ReadonlyArray<{ scenario: string, what: st
   { scenario: 'auth-get', what: 'bare fastify with a logger and request ids ÷ without, same answer (what fastify charges for them)', subject: 'fastify-same-response-as-gateway', reference: 'fastify-same-response' },
   { scenario: 'auth-get', what: 'auth-get with metrics on ÷ off', subject: 'lanegate-auth-get', reference: 'lanegate-auth-get-metrics-off' },
   { scenario: 'auth-get', what: 'api-key GET ÷ auth-get', subject: 'lanegate-api-key-get', reference: 'lanegate-auth-get' },
+  { scenario: 'proxy-service', what: 'proxy service with circuit breakers and a split over two groups ÷ plain (issue 41: ≤ 3 % more, i.e. ≥ 0.971×)', subject: 'lanegate-proxy-breaker-split', reference: 'lanegate-proxy-service' },
+  { scenario: 'proxy-service', what: 'a second process of the plain proxy service ÷ the first (the control)', subject: 'lanegate-proxy-service-twin', reference: 'lanegate-proxy-service' },
+  { scenario: 'proxy-mirror', what: 'the GET on the route mirroring 10 % to a lane answering 2 s late ÷ the same GET unmirrored, same gateway (what the mirror costs the caller\'s process)', subject: 'lanegate-proxy-mirrored', reference: 'lanegate-proxy-unmirrored' },
   { scenario: 'live-proxy', what: 'live proxy with metrics on ÷ off (issue 14: metrics ≤ 5 %, i.e. ≥ 0.952×)', subject: 'lanegate-live', reference: 'lanegate-live-metrics-off' },
   { scenario: 'live-proxy', what: 'live proxy ÷ nginx (user-space instructions only: nginx\'s cost is mostly the kernel\'s)', subject: 'lanegate-live', reference: 'nginx' },
 ]

@@ -4,7 +4,7 @@ import type { ScenarioId } from './scenario-ids.js'
  * Which scenarios `--instructions` counts: those whose every server is one process, spoken to in plain HTTP, one
  * request after another (their plans are the timed modes' own, see scenarios.ts).
  */
-export const INSTRUCTION_SCENARIOS: readonly ScenarioId[] = ['auth-get', 'auth-get-redis', 'external-auth', 'live-proxy', 'proxy-service', 'transform', 'cache', 'token', 'flood-429']
+export const INSTRUCTION_SCENARIOS: readonly ScenarioId[] = ['auth-get', 'auth-get-redis', 'external-auth', 'live-proxy', 'proxy-service', 'proxy-mirror', 'transform', 'cache', 'token', 'flood-429']
 
 /** Why scenario `id` is not counted in instructions, or undefined when it is. */
 export function instructionsUnsupported (id: ScenarioId): string | undefined {

@@ -96,11 +96,11 @@ export const USAGE = `npm run bench -- [options]
   --quick                 short run: 2 s per measurement, 3 rounds, latency-c1 10,000 responses a round, memory 50k requests /
                           5k tokens, websocket 2,000 idle connections
   --scenario ID[,ID]      ${SCENARIO_IDS.join(', ')} (default: all)
-  --duration S            seconds per measurement (default 5; latency-c1 counts responses instead)
-  --latency-samples N     responses per variant per round of latency-c1 (default ${LATENCY_SAMPLES}: p99.9 on the 20
-                          slowest; --quick ${LATENCY_SAMPLES_QUICK})
-  --warmup S              unmeasured seconds per variant before the rounds (default 2; latency-c1: that on each of
-                          3 connections, one after another, so its code has seen connections close)
+  --duration S            seconds per measurement (default 5; latency-c1 and proxy-mirror count responses instead)
+  --latency-samples N     responses per variant per round of latency-c1 and proxy-mirror (default ${LATENCY_SAMPLES}:
+                          p99.9 on the 20 slowest; --quick ${LATENCY_SAMPLES_QUICK})
+  --warmup S              unmeasured seconds per variant before the rounds (default 2; latency-c1, proxy-mirror: that
+                          on each of 3 connections, one after another, so its code has seen connections close)
   --rounds N              rounds in rotating order (default 5)
   --connections N         connections for throughput scenarios (default 50)
   --memory-requests N     memory scenario requests (default 1000000)

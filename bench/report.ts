@@ -63,6 +63,11 @@ function scenarioTable (scenario: ScenarioResult): string[] {
   if (scenario.split !== undefined) {
     lines.push('', `Proxied requests per target (two equal weights): ${scenario.split.map((t) => `${t.target} ${t.requests}`).join(', ')}.`)
   }
+  if (scenario.mirror !== undefined) {
+    const m = scenario.mirror
+    const offered = m.sent + m.droppedInFlight + m.droppedBodyTooLarge
+    lines.push('', `Mirror (${m.percent} %, at most ${m.maxInFlight} in flight, each copy answered ${m.delayMs} ms late), warm-ups included: ${m.requests} requests of the mirrored route, ${offered} copies offered (${fmt(offered / m.requests * 100, 2)} %): ${m.sent} sent, ${m.droppedInFlight} dropped in flight, ${m.droppedBodyTooLarge} dropped for size; the slow lane received ${m.received}.`)
+  }
   if (scenario.failover !== undefined) {
     const { during, after } = scenario.failover
     lines.push('', `lane-b killed mid-run: statuses ${JSON.stringify(during.statusCounts)}, ${during.errors} errors; the run after: ${JSON.stringify(after.statusCounts)}, ${after.errors} errors.`)

@@ -143,6 +143,25 @@ export interface ConfigPushMeasurement {
   overall: { p50Ms: number, maxMs: number }
 }
 
+/**
+ * The proxy-mirror scenario's counts over the whole scenario, warm-ups included: the mirrored route's requests and
+ * its copies as the gateway's /metrics count them (`lanegate_http_requests_total`,
+ * `lanegate_upstream_mirror_requests_total`), and the copies the slow lane received.
+ */
+export interface MirrorMeasurement {
+  /** The mirror's settings: the share copied, the copies in flight at most, how late the slow lane answers (ms). */
+  percent: number
+  maxInFlight: number
+  delayMs: number
+  /** Requests the mirrored route answered. */
+  requests: number
+  sent: number
+  droppedInFlight: number
+  droppedBodyTooLarge: number
+  /** Copies the slow lane received (X-Lanegate-Mirror), read after the last could be answered. */
+  received: number
+}
+
 /** `--console`: a subject with the console closed and the same on a gateway with it open, same rounds (console-cost.ts). */
 export interface ConsolePair {
   /** `<closed>+console`, or `<closed>+closed-twin` (the control: a second closed gateway of the same config). */
@@ -275,6 +294,8 @@ export interface ScenarioResult {
    * ejected), then a second run (`after`) that must see no failed GET.
    */
   failover?: { during: LoadResult, after: LoadResult }
+  /** proxy-mirror: the gateway's mirror counters and the copies the slow lane received, over the whole scenario. */
+  mirror?: MirrorMeasurement
   /** `--console`: the console's cost, open against closed in the same rounds, and idle. */
   console?: ConsoleMeasurement
   /** `--instructions`: instructions per request by variant (kind `instructions`: no rounds, no req/s). */

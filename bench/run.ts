@@ -14,6 +14,7 @@ import { checkTelemetryOutputs } from './telemetry-outputs.js'
 import { ServerSet } from './servers.js'
 import { checkTargets, DECIDING_METRIC } from './targets.js'
 import { proxyServiceChecks } from './proxy-failover.js'
+import { proxyMirrorChecks } from './proxy-mirror.js'
 import { runWebSocket } from './websocket.js'
 import { runConfigPush } from './config-push.js'
 import { runInstructionPlan } from './instructions.js'
@@ -85,12 +86,12 @@ export async function runBench (argv: string[]): Promise<number> {
     for (const id of options.scenarios) {
       const workDir = join(workRoot, id)
       await mkdir(workDir)
-      // The latency scenario's Node servers carry the GC preload; the throughput scenarios' stay bare.
+      // The latency scenarios' Node servers carry the GC preload; the throughput scenarios' stay bare.
       // A folder per scenario: its servers' names (gateway-main, lane) come back in the next one, whose dumps would
       // otherwise overwrite the numbered dumps of the last.
       const scenarioCallgrindDir = callgrindDir === undefined ? undefined : join(callgrindDir, id)
       if (scenarioCallgrindDir !== undefined) await mkdir(scenarioCallgrindDir)
-      current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir, compareRoot: options.compare, pollerCore: pinned ? LOADGEN_CORE : undefined, callgrindDir: scenarioCallgrindDir, watchGc: id === 'latency-c1', countHeap: !options.instructions })
+      current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir, compareRoot: options.compare, pollerCore: pinned ? LOADGEN_CORE : undefined, callgrindDir: scenarioCallgrindDir, watchGc: !options.instructions && (id === 'latency-c1' || id === 'proxy-mirror'), countHeap: !options.instructions })
       log.progress(`== ${id}`)
       try {
         if (options.instructions) {
@@ -107,6 +108,7 @@ export async function runBench (argv: string[]): Promise<number> {
           const plan = await prepareScenario(id, current, options)
           const result = await withTelemetryChecked(plan, await runPlan(plan, worker, options, log), log)
           if (id === 'proxy-service') await proxyServiceChecks(result, plan, current, worker, options, log)
+          if (id === 'proxy-mirror') await proxyMirrorChecks(result, plan, current, log)
           scenarios.push(result)
         }
       } catch (error) {

@@ -4,6 +4,7 @@ import { peerWanted, type BenchOptions, type ScenarioId } from './options.js'
 import { PEER_NAMES, peerMissing, type PeerName } from './peers.js'
 import type { VariantRole } from './result-types.js'
 import type { ConsolePoller, GatewayFlavour, RunningServer, ServerSet } from './servers.js'
+import { GATEWAY_MIRRORED_PATH } from './mirror-settings.js'
 import { CONSOLE_SUFFIX, TWIN_SUFFIX } from './console-cost.js'
 import { ACCESS_FILE_SUFFIX, TELEMETRY_TWIN_SUFFIX, TRACE_ALL_SUFFIX, TRACE_NONE_SUFFIX, type TelemetryOutputs } from './telemetry-variants.js'
 import { BENCH_API_KEY, CONTENT_CLIENT, EXCHANGE_CLIENT, PRICING_CLIENT, fetchToken, tokenForm } from './tokens.js'
@@ -59,7 +60,8 @@ export const SCENARIO_TITLES: Record<ScenarioId, string> = {
   'external-auth': 'The auth-get request with external-auth after auth and a warm decision cache (every decision a cache hit) vs plain auth-get, server CPU per request in the same rounds',
   workers: 'The auth-get request on `lanegate start` with server.workers: 2 (exact, and pre-counted with sync_interval_ms: 20) vs workers: 1, every process pinned to the same core',
   'live-proxy': 'Live-proxy GET to a lane through the full chain vs the lane hit directly',
-  'proxy-service': 'GET through a `type: proxy` service (full chain, two equal targets) vs one target hit directly',
+  'proxy-service': 'GET through a `type: proxy` service (full chain, two equal targets) vs one target hit directly; the same with circuit breakers and a split over two target groups vs a second plain process, server CPU per request in the same rounds',
+  'proxy-mirror': 'The proxy service\'s GET at c=1 on a route that mirrors 10 % of its requests to a group answering 2 s late vs the same GET unmirrored on the same gateway: p99 in the same rounds, copies sent and dropped',
   transform: 'The proxy service\'s GET with a `transform` (a JSON field rename of the answer; a JSON → SOAP → JSON call) vs the same GET relayed plainly, same gateway',
   cache: 'A cached GET through the `type: proxy` service (full chain, then cache: every request a HIT) vs bare fastify hello-world',
   token: 'Token issuance (POST /oauth/token) on one core vs bare fastify POST',
@@ -341,13 +343,34 @@ export async function prepareScenario (id: Exclude<ScenarioId, 'memory'>, server
     }
     case 'proxy-service': {
       // Both targets are bench lanes pinned to the servers' core; the baseline is one of them hit directly.
-      const gateway = await servers.gateway('proxy')
       const lane = await servers.lane()
-      const token = await fetchToken(gateway.url, PRICING_CLIENT)
+      const proxied = async (flavour: GatewayFlavour): Promise<Pick<PreparedVariant, 'server' | 'upstream' | 'request' | 'expect'>> => {
+        const gateway = await servers.gateway(flavour)
+        return { server: gateway, upstream: lane, request: { url: gateway.url + GATEWAY_PROXY_PATH, method: 'GET', headers: bearer(await fetchToken(gateway.url, PRICING_CLIENT)) }, expect: OK }
+      }
       plan.variants.push(
         await laneDirect(servers),
-        { name: 'lanegate-proxy-service', role: 'subject', server: gateway, upstream: lane, request: { url: gateway.url + GATEWAY_PROXY_PATH, method: 'GET', headers: bearer(token) }, expect: OK },
+        { name: 'lanegate-proxy-service', role: 'subject', ...await proxied('proxy') },
+        // Issue 41: the same targets as two groups with circuit breakers, a sticky split choosing one per request.
+        { name: 'lanegate-proxy-breaker-split', role: 'subject', ...await proxied('proxy-breaker-split') },
+        // The control: a second process of the plain config. How far it differs is the noise the ratio sits in.
+        { name: 'lanegate-proxy-service-twin', role: 'peer', ...await proxied('proxy-twin') },
       )
+      break
+    }
+    case 'proxy-mirror': {
+      // One gateway, two routes of the same chain to the same lane: one copies 10 % of its requests to a group
+      // whose lane answers 2 s late. At c=1, sample-counted like latency-c1, so p99 rests on the same numbers.
+      const gateway = await servers.gateway('proxy-mirror')
+      const lane = await servers.lane()
+      const headers = bearer(await fetchToken(gateway.url, PRICING_CLIENT))
+      const get = (path: string) => ({ url: gateway.url + path, method: 'GET' as const, headers })
+      plan.variants.push(
+        { name: 'lanegate-proxy-unmirrored', role: 'baseline', server: gateway, upstream: lane, request: get(GATEWAY_PROXY_PATH), expect: OK },
+        { name: 'lanegate-proxy-mirrored', role: 'subject', server: gateway, upstream: lane, request: get(GATEWAY_MIRRORED_PATH), expect: OK },
+      )
+      plan.kind = 'latency'
+      plan.connections = 1
       break
     }
     case 'transform': {

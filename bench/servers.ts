@@ -15,6 +15,7 @@ import { SINK_GATEWAY_HEADER } from './otlp-sink-counts.js'
 import { HEAP_SOCKET_ENV } from './heap-client.js'
 import { CALLGRIND_NODE_FLAGS, callgrindArgs, keepPerfMap, valgrindBinary } from './callgrind.js'
 import { GATEWAY_NODE_FLAGS } from '../src/node-tuning/node-flags.js'
+import { BENCH_MIRROR, MIRROR_DELAY_MS } from './mirror-settings.js'
 
 const REPO_BIN = join(REPO_ROOT, 'bin', 'lanegate.js')
 
@@ -53,9 +54,12 @@ export interface ConsolePoller {
  * `--console`: its admin listener serves; consolePoller() polls it from outside the gateway's process tree), or the
  * main config again in a process of its own (`console-twin`, the control beside the console's pair), or (`--telemetry`) the
  * main config exporting every trace's spans to the bench's OTLP sink (`trace-100`), deciding against every trace
- * (`trace-0`: sample_ratio 0, the same sink), or writing the access log to a file in the work folder (`access-file`).
+ * (`trace-0`: sample_ratio 0, the same sink), or writing the access log to a file in the work folder (`access-file`),
+ * or `proxy`'s config again in a process of its own (`proxy-twin`), or with its upstream made two groups, each with
+ * circuit breakers, and a sticky split between them (`proxy-breaker-split`), or the pricing block with a primary group
+ * (the lane) and a slow shadow group, a route mirroring to it, and the admin listener for its metrics (`proxy-mirror`).
  */
-export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'workers-2-precount' | 'proxy' | 'tls' | 'proxy-cache' | 'proxy-transform' | 'api-key' | 'external-auth' | 'twin' | 'console' | 'console-twin' | 'trace-100' | 'trace-0' | 'access-file'
+export type GatewayFlavour = 'main' | 'flood' | 'memory' | 'no-metrics' | 'redis' | 'redis-synced' | 'workers-1' | 'workers-2' | 'workers-2-precount' | 'proxy' | 'tls' | 'proxy-cache' | 'proxy-transform' | 'api-key' | 'external-auth' | 'twin' | 'console' | 'console-twin' | 'trace-100' | 'trace-0' | 'access-file' | 'proxy-twin' | 'proxy-breaker-split' | 'proxy-mirror'
 
 /** The Redis of the auth-get-redis scenario (its keys get a prefix of their own; nothing is flushed). */
 export const BENCH_REDIS_URL = process.env.LANEGATE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -207,9 +211,12 @@ export class ServerSet {
     return { ...await this.spawn(name, process.execPath, [...preloads, ...args], env), ...sockets }
   }
 
-  /** The bench lane (fixed small JSON reply); `lane-b` is a second one (the proxy service's second target). */
-  lane (instance: 'lane' | 'lane-b' = 'lane'): Promise<RunningServer> {
-    return this.once(instance, () => this.node(instance, './servers/lane.js', []))
+  /**
+   * The bench lane (fixed small JSON reply); `lane-b` is a second one (the proxy service's second target);
+   * `lane-slow` answers each request MIRROR_DELAY_MS late (the proxy-mirror scenario's mirror).
+   */
+  lane (instance: 'lane' | 'lane-b' | 'lane-slow' = 'lane'): Promise<RunningServer> {
+    return this.once(instance, () => this.node(instance, './servers/lane.js', instance === 'lane-slow' ? ['--delay-ms', String(MIRROR_DELAY_MS)] : []))
   }
 
   /** The `--telemetry` variants' OTLP/HTTP collector (bench/servers/otlp-sink.ts): answers every export 200, counts spans. */
@@ -230,7 +237,7 @@ export class ServerSet {
       const dataDir = this.gatewayDataDir(flavour)
       await mkdir(dataDir, { recursive: true })
       const file = join(this.context.workDir, `gateway-${flavour}.yaml`)
-      const adminPort = flavour === 'console' ? await freePort() : undefined
+      const adminPort = flavour === 'console' || flavour === 'proxy-mirror' ? await freePort() : undefined
       const workers = flavour === 'workers-1' ? 1 : flavour === 'workers-2' || flavour === 'workers-2-precount' ? 2 : undefined
       await writeFile(file, benchConfigText(this.context.demoText, {
         dataDir,
@@ -242,7 +249,9 @@ export class ServerSet {
         ...(flavour === 'redis-synced' ? { redisSyncIntervalMs: BENCH_REDIS_SYNC_INTERVAL_MS } : {}),
         workers,
         ...(flavour === 'workers-2-precount' ? { workersSyncIntervalMs: BENCH_WORKERS_SYNC_INTERVAL_MS } : {}),
-        ...(flavour === 'proxy' ? { proxyTargets: [lane.url, (await this.lane('lane-b')).url] } : {}),
+        ...(flavour === 'proxy' || flavour === 'proxy-twin' ? { proxyTargets: [lane.url, (await this.lane('lane-b')).url] } : {}),
+        ...(flavour === 'proxy-breaker-split' ? { proxyTargets: [lane.url, (await this.lane('lane-b')).url], breakerSplit: true } : {}),
+        ...(flavour === 'proxy-mirror' ? { proxyTargets: [lane.url], mirror: { ...BENCH_MIRROR, url: (await this.lane('lane-slow')).url } } : {}),
         ...(flavour === 'tls' ? { tls: this.certificate() } : {}),
         ...(flavour === 'proxy-cache' ? { proxyTargets: [lane.url], cache: true } : {}),
         ...(flavour === 'proxy-transform' ? { proxyTargets: [lane.url], transform: true } : {}),
@@ -259,7 +268,7 @@ export class ServerSet {
         return this.spawn(`gateway-${flavour}`, process.execPath, [...GATEWAY_NODE_FLAGS, REPO_BIN, 'start', '--config', file, '--port', '{port}', '--host', '127.0.0.1'])
       }
       const profile = this.context.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', this.context.profileDir]
-      const open = adminPort === undefined ? [] : ['--console']
+      const open = adminPort === undefined ? [] : ['--admin']
       const server = await this.node(`gateway-${flavour}`, './servers/gateway.js', ['--config', file, ...open], profile)
       if (adminPort !== undefined) {
         // The admin listener starts after the public one: wait for it too before anything polls it.

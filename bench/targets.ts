@@ -41,6 +41,12 @@ export const TARGETS = {
   proxyServiceRatio: 0.15,
   /** Issue 13: with two equal targets each gets 50 % ± this share of the requests. */
   proxySplitTolerance: 0.05,
+  /** Issue 41: the proxy service with circuit breakers and a split over two groups ÷ plain, server CPU per request, same rounds. */
+  breakerSplitCpuRatio: 1.03,
+  /** Issue 41: the mirrored GET's p99 at c=1 ÷ the unmirrored GET's on the same gateway, same rounds (≤ 10 % more). */
+  mirrorP99Ratio: 1.10,
+  /** Issue 41: copies offered (sent or dropped) within this many percentage points of the mirror's `percent`. */
+  mirrorPercentTolerance: 1,
   tokensPerSecond: 5000,
   /** Reported only since issue 16 (see addedP99OverNginxMs). */
   addedP99Ms: 0.3,
@@ -143,6 +149,8 @@ export function checkTargets (scenarios: readonly ScenarioResult[]): TargetCheck
       met: failover.after.requests > 0 && failed(failover.after) === 0,
     })
   }
+  breakerSplitCheck(scenarios, checks)
+  mirrorChecks(scenarios, checks)
   const token = subject('token', 'lanegate-token')
   if (token !== undefined) {
     checks.push({ scenario: 'token', what: 'tokens issued per second, one core, known client', goal: `≥ ${TARGETS.tokensPerSecond}/s`, measured: `${token.rps.median}/s (${token.rps.min}–${token.rps.max})`, met: token.rps.median >= TARGETS.tokensPerSecond })
@@ -286,6 +294,66 @@ function externalAuthCheck (scenarios: readonly ScenarioResult[], checks: Target
     goal: `≤ +${TARGETS.externalAuthCpuOverAuthGet * 100} %`,
     measured: `${percent(over.median)} % (${percent(over.min)}…${percent(over.max)} %; ${us(cpu.asking)} vs ${us(cpu.plain)} µs${control})`,
     met: over.median <= TARGETS.externalAuthCpuOverAuthGet,
+  })
+}
+
+/**
+ * Issue 41's relay goal: the proxy service with a circuit breaker per target and a sticky split over two groups,
+ * its server CPU per request ÷ the plain block's, paired within each round; beside it the twin (a second plain
+ * process) ÷ plain, the control.
+ */
+function breakerSplitCheck (scenarios: readonly ScenarioResult[], checks: TargetCheck[]): void {
+  const cpu: { split: number[], plain: number[] } = { split: [], plain: [] }
+  const ratio = perRound(scenarios, 'proxy-service', 'lanegate-proxy-breaker-split', 'lanegate-proxy-service', (split, plain) => {
+    cpu.split.push(cpuPerRequest(split))
+    cpu.plain.push(cpuPerRequest(plain))
+    return cpuPerRequest(split) / cpuPerRequest(plain)
+  })
+  if (ratio === undefined) return
+  const twin = perRound(scenarios, 'proxy-service', 'lanegate-proxy-service-twin', 'lanegate-proxy-service', (a, b) => cpuPerRequest(a) / cpuPerRequest(b))
+  const us = (values: number[]): number => round(spread(values).median, 1)
+  checks.push({
+    scenario: 'proxy-service',
+    what: 'proxy service with circuit breakers and a split over two groups ÷ plain, server CPU per request, same rounds',
+    goal: `≤ ${TARGETS.breakerSplitCpuRatio}×`,
+    measured: `${spreadText(ratio, '×')}; ${us(cpu.split)} vs ${us(cpu.plain)} µs${twin === undefined ? '' : `; a second plain process ÷ plain: ${spreadText(twin, '×')}`}`,
+    met: ratio.median <= TARGETS.breakerSplitCpuRatio,
+  })
+}
+
+/**
+ * Issue 41's mirror goals: the mirrored GET's p99 at c=1 ÷ the unmirrored one's on the same gateway, within each
+ * round (p99.9 reported beside it); and the copies the mirror offered (sent, or dropped and counted) as a share of
+ * the mirrored route's requests against its `percent`, every copy sent received by the slow lane.
+ */
+function mirrorChecks (scenarios: readonly ScenarioResult[], checks: TargetCheck[]): void {
+  const ms: { on: number[], off: number[] } = { on: [], off: [] }
+  const p99 = perRound(scenarios, 'proxy-mirror', 'lanegate-proxy-mirrored', 'lanegate-proxy-unmirrored', (on, off) => {
+    ms.on.push(on.latencyMs.p99)
+    ms.off.push(off.latencyMs.p99)
+    return on.latencyMs.p99 / off.latencyMs.p99
+  })
+  if (p99 !== undefined) {
+    const p999 = perRound(scenarios, 'proxy-mirror', 'lanegate-proxy-mirrored', 'lanegate-proxy-unmirrored', (on, off) => on.latencyMs.p999 / off.latencyMs.p999) as Spread
+    const median = (values: number[]): number => round3(spread(values).median)
+    checks.push({
+      scenario: 'proxy-mirror',
+      what: 'p99 at c=1 of the GET mirrored to a group answering 2 s late ÷ the same GET unmirrored, same gateway, same rounds',
+      goal: `≤ ${TARGETS.mirrorP99Ratio}×`,
+      measured: `${spreadText(p99, '×')}; p99 medians ${median(ms.on)} vs ${median(ms.off)} ms; p99.9 ${spreadText(p999, '×')}`,
+      met: p99.median <= TARGETS.mirrorP99Ratio,
+    })
+  }
+  const mirror = scenarios.find((s) => s.id === 'proxy-mirror')?.mirror
+  if (mirror === undefined) return
+  const offered = mirror.sent + mirror.droppedInFlight + mirror.droppedBodyTooLarge
+  const share = mirror.requests === 0 ? Number.NaN : offered / mirror.requests * 100
+  checks.push({
+    scenario: 'proxy-mirror',
+    what: `copies offered (sent or dropped) of ${mirror.requests} mirrored requests, and every copy sent received`,
+    goal: `${mirror.percent} % ± ${TARGETS.mirrorPercentTolerance}; received = sent`,
+    measured: `${share.toFixed(2)} %: ${mirror.sent} sent, ${mirror.droppedInFlight} dropped in flight (at most ${mirror.maxInFlight}), ${mirror.droppedBodyTooLarge} for size; ${mirror.received} received`,
+    met: Math.abs(share - mirror.percent) <= TARGETS.mirrorPercentTolerance && mirror.received === mirror.sent,
   })
 }
 

@@ -161,7 +161,7 @@ t.test('--instructions counts every variant under callgrind, the lane behind a r
   const [live, proxy] = result.scenarios.map((s) => s.instructions)
   t.same([live?.warmupRequests, live?.batchRequests], [30, 5])
   t.same(live?.variants.map((v) => [v.name, v.role]), [['lane-direct', 'baseline'], ['lanegate-live', 'subject'], ['lanegate-live-metrics-off', 'peer']])
-  t.same(proxy?.variants.map((v) => [v.name, v.role]), [['lane-direct', 'baseline'], ['lanegate-proxy-service', 'subject']])
+  t.same(proxy?.variants.map((v) => [v.name, v.role]), [['lane-direct', 'baseline'], ['lanegate-proxy-service', 'subject'], ['lanegate-proxy-breaker-split', 'subject'], ['lanegate-proxy-service-twin', 'peer']])
   for (const v of [...live?.variants ?? [], ...proxy?.variants ?? []]) {
     t.same(v.batches.map((b) => b.requests), [5, 5], `${v.name}: two batches of 5`)
     t.ok(v.batches.every((b) => b.instructions > 0), `${v.name} executed instructions in each batch: ${v.batches.map((b) => b.instructions).join(', ')}`)
@@ -170,6 +170,7 @@ t.test('--instructions counts every variant under callgrind, the lane behind a r
   const relays = [live?.variants.find((v) => v.name === 'lanegate-live'), proxy?.variants.find((v) => v.name === 'lanegate-proxy-service')]
   for (const relay of relays) t.ok((relay?.upstreamPerRequest ?? 0) > 0, `the lane behind ${relay?.name} was counted too`)
   t.same(live?.comparisons.map((c) => [c.subject, c.reference]), [['lanegate-live', 'lanegate-live-metrics-off']])
+  t.same(proxy?.comparisons.map((c) => [c.subject, c.reference]), [['lanegate-proxy-breaker-split', 'lanegate-proxy-service'], ['lanegate-proxy-service-twin', 'lanegate-proxy-service']])
   t.match(res.stdout, /\| lanegate-live \| subject \| [\d.]+k \|/)
 
   // Each node server's perf map is kept beside its dumps (not left in /tmp), and names the gateway's JIT code in them.

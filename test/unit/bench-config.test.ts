@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { parse } from 'yaml'
 import { HUGE_LIMIT, benchConfigText } from '../../bench/bench-config.js'
+import { BENCH_CIRCUIT_BREAKER, MIRRORED_ROUTE } from '../../bench/proxy-groups-config.js'
 import { catalog } from '../../src/pipeline/registry.js'
 import { parseGatewayConfig } from '../../src/config/second-pass/load-gateway-config.js'
 import { repoPath } from '../helpers/paths.js'
@@ -85,4 +86,30 @@ t.test('the --telemetry configs: span export to the sink at a sampling ratio, th
   t.same(logged.config.access_log?.sinks.map((s) => [s.type, s.path]), [['file', '/tmp/d/access.log']])
   t.equal(logged.config.access_log?.fields, undefined)
   t.equal(logged.config.telemetry, undefined)
+})
+
+t.test('proxy-service\'s breaker-split variant: two groups of the same targets, each with a breaker, a sticky 50/50 split; it validates', async (t) => {
+  const targets = [LANE, 'http://127.0.0.1:45679']
+  const text = benchConfigText(demo, { dataDir: '/tmp/bench-data', laneUrl: LANE, proxyTargets: targets, breakerSplit: true })
+  const pricing = (parse(text) as { services: { pricing: Record<string, Record<string, Record<string, unknown>>> } }).services.pricing
+  t.equal(pricing.upstream, undefined, 'the one upstream became the groups')
+  t.same(Object.keys(pricing.upstreams), ['a', 'b'])
+  for (const name of ['a', 'b']) {
+    const group = pricing.upstreams[name] as Record<string, unknown>
+    t.same([group.targets, group.circuit_breaker, group.strip_prefix], [targets, BENCH_CIRCUIT_BREAKER, true], name)
+  }
+  t.same(pricing.split, { weights: { a: 50, b: 50 }, sticky: 'client' })
+  const loaded = await parseGatewayConfig(text, 'bench.yaml', { env: {} }, catalog)
+  t.ok(loaded.config.services.pricing !== undefined)
+})
+
+t.test('proxy-mirror: a primary group, a shadow group over the slow lane, and a route of read_price\'s chain that mirrors; it validates', async (t) => {
+  const mirror = { url: 'http://127.0.0.1:45680', percent: 10, maxInFlight: 16 }
+  const text = benchConfigText(demo, { dataDir: '/tmp/bench-data', laneUrl: LANE, proxyTargets: [LANE], mirror })
+  const pricing = (parse(text) as { services: { pricing: { upstreams: Record<string, { targets: string[] }>, routes: Record<string, Record<string, unknown>> } } }).services.pricing
+  t.same(Object.fromEntries(Object.entries(pricing.upstreams).map(([name, group]) => [name, group.targets])), { primary: [LANE], shadow: [mirror.url] })
+  t.same(pricing.routes[MIRRORED_ROUTE], { ...pricing.routes.read_price, path: '/mirrored/:sku', mirror: { upstream: 'shadow', percent: 10, max_in_flight: 16 } })
+  t.equal(pricing.routes.read_price?.mirror, undefined, 'read_price, the baseline, is not mirrored')
+  const loaded = await parseGatewayConfig(text, 'bench.yaml', { env: {} }, catalog)
+  t.ok(loaded.config.services.pricing !== undefined)
 })
