@@ -1,23 +1,9 @@
 import t from 'tap'
 import type { LoadResult } from '../../bench/load-job.js'
+import { measuredLoad } from '../helpers/bench-load-result.js'
 import type { MirrorMeasurement, ScenarioResult } from '../../bench/result-types.js'
 import { checkTargets } from '../../bench/targets.js'
 import { mirrorCounters } from '../../bench/proxy-mirror.js'
-
-/** One measurement: `requests` requests costing the server `cpuPerRequest` µs each, with the given p99 and p99.9 (ms). */
-function measured (cpuPerRequest: number, p99 = 1, p999 = 2, requests = 1000): LoadResult {
-  return {
-    requests,
-    durationSeconds: 1,
-    rps: requests,
-    statusCounts: { 200: requests },
-    errors: 0,
-    timeouts: 0,
-    latencyMs: { p50: 0.3, p90: 0.5, p99, p999, max: p999, mean: 0.4 },
-    serverCpuMicros: requests * cpuPerRequest,
-    loadgenCpu: 0.5,
-  }
-}
 
 function scenario (id: string, rounds: Array<Record<string, LoadResult>>, extra: Partial<ScenarioResult> = {}): ScenarioResult {
   return {
@@ -36,9 +22,9 @@ const BREAKER_SPLIT = 'proxy service with circuit breakers and a split over two 
 
 t.test('breaker + split: CPU per request ÷ the plain block\'s, paired within each round, with the twin beside it', async (t) => {
   const proxy = scenario('proxy-service', [
-    { 'lanegate-proxy-service': measured(100), 'lanegate-proxy-breaker-split': measured(102), 'lanegate-proxy-service-twin': measured(99) },
-    { 'lanegate-proxy-service': measured(120), 'lanegate-proxy-breaker-split': measured(121.2), 'lanegate-proxy-service-twin': measured(126) },
-    { 'lanegate-proxy-service': measured(110), 'lanegate-proxy-breaker-split': measured(115.5), 'lanegate-proxy-service-twin': measured(110) },
+    { 'lanegate-proxy-service': measuredLoad(100), 'lanegate-proxy-breaker-split': measuredLoad(102), 'lanegate-proxy-service-twin': measuredLoad(99) },
+    { 'lanegate-proxy-service': measuredLoad(120), 'lanegate-proxy-breaker-split': measuredLoad(121.2), 'lanegate-proxy-service-twin': measuredLoad(126) },
+    { 'lanegate-proxy-service': measuredLoad(110), 'lanegate-proxy-breaker-split': measuredLoad(115.5), 'lanegate-proxy-service-twin': measuredLoad(110) },
   ])
   t.same(checkTargets([proxy]).filter((c) => c.what === BREAKER_SPLIT), [{
     scenario: 'proxy-service',
@@ -51,18 +37,18 @@ t.test('breaker + split: CPU per request ÷ the plain block\'s, paired within ea
 
 t.test('breaker + split above 1.03× the plain block is not met; without the twin the line has no control', async (t) => {
   const proxy = scenario('proxy-service', [
-    { 'lanegate-proxy-service': measured(100), 'lanegate-proxy-breaker-split': measured(104) },
-    { 'lanegate-proxy-service': measured(100), 'lanegate-proxy-breaker-split': measured(105) },
+    { 'lanegate-proxy-service': measuredLoad(100), 'lanegate-proxy-breaker-split': measuredLoad(104) },
+    { 'lanegate-proxy-service': measuredLoad(100), 'lanegate-proxy-breaker-split': measuredLoad(105) },
   ])
   t.same(checkTargets([proxy]).filter((c) => c.what === BREAKER_SPLIT).map((c) => [c.measured, c.met]), [['1.045× (1.04–1.05); 104.5 vs 100 µs', false]])
-  const plainOnly = scenario('proxy-service', [{ 'lanegate-proxy-service': measured(100) }])
+  const plainOnly = scenario('proxy-service', [{ 'lanegate-proxy-service': measuredLoad(100) }])
   t.same(checkTargets([plainOnly]).filter((c) => c.what === BREAKER_SPLIT), [], 'no breaker-split run: no line')
 })
 
 const MIRROR_P99 = 'p99 at c=1 of the GET mirrored to a group answering 2 s late ÷ the same GET unmirrored, same gateway, same rounds'
 
 function mirrorScenario (rounds: Array<[number, number]>, mirror?: MirrorMeasurement): ScenarioResult {
-  const runs = rounds.map(([mirrored, unmirrored]) => ({ 'lanegate-proxy-mirrored': measured(200, mirrored, mirrored * 2), 'lanegate-proxy-unmirrored': measured(200, unmirrored, unmirrored * 2) }))
+  const runs = rounds.map(([mirrored, unmirrored]) => ({ 'lanegate-proxy-mirrored': measuredLoad(200, { p99: mirrored, p999: mirrored * 2 }), 'lanegate-proxy-unmirrored': measuredLoad(200, { p99: unmirrored, p999: unmirrored * 2 }) }))
   return scenario('proxy-mirror', runs, { kind: 'latency', connections: 1, ...(mirror === undefined ? {} : { mirror }) })
 }
 

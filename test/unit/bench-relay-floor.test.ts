@@ -1,23 +1,7 @@
 import t from 'tap'
-import type { LoadResult } from '../../bench/load-job.js'
+import { measuredLoad } from '../helpers/bench-load-result.js'
 import type { ScenarioResult } from '../../bench/result-types.js'
 import { checkTargets } from '../../bench/targets.js'
-
-/** One measurement of `requests` requests that cost the server `cpuPerRequest` µs each (and `heapPerRequest` bytes, if given). */
-function measured (cpuPerRequest: number, requests = 1000, heapPerRequest?: number): LoadResult {
-  return {
-    requests,
-    durationSeconds: 1,
-    rps: requests,
-    statusCounts: { 200: requests },
-    errors: 0,
-    timeouts: 0,
-    latencyMs: { p50: 1, p90: 1, p99: 1, p999: 1, max: 1, mean: 1 },
-    serverCpuMicros: requests * cpuPerRequest,
-    loadgenCpu: 0.5,
-    ...(heapPerRequest === undefined ? {} : { serverHeapBytes: requests * heapPerRequest }),
-  }
-}
 
 function liveProxy (rounds: Array<Record<string, number>>, heap: Array<Record<string, number>> = []): ScenarioResult {
   return {
@@ -28,7 +12,7 @@ function liveProxy (rounds: Array<Record<string, number>>, heap: Array<Record<st
     connections: 50,
     variants: [],
     skipped: [],
-    runs: rounds.flatMap((cpu, i) => Object.entries(cpu).map(([variant, us]) => ({ round: i + 1, variant, result: measured(us, 1000, heap[i]?.[variant]) }))),
+    runs: rounds.flatMap((cpu, i) => Object.entries(cpu).map(([variant, us]) => ({ round: i + 1, variant, result: measuredLoad(us, { heapPerRequest: heap[i]?.[variant] }) }))),
   }
 }
 

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import t from 'tap'
-import type { LoadResult } from '../../bench/load-job.js'
+import { measuredLoad } from '../helpers/bench-load-result.js'
 import { countOtlpSpans } from '../../bench/otlp-span-count.js'
 import type { InstructionVariant, ScenarioResult, TelemetryOutputCheck } from '../../bench/result-types.js'
 import { checkTargets } from '../../bench/targets.js'
@@ -64,20 +64,6 @@ t.test('an access log\'s lines are counted, and those that are not JSON with a s
   t.same(accessLines(''), { lines: 0, malformed: 0 })
 })
 
-function measured (cpuPerRequest: number, requests = 1000): LoadResult {
-  return {
-    requests,
-    durationSeconds: 1,
-    rps: requests,
-    statusCounts: { 200: requests },
-    errors: 0,
-    timeouts: 0,
-    latencyMs: { p50: 1, p90: 1, p99: 1, p999: 1, max: 1, mean: 1 },
-    serverCpuMicros: requests * cpuPerRequest,
-    loadgenCpu: 0.5,
-  }
-}
-
 function timed (id: string, rounds: Array<Record<string, number>>): ScenarioResult {
   return {
     id,
@@ -86,7 +72,7 @@ function timed (id: string, rounds: Array<Record<string, number>>): ScenarioResu
     connections: 50,
     variants: [],
     skipped: [],
-    runs: rounds.flatMap((cpu, i) => Object.entries(cpu).map(([variant, us]) => ({ round: i + 1, variant, result: measured(us) }))),
+    runs: rounds.flatMap((cpu, i) => Object.entries(cpu).map(([variant, us]) => ({ round: i + 1, variant, result: measuredLoad(us) }))),
   }
 }
 
