@@ -1,4 +1,5 @@
 import type { LoadResult } from '../../bench/load-job.js'
+import type { ScenarioResult } from '../../bench/result-types.js'
 
 /**
  * One made-up bench measurement, for tests of the harness's target checks: `requests` 200s that cost the server
@@ -17,5 +18,19 @@ export function measuredLoad (cpuPerRequest: number, options: { requests?: numbe
     serverCpuMicros: requests * cpuPerRequest,
     loadgenCpu: 0.5,
     ...(heapPerRequest === undefined ? {} : { serverHeapBytes: requests * heapPerRequest }),
+  }
+}
+
+/** A made-up throughput scenario `id` whose rounds measured each variant as given (in round order). */
+export function madeUpScenario (id: string, rounds: Array<Record<string, LoadResult>>, extra: Partial<ScenarioResult> = {}): ScenarioResult {
+  return {
+    id,
+    title: id,
+    kind: 'throughput',
+    connections: 50,
+    variants: [],
+    skipped: [],
+    runs: rounds.flatMap((byVariant, i) => Object.entries(byVariant).map(([variant, result]) => ({ round: i + 1, variant, result }))),
+    ...extra,
   }
 }

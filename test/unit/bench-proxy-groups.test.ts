@@ -1,22 +1,10 @@
 import t from 'tap'
-import type { LoadResult } from '../../bench/load-job.js'
-import { measuredLoad } from '../helpers/bench-load-result.js'
+import { madeUpScenario, measuredLoad } from '../helpers/bench-load-result.js'
 import type { MirrorMeasurement, ScenarioResult } from '../../bench/result-types.js'
 import { checkTargets } from '../../bench/targets.js'
 import { mirrorCounters } from '../../bench/proxy-mirror.js'
 
-function scenario (id: string, rounds: Array<Record<string, LoadResult>>, extra: Partial<ScenarioResult> = {}): ScenarioResult {
-  return {
-    id,
-    title: id,
-    kind: 'throughput',
-    connections: 50,
-    variants: [],
-    skipped: [],
-    runs: rounds.flatMap((byVariant, i) => Object.entries(byVariant).map(([variant, result]) => ({ round: i + 1, variant, result }))),
-    ...extra,
-  }
-}
+const scenario = madeUpScenario
 
 const BREAKER_SPLIT = 'proxy service with circuit breakers and a split over two groups ÷ plain, server CPU per request, same rounds'
 

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import t from 'tap'
-import { measuredLoad } from '../helpers/bench-load-result.js'
+import { madeUpScenario, measuredLoad } from '../helpers/bench-load-result.js'
 import { countOtlpSpans } from '../../bench/otlp-span-count.js'
 import type { InstructionVariant, ScenarioResult, TelemetryOutputCheck } from '../../bench/result-types.js'
 import { checkTargets } from '../../bench/targets.js'
@@ -64,16 +64,9 @@ t.test('an access log\'s lines are counted, and those that are not JSON with a s
   t.same(accessLines(''), { lines: 0, malformed: 0 })
 })
 
+/** A scenario whose rounds measured each variant at the given server CPU per request (µs). */
 function timed (id: string, rounds: Array<Record<string, number>>): ScenarioResult {
-  return {
-    id,
-    title: id,
-    kind: 'throughput',
-    connections: 50,
-    variants: [],
-    skipped: [],
-    runs: rounds.flatMap((cpu, i) => Object.entries(cpu).map(([variant, us]) => ({ round: i + 1, variant, result: measuredLoad(us) }))),
-  }
+  return madeUpScenario(id, rounds.map((cpu) => Object.fromEntries(Object.entries(cpu).map(([variant, us]) => [variant, measuredLoad(us)]))))
 }
 
 t.test('the goals by server CPU per request, paired within each round, with the twin beside them', async (t) => {
