@@ -137,6 +137,11 @@ t.test('the latency report gives p99.9 and max, each server\'s GC pauses (nginx:
   t.match(md, 'Of the 400 samples above p99 of lanegate-live (all rounds), 66 started, ended or ran through a gateway GC pause (6.6 would by chance; by the pause\'s kind: minor 62, major 4); 5 met a GC pause of the lane.')
 })
 
+/** Round `round`'s run of `variant` at `cpuPerRequest` µs of server CPU per request. */
+function run (round: number, variant: string, cpuPerRequest: number) {
+  return { round, variant, result: result(1000, { serverCpuMicros: 2000 * cpuPerRequest }) }
+}
+
 function scenario (id: string, kind: ScenarioResult['kind'], variants: ScenarioResult['variants']): ScenarioResult {
   return { id, title: id, kind, baseline: variants[0]?.name, connections: 50, variants, runs: [], skipped: [] }
 }
@@ -305,7 +310,6 @@ t.test('hotSpots ranks self time of busy samples by function and by file, idle a
 })
 
 t.test('the token goal: the token endpoint\'s CPU per request less one signature\'s, against bare fastify\'s POST, round by round', async (t) => {
-  const run = (round: number, variant: string, cpuPerRequest: number) => ({ round, variant, result: result(1000, { serverCpuMicros: 2000 * cpuPerRequest }) })
   const token: ScenarioResult = {
     ...scenario('token', 'throughput', []),
     runs: [
@@ -347,7 +351,6 @@ t.test('the report names the deciding metric before its tables and gives heap by
 })
 
 t.test('external-auth: server CPU per request paired within each round, held to at most 10 % over plain auth-get', async (t) => {
-  const run = (round: number, variant: string, cpuPerRequest: number) => ({ round, variant, result: result(1000, { serverCpuMicros: 2000 * cpuPerRequest }) })
   // Round 2 is slow for every variant (a loaded machine): the per-round ratio stays near 1 where the medians alone would not.
   const externalAuth: ScenarioResult = {
     ...scenario('external-auth', 'throughput', []),
