@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { createHash } from 'node:crypto'
 import { once } from 'node:events'
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
+import type { AddressInfo } from 'node:net'
+import { WebSocket, WebSocketServer } from 'ws'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -61,35 +61,22 @@ t.test('a relayed WebSocket that ends is completed once as a 101: counted, timed
 })
 
 t.test('a caller that leaves while the upstream answers its upgrade: the upstream dropped, the request still completed once (as a 101 session that ended abnormally), never counted as an open WebSocket', async (t) => {
-  // An upstream that answers the upgrade only when told, so the caller can leave first.
-  const handshakes: Array<{ socket: Socket, key: string }> = []
-  const upstreamClosed: Promise<void>[] = []
-  const backend = createServer((socket) => {
-    socket.on('error', () => {})
-    let head = ''
-    socket.on('data', (chunk: Buffer) => {
-      head += chunk.toString('latin1')
-      const key = /sec-websocket-key: *(\S+)/i.exec(head)?.[1]
-      if (head.includes('\r\n\r\n') && key !== undefined && !handshakes.some((h) => h.socket === socket)) {
-        handshakes.push({ socket, key })
-        upstreamClosed.push(new Promise((resolve) => socket.once('close', () => resolve())))
-      }
-    })
-  })
-  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise((resolve) => backend.close(resolve)))
-  const { gw, metrics, dir } = await eventsGateway(t, `http://127.0.0.1:${(backend.address() as AddressInfo).port}`)
+  // A real `ws` server that accepts the upgrade only when told (verifyClient), so the caller can leave first.
+  const pending: Array<(accept: boolean) => void> = []
+  const upstream = new WebSocketServer({ port: 0, host: '127.0.0.1', verifyClient: (_info, accept) => { pending.push(accept) } })
+  await once(upstream, 'listening')
+  t.teardown(() => new Promise((resolve) => upstream.close(resolve)))
+  const upstreamClosed = new Promise<void>((resolve) => upstream.once('connection', (socket) => socket.once('close', () => resolve())))
+  const { gw, metrics, dir } = await eventsGateway(t, `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`)
 
-  const caller = connect((gw.app.server.address() as AddressInfo).port, '127.0.0.1')
+  const caller = new WebSocket(`ws://127.0.0.1:${(gw.app.server.address() as AddressInfo).port}/events/feed`)
   caller.on('error', () => {})
-  await once(caller, 'connect')
-  caller.write('GET /events/feed HTTP/1.1\r\nHost: gw\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n')
-  await waitFor(() => handshakes.length === 1, { what: 'the upstream handshake' })
-  caller.destroy()
-  const { socket, key } = handshakes[0] as { socket: Socket, key: string }
-  const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64')
-  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`)
-  await upstreamClosed[0]
+  await waitFor(() => pending.length === 1, { what: 'the upstream handshake' })
+  const callerClosed = new Promise((resolve) => caller.once('close', resolve))
+  caller.terminate()
+  await callerClosed
+  ;(pending[0] as (accept: boolean) => void)(true)
+  await upstreamClosed
 
   const line = await waitFor(async () => (await readFile(join(dir, 'access.log'), 'utf8').catch(() => '')) || undefined, { what: 'the abandoned session\'s access line' })
   t.same(line.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown), [{ method: 'GET', route: 'stream', status: 101 }])
