@@ -135,6 +135,11 @@ export function traceOf (req: IncomingMessage): TraceContext {
   return trace
 }
 
+/** The trace `traceOf` made for this request so far, without making one. */
+export function madeTraceOf (req: IncomingMessage): TraceContext | undefined {
+  return (req as TracedRequest)[TRACE]
+}
+
 /** What a call made outside a request sends and records: its `traceparent`, and a CLIENT span per attempt. */
 export type BackgroundTrace = Pick<TraceContext, 'traceparent' | 'tracestate' | 'startAttempt'>
 

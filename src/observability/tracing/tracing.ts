@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http'
 import { hostname } from 'node:os'
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Span, type Tracer } from '@opentelemetry/api'
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto'
@@ -6,7 +7,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources'
 import { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { TracesConfig } from '../../config/types.js'
-import { traceOf } from '../trace-context.js'
+import { madeTraceOf, traceOf } from '../trace-context.js'
 import type { ActiveTracing, AttemptResult, AttemptSpan } from './active-tracing.js'
 import { BoundedSpanProcessor, CountingExporter, SpanQueueCount } from './bounded-export.js'
 import { PresetIds } from './preset-ids.js'
@@ -30,6 +31,8 @@ export class Tracing implements ActiveTracing {
   readonly #ids = new PresetIds()
   readonly #decide: (traceId: string) => string
   readonly #parentBased: boolean
+  /** sample_ratio 0: only a caller's sampled flag (under parent_based) can make a trace recorded. */
+  readonly #samplesNone: boolean
 
   constructor (readonly config: TracesConfig, onDropped: (spans: number) => void) {
     const queue = new SpanQueueCount(config.max_queue, onDropped)
@@ -53,6 +56,7 @@ export class Tracing implements ActiveTracing {
     this.#tracer = this.#provider.getTracer('lanegate')
     this.#decide = ratioDecision(config.sample_ratio)
     this.#parentBased = config.parent_based
+    this.#samplesNone = config.sample_ratio <= 0
   }
 
   flagsFor (traceId: string, callerFlags: string | undefined): string {
@@ -76,6 +80,7 @@ export class Tracing implements ActiveTracing {
 
   /** The SERVER span of one answered request of a sampled trace, made at its end with its start time. */
   recordServer (request: FastifyRequest, reply: FastifyReply): void {
+    if (this.#unsampledWithoutTrace(request.raw)) return
     const requestTrace = traceOf(request.raw)
     if (!requestTrace.sampled) return
     const end = performance.timeOrigin + performance.now()
@@ -91,6 +96,15 @@ export class Tracing implements ActiveTracing {
     if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: String(error) })
     if (error !== undefined) span.addEvent('exception', { 'exception.type': String(error) }, end)
     span.end(end)
+  }
+
+  /**
+   * Whether a request nothing has made a trace for yet can only be unsampled: then its trace (two random ids and a
+   * traceparent) is not made at its end just to learn that. A caller's traceparent under parent_based may say
+   * otherwise, so it is read as usual.
+   */
+  #unsampledWithoutTrace (req: IncomingMessage): boolean {
+    return this.#samplesNone && madeTraceOf(req) === undefined && !(this.#parentBased && req.headers.traceparent !== undefined)
   }
 
   /** Exports what is queued (at most `timeoutMs`) and stops; spans still queued then are lost. */

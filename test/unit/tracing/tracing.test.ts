@@ -12,7 +12,7 @@ import type { TracesConfig } from '../../../src/config/types.js'
 import { ratioDecision, Tracing } from '../../../src/observability/tracing/tracing.js'
 import { useTracing } from '../../../src/observability/tracing/active-tracing.js'
 import { issuanceStart } from '../../../src/observability/tracing/token-span.js'
-import { backgroundTrace, traceFromHeaders } from '../../../src/observability/trace-context.js'
+import { backgroundTrace, madeTraceOf, traceFromHeaders } from '../../../src/observability/trace-context.js'
 import { startOtlpReceiver } from '../../helpers/otlp-receiver.js'
 import { waitFor } from '../../helpers/wait-for.js'
 
@@ -42,6 +42,24 @@ t.test('sampling: the caller decides with parent_based, sample_ratio decides the
 
   useTracing(undefined)
   t.match(traceFromHeaders({}), { sampled: true, flags: '01' }, 'export off: a started trace is passed on as sampled, as before')
+})
+
+t.test('sample_ratio 0: a request nothing traced ends without a trace made; a caller\'s sampled traceparent still gets its SERVER span', async (t) => {
+  let dropped = 0
+  // max_queue 1 on a dead endpoint: each span recorded shows as one dropped span once the second arrives.
+  const none = new Tracing(traces({ sample_ratio: 0, max_queue: 1, batch_size: 1 }), (n) => { dropped += n })
+  t.teardown(() => none.shutdown(100))
+  const answered = (headers: Record<string, string>) => {
+    const raw = { headers, httpVersion: '1.1' }
+    const request = { gw: null, method: 'GET', url: '/x', protocol: 'http', ip: '127.0.0.1', raw }
+    none.recordServer(request as never, { statusCode: 200, elapsedTime: 1, getHeader: () => undefined } as never)
+    return raw
+  }
+  t.equal(madeTraceOf(answered({}) as never), undefined, 'no traceparent: no ids drawn, no trace made')
+  t.equal(madeTraceOf(answered({ traceparent: CALLER_UNSAMPLED }) as never)?.sampled, false, 'a caller\'s traceparent is read: unsampled')
+  for (let i = 0; i < 3; i++) t.equal(madeTraceOf(answered({ traceparent: CALLER_SAMPLED }) as never)?.sampled, true, 'the caller\'s sampled flag wins')
+  await waitFor(() => dropped >= 1, { what: 'the sampled requests\' SERVER spans reaching the bounded queue' })
+  t.ok(dropped >= 1, `${dropped} spans past the queue of 1: the sampled requests were recorded`)
 })
 
 t.test('sample_ratio decides a trace id as the SDK\'s ratio sampler does, at 0 and 1 without reading the id', async (t) => {
