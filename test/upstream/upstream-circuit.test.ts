@@ -87,7 +87,8 @@ t.test('no-answer failures count too, and callUpstream honours the breaker the s
     timeouts: { connect_ms: 1000, response_ms: 100, body_idle_ms: 1000 },
     circuit_breaker: { ...BREAKER, consecutive_failures: 2, open_seconds: 30, max_open_seconds: 30 },
   }), 'calls')
-  const call = (): Promise<unknown> => callUpstream(upstream, { method: 'GET', path: '/x', timeoutMs: 5000, maxBodyBytes: 64, maxErrorBodyBytes: 64 })
+  // A buffered call's deadline is its own timeoutMs (the whole answer), not response_ms: short, so the test is too.
+  const call = (): Promise<unknown> => callUpstream(upstream, { method: 'GET', path: '/x', timeoutMs: 250, maxBodyBytes: 64, maxErrorBodyBytes: 64 })
     .then(() => 'answered', (error: { status: number, fields: Record<string, unknown>, headers: Record<string, string> }) => [error.status, error.fields.upstream_failure, error.headers['retry-after']])
   t.same(await call(), [502, 'timeout', undefined])
   t.same(await call(), [502, 'timeout', undefined])
