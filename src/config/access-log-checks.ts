@@ -2,7 +2,7 @@ import type { Report } from './config-error.js'
 import type { GatewayConfig } from './types.js'
 
 /** Keys only a `type: file` sink takes, only a `type: syslog` one, only a `type: http` one. */
-const FILE_ONLY = ['path', 'max_bytes', 'daily', 'keep', 'flush_ms'] as const
+const FILE_ONLY = ['path', 'max_bytes', 'daily', 'keep'] as const
 const SYSLOG_ONLY = ['host', 'port', 'transport', 'facility', 'app_name'] as const
 const HTTP_ONLY = ['url', 'headers', 'batch_lines', 'retries'] as const
 

@@ -29,7 +29,6 @@ const sink = Type.Object({
   max_bytes: Type.Optional(Type.Integer({ description: 'type file: rotate once the file would grow past this many bytes.', minimum: 1024 })),
   daily: Type.Optional(Type.Boolean({ description: 'type file: rotate when the UTC day changes.' })),
   keep: Type.Optional(Type.Integer({ description: 'type file: rotated files kept (path.1 the newest … path.<keep>); older ones are deleted. Default 7.', minimum: 1, maximum: 1000 })),
-  flush_ms: Type.Optional(Type.Integer({ description: 'type file: how long a line may wait so that lines arriving close together are written as one (default 20; 0 writes as soon as the writer is free).', minimum: 0, maximum: 1000 })),
   host: Type.Optional(Type.String({ description: 'type syslog: the syslog server\'s address.', minLength: 1 })),
   port: Type.Optional(Type.Integer({ description: 'type syslog: its port (514 is the usual one).', minimum: 1, maximum: 65535 })),
   transport: Type.Optional(Type.Unsafe<'udp' | 'tcp'>({ type: 'string', enum: ['udp', 'tcp'], description: 'type syslog: udp (one datagram per line; default) or tcp (RFC 6587 octet counting).' })),

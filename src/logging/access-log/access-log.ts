@@ -99,7 +99,7 @@ export class AccessLog {
     }
     // Validation requires a path for a file sink (config/access-log-checks.ts).
     if (config.path === undefined) throw new Error(`access_log: file sink "${name}" has no path`)
-    return createFileSink({ name, path: config.path, maxBytes: config.max_bytes, daily: config.daily, keep: config.keep, flushMs: config.flush_ms, bufferBytes }, this.#hooks)
+    return createFileSink({ name, path: config.path, maxBytes: config.max_bytes, daily: config.daily, keep: config.keep, bufferBytes }, this.#hooks)
   }
 
   /** SIGUSR1 is listened to only while a file sink exists (a listener replaces Node's default: starting the inspector). */

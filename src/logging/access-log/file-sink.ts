@@ -1,5 +1,5 @@
 import { RotatingFile } from './rotating-file.js'
-import { DEFAULT_BUFFER_BYTES, DEFAULT_FLUSH_MS, FailurePeriod, type AccessLogSink, type SinkHooks } from './sink.js'
+import { DEFAULT_BUFFER_BYTES, FailurePeriod, type AccessLogSink, type SinkHooks } from './sink.js'
 
 export interface FileSinkOptions {
   name: string
@@ -12,11 +12,6 @@ export interface FileSinkOptions {
   /** Rotated files kept: `path.1` (newest) to `path.<keep>`. */
   keep?: number
   bufferBytes?: number
-  /**
-   * How long a line may wait for others before the writer starts (0: at once). Under light traffic each line
-   * would otherwise be one write of its own; under heavy traffic lines gather while a write is under way anyway.
-   */
-  flushMs?: number
   /** The clock (tests move the day); default Date.now. */
   now?: () => number
 }
@@ -37,8 +32,6 @@ export function createFileSink (options: FileSinkOptions, hooks: SinkHooks): Acc
   let running: Promise<void> | undefined
   let closed = false
   const failures = new FailurePeriod(hooks, name)
-  const flushMs = options.flushMs ?? DEFAULT_FLUSH_MS
-  let waiting: NodeJS.Timeout | undefined
 
   const dropped = (lines: number): void => { if (lines > 0) hooks.onDropped(name, lines) }
 
@@ -71,20 +64,11 @@ export function createFileSink (options: FileSinkOptions, hooks: SinkHooks): Acc
     }
   }
 
-  function startWriter (): void {
-    clearTimeout(waiting)
-    waiting = undefined
+  function kick (): void {
     running ??= writeQueued().finally(() => {
       running = undefined
       if (queue.length > 0 || reopenAsked) kick()
     })
-  }
-
-  /** Starts the writer after `flushMs` unless it runs or is about to; the wait never keeps the process alive. */
-  function kick (): void {
-    if (running !== undefined || waiting !== undefined) return
-    if (flushMs === 0) startWriter()
-    else waiting = setTimeout(startWriter, flushMs).unref()
   }
 
   return {
@@ -104,7 +88,6 @@ export function createFileSink (options: FileSinkOptions, hooks: SinkHooks): Acc
     },
     async close (timeoutMs) {
       closed = true
-      if (waiting !== undefined) startWriter()
       if (running !== undefined) await Promise.race([running, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())])
       dropped(queue.length)
       queue = []

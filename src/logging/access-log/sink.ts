@@ -24,9 +24,6 @@ export interface SinkHooks {
 /** Buffer of a sink whose config gives none: 8 MiB of lines (~30,000 lines of ~250 bytes). */
 export const DEFAULT_BUFFER_BYTES = 8 * 1024 * 1024
 
-/** How long a file sink's line may wait for others before they are written together (`flush_ms`). */
-export const DEFAULT_FLUSH_MS = 20
-
 /**
  * A sink's destination failures told once per failing period: the first failure goes to `onFailure`, the ones after
  * it are quiet until `recovered()` (the next write or connection that works) starts a new period.

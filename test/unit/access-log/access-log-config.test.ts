@@ -50,14 +50,13 @@ t.test('a sink\'s keys must fit its type; names are unique; a file sink needs a 
   workers: 2
 access_log:
   sinks:
-    - { type: stdout, path: /var/log/a.log, keep: 2, flush_ms: 5 }
+    - { type: stdout, path: /var/log/a.log, keep: 2 }
     - { type: stdout }
     - { type: file }
 `
   t.same(await problemsOf(text), [
     { path: 'access_log.sinks[0].path', line: 10, message: 'only a file sink takes path' },
     { path: 'access_log.sinks[0].keep', line: 10, message: 'only a file sink takes keep' },
-    { path: 'access_log.sinks[0].flush_ms', line: 10, message: 'only a file sink takes flush_ms' },
     { path: 'access_log.sinks[1].name', line: 11, message: 'duplicate sink name "stdout" (give each sink of the same type a name)' },
     { path: 'access_log.sinks[2].path', line: 12, message: 'required when type is file' },
     { path: 'access_log.sinks[2].type', line: 12, message: 'a file sink needs server.workers: 1 (each worker would rotate the same file); use stdout, syslog or http with several workers' },

@@ -62,30 +62,6 @@ t.test('under load the file rotates by size and loses no line: lines sent = line
   t.equal((JSON.parse(newest[newest.length - 1] ?? '{}') as { n: number }).n, sent - 1)
 })
 
-t.test('flush_ms: lines arriving apart wait for each other and are written together; close writes them at once', async (t) => {
-  const dir = await tempDir(t)
-  const path = join(dir, 'access.log')
-  const hooks = recordingHooks()
-  const sink = createFileSink({ name: 'file', path, flushMs: 60_000 }, hooks)
-  for (let n = 0; n < 3; n++) {
-    sink.write(pad(n))
-    // Several turns of the loop, time enough for a writer started at once to open the file and append.
-    for (let turn = 0; turn < 20; turn++) await yieldToIo()
-    await stat(dir)
-  }
-  t.equal(await readFile(path, 'utf8').catch(() => 'absent'), 'absent', 'nothing written while the lines wait')
-  const started = performance.now()
-  await sink.close(60_000)
-  t.ok(performance.now() - started < 10_000, 'close does not wait out flush_ms')
-  t.same((await linesByFile(dir)).get('access.log'), [0, 1, 2].map((n) => pad(n).trimEnd()))
-  t.equal(hooks.dropped, 0)
-
-  const eager = createFileSink({ name: 'file', path: join(dir, 'eager.log'), flushMs: 0 }, recordingHooks())
-  eager.write(pad(9))
-  await waitFor(async () => (await readFile(join(dir, 'eager.log'), 'utf8').catch(() => '')) === pad(9), { what: 'flush_ms 0: the line written without a close' })
-  await eager.close(1000)
-})
-
 t.test('keep N: only the newest N rotated files stay', async (t) => {
   const dir = await tempDir(t)
   const hooks = recordingHooks()
