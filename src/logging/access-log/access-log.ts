@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AccessLogConfig, AccessLogSinkConfig } from '../../config/types.js'
-import { SYSLOG_FACILITIES } from '../../config/access-log-schema.js'
-import { accessLineWriter, accessRecord, orderedFields, type AccessRecord } from './access-line.js'
+import { SYSLOG_FACILITIES, type AccessLogField } from '../../config/access-log-schema.js'
+import { accessLine, accessRecord, orderedFields } from './access-line.js'
 import { createFileSink } from './file-sink.js'
 import { createHttpSink } from './http-sink.js'
 import { DEFAULT_BUFFER_BYTES, type AccessLogSink, type SinkHooks } from './sink.js'
@@ -13,7 +13,7 @@ const RETIRED_SINK_FLUSH_MS = 2_000
 
 /** The access log as the current config sets it: the fields and the sinks (by the JSON of their config). */
 interface Active {
-  readonly line: (record: AccessRecord) => string
+  readonly fields: readonly AccessLogField[] | undefined
   readonly sinks: ReadonlyMap<string, AccessLogSink>
 }
 
@@ -47,7 +47,7 @@ export class AccessLog {
       const key = JSON.stringify(sinkConfig)
       sinks.set(key, before.get(key) ?? this.#createSink(sinkConfig))
     }
-    this.#active = config === undefined ? undefined : { line: accessLineWriter(orderedFields(config.fields)), sinks }
+    this.#active = config === undefined ? undefined : { fields: orderedFields(config.fields), sinks }
     for (const [key, sink] of before) {
       if (!sinks.has(key)) void sink.close(RETIRED_SINK_FLUSH_MS).catch((error: unknown) => { this.#hooks.onFailure(sink.name, error) })
     }
@@ -58,7 +58,7 @@ export class AccessLog {
   readonly record = (request: FastifyRequest, reply: FastifyReply): void => {
     const active = this.#active
     if (active === undefined) return
-    const line = active.line(accessRecord(request, reply, Date.now()))
+    const line = accessLine(accessRecord(request, reply, Date.now()), active.fields)
     for (const sink of active.sinks.values()) sink.write(line)
   }
 
