@@ -2,6 +2,7 @@ import type { Attributes, AttributeValue, HrTime, Link, SpanContext } from '@ope
 import type { Resource } from '@opentelemetry/resources'
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base'
 import { ProtoWriter } from './proto-writer.js'
+import { RepeatedAttributes } from './repeated-attributes.js'
 
 /** What the SDK's serializer reads of an instrumentation scope (its type declares only name, version, schemaUrl). */
 interface Scope { name: string, version?: string, schemaUrl?: string, attributes?: Attributes, droppedAttributesCount?: number }
@@ -21,12 +22,13 @@ const INT64_MAX_EXCLUSIVE = 2 ** 63
  */
 export class OtlpTraceEncoder {
   #bytesPerSpan = FIRST_BYTES_PER_SPAN
+  readonly #repeated = new RepeatedAttributes()
 
   encode (spans: ReadableSpan[]): Uint8Array {
     const writer = new ProtoWriter(256 + spans.length * this.#bytesPerSpan)
     for (const [resource, scopes] of groupByResourceAndScope(spans)) {
       writer.tag(1, 2)
-      writeResourceSpans(writer, resource, scopes)
+      writeResourceSpans(writer, resource, scopes, this.#repeated)
     }
     if (spans.length > 0) this.#bytesPerSpan = Math.max(this.#bytesPerSpan, Math.ceil(writer.pos / spans.length))
     return writer.finish()
@@ -49,7 +51,7 @@ function groupByResourceAndScope (spans: ReadableSpan[]): Map<Resource, Map<Scop
   return resources
 }
 
-function writeResourceSpans (writer: ProtoWriter, resource: Resource, scopes: Map<Scope, ReadableSpan[]>): void {
+function writeResourceSpans (writer: ProtoWriter, resource: Resource, scopes: Map<Scope, ReadableSpan[]>, repeated: RepeatedAttributes): void {
   const start = writer.begin()
   writer.tag(1, 2)
   const resourceStart = writer.begin()
@@ -60,7 +62,7 @@ function writeResourceSpans (writer: ProtoWriter, resource: Resource, scopes: Ma
   writer.end(resourceStart)
   for (const [scope, spans] of scopes) {
     writer.tag(2, 2)
-    writeScopeSpans(writer, scope, spans)
+    writeScopeSpans(writer, scope, spans, repeated)
   }
   if (resource.schemaUrl) {
     writer.tag(3, 2)
@@ -69,7 +71,7 @@ function writeResourceSpans (writer: ProtoWriter, resource: Resource, scopes: Ma
   writer.end(start)
 }
 
-function writeScopeSpans (writer: ProtoWriter, scope: Scope, spans: ReadableSpan[]): void {
+function writeScopeSpans (writer: ProtoWriter, scope: Scope, spans: ReadableSpan[], repeated: RepeatedAttributes): void {
   const start = writer.begin()
   writer.tag(1, 2)
   const scopeStart = writer.begin()
@@ -87,7 +89,7 @@ function writeScopeSpans (writer: ProtoWriter, scope: Scope, spans: ReadableSpan
   writer.end(scopeStart)
   for (const span of spans) {
     writer.tag(2, 2)
-    writeSpan(writer, span)
+    writeSpan(writer, span, repeated)
   }
   if (scope.schemaUrl) {
     writer.tag(3, 2)
@@ -96,7 +98,7 @@ function writeScopeSpans (writer: ProtoWriter, scope: Scope, spans: ReadableSpan
   writer.end(start)
 }
 
-function writeSpan (writer: ProtoWriter, span: ReadableSpan): void {
+function writeSpan (writer: ProtoWriter, span: ReadableSpan, repeated: RepeatedAttributes): void {
   const start = writer.begin()
   const context = span.spanContext()
   writer.tag(1, 2)
@@ -125,7 +127,7 @@ function writeSpan (writer: ProtoWriter, span: ReadableSpan): void {
   writeTime(writer, span.startTime)
   writer.tag(8, 1)
   writeTime(writer, span.endTime)
-  if (span.attributes) writeAttributes(writer, span.attributes, 9)
+  if (span.attributes) writeSpanAttributes(writer, span.attributes, repeated)
   writer.tag(10, 0)
   writer.varint(span.droppedAttributesCount)
   for (const event of span.events) {
@@ -210,6 +212,23 @@ function writeAttributes (writer: ProtoWriter, attributes: Attributes, field: nu
     if (!Object.prototype.hasOwnProperty.call(attributes, key)) continue
     writer.tag(field, 2)
     writeKeyValue(writer, key, attributes[key])
+  }
+}
+
+/** A span's attributes (field 9), those with the value the span before had copied from its bytes. */
+function writeSpanAttributes (writer: ProtoWriter, attributes: Attributes, repeated: RepeatedAttributes): void {
+  for (const key in attributes) {
+    if (!Object.prototype.hasOwnProperty.call(attributes, key)) continue
+    const value = attributes[key]
+    if (typeof value === 'object' || value === undefined) {
+      writer.byte(0x4a)
+      writeKeyValue(writer, key, value)
+    } else if (!repeated.copied(writer, key, value)) {
+      const start = writer.pos
+      writer.byte(0x4a)
+      writeKeyValue(writer, key, value)
+      repeated.written(writer, start)
+    }
   }
 }
 

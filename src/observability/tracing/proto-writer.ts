@@ -28,6 +28,18 @@ export class ProtoWriter {
     this.buf = bigger
   }
 
+  /** One byte: a field's key known to fit one (fields 1–15). */
+  byte (value: number): void {
+    this.ensure(1)
+    this.buf[this.pos++] = value
+  }
+
+  /** Bytes written before, as they are. */
+  copy (bytes: Buffer): void {
+    this.ensure(bytes.length)
+    this.pos += bytes.copy(this.buf, this.pos)
+  }
+
   /** A field's key: number and wire type (0 varint, 1 fixed64, 2 length-delimited, 5 fixed32). */
   tag (field: number, wireType: number): void {
     this.varint((field << 3) | wireType)
@@ -72,15 +84,24 @@ export class ProtoWriter {
 
   fixed32 (value: number): void {
     this.ensure(4)
-    this.buf.writeUInt32LE(value >>> 0, this.pos)
-    this.pos += 4
+    this.#uint32(value >>> 0)
   }
 
   fixed64 (low: number, high: number): void {
     this.ensure(8)
-    this.buf.writeUInt32LE(low >>> 0, this.pos)
-    this.buf.writeUInt32LE(high >>> 0, this.pos + 4)
-    this.pos += 8
+    this.#uint32(low >>> 0)
+    this.#uint32(high >>> 0)
+  }
+
+  /** Little-endian, stored byte by byte: Buffer's writeUInt32LE checks its range first. */
+  #uint32 (value: number): void {
+    const buf = this.buf
+    const at = this.pos
+    buf[at] = value
+    buf[at + 1] = value >>> 8
+    buf[at + 2] = value >>> 16
+    buf[at + 3] = value >>> 24
+    this.pos = at + 4
   }
 
   double (value: number): void {

@@ -74,7 +74,9 @@ const sdkBytes = (spans: ReadableSpan[]): Buffer => Buffer.from(ProtobufTraceSer
 
 t.test('the encoder writes the bytes of the SDK\'s protobuf serializer for span batches the SDK makes', async (t) => {
   const encoder = new OtlpTraceEncoder()
-  fc.assert(fc.property(resourcePlans, scopePlans, fc.array(spanPlan, { maxLength: 12 }), (resources, scopes, plans) => {
+  // Runs of like spans (a plan made 1–3 times in a row), so that attributes repeat from one span to the next.
+  const batch = fc.array(fc.tuple(spanPlan, fc.integer({ min: 1, max: 3 })), { maxLength: 8 }).map((runs) => runs.flatMap(([plan, times]) => Array<SpanPlan>(times).fill(plan)))
+  fc.assert(fc.property(resourcePlans, scopePlans, batch, (resources, scopes, plans) => {
     const spans = sdkSpans(resources, scopes, plans)
     if (spans.length !== plans.length) throw new Error('a span was not made')
     const ours = Buffer.from(encoder.encode(spans))
