@@ -9,6 +9,8 @@ interface Scope { name: string, version?: string, schemaUrl?: string, attributes
 
 /** The first guess of a span's size, before a batch has said what spans weigh. */
 const FIRST_BYTES_PER_SPAN = 512
+/** Room above the last batch's bytes per span: a batch a little heavier than the one before is not copied to grow. */
+const SIZE_SLACK = 1.25
 const HAS_IS_REMOTE = 0x100
 const IS_REMOTE = 0x200
 const INT64_MIN = -(2 ** 63)
@@ -18,7 +20,7 @@ const INT64_MAX_EXCLUSIVE = 2 ** 63
  * The OTLP `ExportTraceServiceRequest` of a batch of finished spans, in protobuf: the same bytes as
  * `ProtobufTraceSerializer.serializeRequest` of @opentelemetry/otlp-transformer (the same fields, in its order,
  * with its defaults and groupings; a property test holds the two byte for byte), written in one pass into a buffer
- * sized from the batches before.
+ * sized from the batch before (grown, rarely, when that was too small).
  */
 export class OtlpTraceEncoder {
   #bytesPerSpan = FIRST_BYTES_PER_SPAN
@@ -30,7 +32,8 @@ export class OtlpTraceEncoder {
       writer.tag(1, 2)
       writeResourceSpans(writer, resource, scopes, this.#repeated)
     }
-    if (spans.length > 0) this.#bytesPerSpan = Math.max(this.#bytesPerSpan, Math.ceil(writer.pos / spans.length))
+    // From the last batch only: one with a huge span must not make every later buffer huge.
+    if (spans.length > 0) this.#bytesPerSpan = Math.ceil(SIZE_SLACK * writer.pos / spans.length)
     return writer.finish()
   }
 }

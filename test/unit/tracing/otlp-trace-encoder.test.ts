@@ -141,5 +141,10 @@ t.test('a batch larger than the size guessed from the batches before grows the b
     resource: 0, scope: 0, name: `span ${i}`, kind: 1, attributes: { long: 'é'.repeat(20_000) }, parent: undefined, links: [], events: [], status: undefined, start: [1, 0], end: [2, 0],
   })))
   t.ok(sdkBytes(big).length > 3 * 512 + 256, 'more than the first guess holds')
-  t.ok(Buffer.from(encoder.encode(big)).equals(sdkBytes(big)))
+  t.ok(Buffer.from(encoder.encode(big)).equals(sdkBytes(big)), 'the grown buffer holds the SDK\'s bytes')
+  const usual = sdkSpans([{ 'service.name': 'lanegate' }], [{ name: 'lanegate' }], Array.from({ length: 3 }, (_, i) => ({
+    resource: 0, scope: 0, name: `span ${i}`, kind: 1, attributes: { 'http.route': '/x' }, parent: undefined, links: [], events: [], status: undefined, start: [1, 0], end: [2, 0],
+  })))
+  t.ok(Buffer.from(encoder.encode(usual)).equals(sdkBytes(usual)), 'a usual batch after it')
+  t.ok(encoder.encode(usual).buffer.byteLength <= 8192, 'and the one after that is sized from the usual batch, not from the huge one')
 })
