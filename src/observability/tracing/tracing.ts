@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import { hostname } from 'node:os'
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Span, type Tracer } from '@opentelemetry/api'
-import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base'
@@ -11,6 +10,7 @@ import { madeTraceOf, traceOf } from '../trace-context.js'
 import type { ActiveTracing, AttemptResult, AttemptSpan } from './active-tracing.js'
 import { BoundedSpanProcessor, CountingExporter, SpanQueueCount } from './bounded-export.js'
 import { PresetIds } from './preset-ids.js'
+import { ProtobufSpanExporter } from './protobuf-exporter.js'
 import { clientSpanAttributes, serverSpanAttributes } from './span-attributes.js'
 
 /** How long one export request may take before it counts as failed (its spans dropped). */
@@ -38,7 +38,7 @@ export class Tracing implements ActiveTracing {
     const queue = new SpanQueueCount(config.max_queue, onDropped)
     // At most two export requests in flight: with a slow collector, what waits is the bounded queue, not requests.
     const options = { url: config.endpoint, headers: { ...config.headers }, timeoutMillis: EXPORT_TIMEOUT_MS, concurrencyLimit: 2 }
-    const exporter = config.protocol === 'http/json' ? new JsonExporter(options) : new ProtobufExporter(options)
+    const exporter = config.protocol === 'http/json' ? new JsonExporter(options) : new ProtobufSpanExporter(options)
     const batches = new BatchSpanProcessor(new CountingExporter(exporter, queue), {
       // One more than the bound in front of it: the SDK's own never drops (uncounted) before ours.
       maxQueueSize: config.max_queue + 1,
