@@ -92,7 +92,7 @@ export interface ClientAuthenticatorOptions {
   cacheTtlMs?: number
   /** The scrypt check (tests count calls); defaults to `verifySecret`. */
   verify?: (secret: string, hash: ParsedSecretHash) => Promise<boolean>
-  /** Clock in ms for the connection slots' expiry (tests); the LRU keeps its own. */
+  /** Clock in ms of the success cache and the connection slots (tests); defaults to `performance.now`. */
   now?: () => number
 }
 
@@ -138,9 +138,10 @@ interface SlotEntry {
 export function createClientAuthenticator (options: ClientAuthenticatorOptions = {}): ClientAuthenticator {
   const cacheKey = createSecretKey(randomBytes(32))
   const ttl = options.cacheTtlMs ?? 15 * 60_000
-  const now = options.now ?? Date.now
+  const clock = options.now === undefined ? performance : { now: options.now }
+  const now = (): number => clock.now()
   // ttlResolution 0: each lookup reads the clock, and no timer is armed (the default 1 ms one runs per lookup).
-  const verified = new LRUCache<string, readonly string[]>({ max: options.cacheSize ?? 10_000, ttl, ttlResolution: 0 })
+  const verified = new LRUCache<string, readonly string[]>({ max: options.cacheSize ?? 10_000, ttl, ttlResolution: 0, perf: clock })
   const parsed = new WeakMap<ServiceAccountSecret, ParsedSecretHash>()
   const verify = options.verify ?? verifySecret
   /**
