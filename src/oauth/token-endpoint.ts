@@ -49,6 +49,15 @@ export interface TokenResponse {
   scope: string
 }
 
+/**
+ * The token response body exactly as JSON.stringify writes a TokenResponse, put together from parts that need no
+ * escaping: a compact JWS is base64url and dots, the numbers print alike, and the scope comes JSON-encoded from the
+ * client's token template. JSON.stringify scanned the whole token for characters to escape on every response.
+ */
+export function tokenResponseBody (accessToken: string, expiresIn: number, expiresAt: number, scopeJson: string): string {
+  return `{"access_token":"${accessToken}","token_type":"Bearer","expires_in":${expiresIn},"expires_at":${expiresAt},"scope":${scopeJson}}`
+}
+
 /** Step 1. Token responses, errors included, must never be cached (RFC 6749 §5.1). A hook with `done`: no promise. */
 export function noCache (_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   reply.header('cache-control', 'no-store')
@@ -160,7 +169,7 @@ export function createTokenHandler (deps: TokenEndpointDeps) {
   }
 
   /** Steps 11 and 12. A key store failure here is an unexpected error: the error handler answers 500. */
-  function issueToken (token: TokenRequest, account: ServiceAccountConfig): TokenResponse {
+  function issueToken (token: TokenRequest, account: ServiceAccountConfig): string {
     const { request, config, credentials, started } = token
     const scopes = grantScopes(formValue(token.body, 'scope'), account, config)
     const scope = scopes.join(' ')
@@ -170,11 +179,12 @@ export function createTokenHandler (deps: TokenEndpointDeps) {
     request.log.info({ client_id: account.client_id, scope, jti: signed.jti, expires_in: lifetime, auth_method: credentials.method }, 'token issued')
     recordTokenIssued(account.client_id)
     if (started !== undefined) recordTokenIssuance(request.raw, started, { clientId: account.client_id, organizationId: account.organization, scopes, lifetimeSeconds: lifetime, authMethod: credentials.method })
-    token.reply.code(200)
-    return { access_token: signed.token, token_type: 'Bearer', expires_in: lifetime, expires_at: signed.expiresAt, scope }
+    token.reply.code(200).header('content-type', 'application/json; charset=utf-8')
+    return tokenResponseBody(signed.token, lifetime, signed.expiresAt, template.scopeJson)
   }
 
-  return function tokenHandler (request: FastifyRequest, reply: FastifyReply): Pending<TokenResponse> {
+  /** Answers a TokenResponse, serialised (tokenResponseBody). */
+  return function tokenHandler (request: FastifyRequest, reply: FastifyReply): Pending<string> {
     // Undefined while span export is off: then nothing is timed or recorded for the span.
     const started = issuanceStart()
     const config = request.gw.snapshot.config

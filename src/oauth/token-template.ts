@@ -40,6 +40,8 @@ export interface TokenTemplate {
   readonly claims: FixedClaims
   /** The `scope` claim: the granted scopes joined by spaces. */
   readonly scope: string
+  /** `scope` as a JSON string, for the token response. */
+  readonly scopeJson: string
   /** `<base64url header>.<base64url of the fixed JSON's whole 3-byte groups>`. */
   readonly head: string
   readonly carry: Buffer
@@ -73,6 +75,7 @@ export function tokenTemplate (key: SigningKey, claims: FixedClaims): TokenTempl
     key,
     claims,
     scope,
+    scopeJson: JSON.stringify(scope),
     head: `${encodedAccessTokenHeader(key.alg, key.kid)}.${bytes.toString('base64url', 0, whole)}`,
     carry: Buffer.from(bytes.subarray(whole)),
     digest: algorithm.digest,
