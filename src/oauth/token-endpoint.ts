@@ -7,7 +7,7 @@ import type { KeyStore } from '../runtime/shared-resources.js'
 import { readCredentials, type ClientAuthenticator, type ClientCredentials, type PresentedCredentials } from './client-auth.js'
 import { clientSlotOf } from './client-slot.js'
 import { duplicatedParameters, formValue, isFormContentType, type FormParameters } from './form-body.js'
-import { grantScopes } from './scope-grant.js'
+import { createScopeGrants } from './scope-grant.js'
 import type { TokenLimits } from './token-limits.js'
 import { tokenLifetime } from './token-lifetime.js'
 import { signFromTemplate } from './token-template.js'
@@ -141,6 +141,7 @@ interface TokenRequest {
  */
 export function createTokenHandler (deps: TokenEndpointDeps) {
   const templateFor = createTokenTemplates()
+  const grantScopes = createScopeGrants()
 
   async function failedAuthentication (token: TokenRequest, error: unknown): Promise<never> {
     if (error instanceof GatewayError && error.code === 'invalid_client') await deps.limits.recordFailedAuth(token.request.ip, token.config.issuer)
