@@ -1,6 +1,7 @@
 import { sign, type KeyLike, type SignKeyObjectInput } from 'node:crypto'
 import type { CryptoKey } from 'jose'
 import { encodedAccessTokenHeader, keyObjectOf, signingAlgorithm } from './compact-jws.js'
+import { oneByteCopy } from '../node-tuning/one-byte-copy.js'
 import { randomTokenId } from '../node-tuning/random-pool.js'
 
 /** What a token is signed with: a KeyStore's `signing` or the development user issuer's key. */
@@ -75,7 +76,8 @@ export function tokenTemplate (key: SigningKey, claims: FixedClaims): TokenTempl
     key,
     claims,
     scope,
-    scopeJson: JSON.stringify(scope),
+    // The response body is this plus one-byte parts: kept one-byte, the whole body is (node-tuning/one-byte-copy.ts).
+    scopeJson: oneByteCopy(JSON.stringify(scope)),
     head: `${encodedAccessTokenHeader(key.alg, key.kid)}.${bytes.toString('base64url', 0, whole)}`,
     carry: Buffer.from(bytes.subarray(whole)),
     digest: algorithm.digest,
