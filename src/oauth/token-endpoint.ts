@@ -118,6 +118,7 @@ function andThen<S, T, R> (answer: Pending<T>, state: S, next: (state: S, value:
   return answer instanceof Promise ? answer.then((value: T) => next(state, value)) : next(state, answer)
 }
 
+/** Step 10's answer once its count is taken: the account it was given. */
 function sameAccount (account: ServiceAccountConfig): ServiceAccountConfig {
   return account
 }
@@ -135,8 +136,8 @@ interface TokenRequest {
 
 /**
  * Builds the handler running steps 4–12 on the parsed body. A known client whose limits are counted in this
- * process gets its token without a promise: steps 8–11 answer synchronously then, and only step 12's signature
- * costs more than a bare POST. A limiter store or a first-seen secret makes the step return a promise, and the
+ * process gets its token without a promise: steps 8–11 answer synchronously then, and step 12's signature is the
+ * one heavy piece of work left. A limiter store or a first-seen secret makes the step return a promise, and the
  * following steps run when it settles.
  */
 export function createTokenHandler (deps: TokenEndpointDeps) {
