@@ -67,6 +67,8 @@ export interface BenchConfigOptions {
    * and queue), each export carrying `headers` (which gateway sent it), a trace recorded with `sampleRatio`.
    */
   traces?: { endpoint: string, sampleRatio: number, headers: Record<string, string> }
+  /** `--signing-alg`: `issuer.algorithm`, the type of the key the gateway generates in its fresh data dir. */
+  signingAlgorithm?: 'EdDSA' | 'ES256' | 'RS256'
   /** The `--telemetry` access-log variant: `access_log` with one `file` sink writing this (absolute) path, every field. */
   accessLogFile?: string
 }
@@ -92,6 +94,7 @@ export function benchConfigText (demoText: string, options: BenchConfigOptions):
   // keep the content folder the demo names, as seen from the working directory (the repository root).
   const sourceDir = doc.getIn(['services', 'content', 'source_dir'])
   if (typeof sourceDir === 'string') doc.setIn(['services', 'content', 'source_dir'], resolve(sourceDir))
+  if (options.signingAlgorithm !== undefined) doc.setIn(['issuer', 'algorithm'], options.signingAlgorithm)
   doc.setIn(['issuer', 'token_rate_limit', 'points'], HUGE_LIMIT)
   doc.setIn(['issuer', 'failed_auth_limit', 'points'], HUGE_LIMIT)
   const limits = doc.getIn(['rate_limits']) as { items?: Array<{ key: { value: string } }> } | undefined

@@ -76,7 +76,13 @@ export interface BenchOptions {
   instructions: boolean
   instructionWarmup: number
   instructionRequests: number
+  /** `--signing-alg`: the algorithm of the key the bench's gateways generate (`issuer.algorithm`); unset, gateway.yaml's. */
+  signingAlg?: SigningAlg
 }
+
+/** The algorithms `issuer.algorithm` accepts. */
+export const SIGNING_ALGS = ['EdDSA', 'ES256', 'RS256'] as const
+export type SigningAlg = (typeof SIGNING_ALGS)[number]
 
 /**
  * `--instructions` defaults. Warm-up: natively V8 is still optimising the gateway's request path after 5,000
@@ -126,6 +132,7 @@ export const USAGE = `npm run bench -- [options]
                           (default: auth-get, live-proxy)
   --instr-warmup N        --instructions: sequential requests per variant before counting (default ${INSTRUCTION_WARMUP})
   --instr-requests N      --instructions: requests per counted batch (default ${INSTRUCTION_REQUESTS})
+  --signing-alg ALG       the gateways' signing key type (${SIGNING_ALGS.join(', ')}; default: gateway.yaml's issuer.algorithm)
 `
 
 /** Whether a run includes `peer`: peers on, and `--peers` (when given) names it. */
@@ -167,6 +174,7 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
       instructions: { type: 'boolean', default: false },
       'instr-warmup': { type: 'string' },
       'instr-requests': { type: 'string' },
+      'signing-alg': { type: 'string' },
     },
   })
   const instructions = values.instructions === true
@@ -192,6 +200,8 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
     if (!(PEER_NAMES as readonly string[]).includes(peer)) throw new Error(`unknown peer "${peer}" (known: ${PEER_NAMES.join(', ')})`)
   }
   if (onlyPeers !== undefined && values['no-peers'] === true) throw new Error('--peers and --no-peers contradict each other')
+  const signingAlg = values['signing-alg']
+  if (signingAlg !== undefined && !(SIGNING_ALGS as readonly string[]).includes(signingAlg)) throw new Error(`unknown --signing-alg "${signingAlg}" (known: ${SIGNING_ALGS.join(', ')})`)
   const memoryTokens = positiveNumber('memory-tokens', values['memory-tokens'], quick ? 5_000 : 100_000)
   return {
     scenarios,
@@ -216,5 +226,6 @@ export function parseBenchArgs (argv: string[]): BenchOptions {
     instructions,
     instructionWarmup: positiveNumber('instr-warmup', values['instr-warmup'], INSTRUCTION_WARMUP),
     instructionRequests: positiveNumber('instr-requests', values['instr-requests'], INSTRUCTION_REQUESTS),
+    ...(signingAlg === undefined ? {} : { signingAlg: signingAlg as SigningAlg }),
   }
 }

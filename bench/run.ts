@@ -91,7 +91,7 @@ export async function runBench (argv: string[]): Promise<number> {
       // otherwise overwrite the numbered dumps of the last.
       const scenarioCallgrindDir = callgrindDir === undefined ? undefined : join(callgrindDir, id)
       if (scenarioCallgrindDir !== undefined) await mkdir(scenarioCallgrindDir)
-      current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir, compareRoot: options.compare, pollerCore: pinned ? LOADGEN_CORE : undefined, callgrindDir: scenarioCallgrindDir, watchGc: !options.instructions && (id === 'latency-c1' || id === 'proxy-mirror'), countHeap: !options.instructions })
+      current = new ServerSet({ workDir, core: pinned ? SERVER_CORE : undefined, demoText, profileDir, compareRoot: options.compare, pollerCore: pinned ? LOADGEN_CORE : undefined, callgrindDir: scenarioCallgrindDir, watchGc: !options.instructions && (id === 'latency-c1' || id === 'proxy-mirror'), countHeap: !options.instructions, ...(options.signingAlg === undefined ? {} : { signingAlgorithm: options.signingAlg }) })
       log.progress(`== ${id}`)
       try {
         if (options.instructions) {

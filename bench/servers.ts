@@ -104,6 +104,8 @@ export interface ServerSetContext {
    * it on), its output files in this folder.
    */
   callgrindDir?: string
+  /** `--signing-alg`: the algorithm of the key each gateway generates. */
+  signingAlgorithm?: 'EdDSA' | 'ES256' | 'RS256'
 }
 
 /** How long a server may take to listen: under valgrind a gateway boots several times slower than natively. */
@@ -242,6 +244,7 @@ export class ServerSet {
       await writeFile(file, benchConfigText(this.context.demoText, {
         dataDir,
         laneUrl: lane.url,
+        ...(this.context.signingAlgorithm === undefined ? {} : { signingAlgorithm: this.context.signingAlgorithm }),
         floodPoints: flavour === 'flood' ? 100 : undefined,
         metrics: flavour !== 'no-metrics',
         ...(adminPort === undefined ? {} : { adminPort }),

@@ -1,11 +1,17 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { RateLimitConfig } from '../config/types.js'
-import type { KeyState, RequestCounter } from './request-counter.js'
+import type { KeyState, MemoryWindowCounter, RequestCounter } from './request-counter.js'
 
 /** Rate limiters by name; the same name and settings give the same limiter across reloads, so counts survive. */
 export interface LimiterRegistry {
   /** A rate-limiter-flexible limiter (the token endpoint's limits, which also read and penalise counts). */
   get (name: string, config: RateLimitConfig): RateLimiterAbstract
+  /**
+   * The synchronous in-process window behind `get`'s name, when its counts live in this process (memory driver, one
+   * process): the token endpoint then counts without a promise. Undefined where counts live elsewhere (Redis, the
+   * primary of `server.workers`); `get` serves those. Its counts are apart from `counter`'s, as `get`'s are.
+   */
+  localWindow? (name: string, config: RateLimitConfig): MemoryWindowCounter | undefined
   /**
    * The counter of a route limit (`rate_limits` in gateway.yaml): synchronous in memory, a promise with Redis
    * (mostly synchronous with `rate_limit_store.sync_interval_ms` > 0: pre-counted, synchronised on a timer).

@@ -147,11 +147,14 @@ export function createLimiterRegistry (config: RateLimitStoreConfig, redis?: Red
     return counter
   }
   const limiters = keptBySettings((name, limit) => build(`${prefix}#${name}`, limit))
+  const localWindows = keptBySettings((_name, limit) => new MemoryWindowCounter(limit.points, limit.window_seconds))
+  const countsHere = config.driver === 'memory' && !inWorker
 
   return {
     onStoreError: config.on_store_error,
     counter: counters,
     get: limiters,
+    localWindow: (name, limit) => countsHere ? localWindows(name, limit) : undefined,
     closest (n) {
       return [...named].flatMap(([limit, counter]) => counter instanceof MemoryWindowCounter ? [{ limit, keys: counter.closest(n) }] : [])
     },

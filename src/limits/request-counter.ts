@@ -62,6 +62,14 @@ export class MemoryWindowCounter implements RequestCounter {
     return [window.used, window.resetAt - now]
   }
 
+  /** The key's window as it stands, without counting; undefined when none is open (what RateLimiterMemory's `get` tells). */
+  peek (key: string): { used: number, msBeforeReset: number } | undefined {
+    const now = this.now()
+    const window = this.#windows.get(key)
+    if (window === undefined || window.resetAt <= now) return undefined
+    return { used: window.used, msBeforeReset: window.resetAt - now }
+  }
+
   #window (key: string, now: number): { used: number, resetAt: number } {
     if (now >= this.#nextSweepAt) this.#sweep(now)
     let window = this.#windows.get(key)

@@ -1,10 +1,11 @@
-import { createHmac, randomBytes } from 'node:crypto'
+import { createHmac, createSecretKey, randomBytes } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { ServiceAccountConfig, ServiceAccountSecret } from '../config/types.js'
 import type { ConfigIndexes } from '../config/indexes.js'
 import { GatewayError } from '../plugin/gateway-error.js'
 import { formValue, type FormParameters } from './form-body.js'
 import { DUMMY_SECRET_HASH, parseSecretHash, verifySecret, type ParsedSecretHash } from '../secrets/secret-hash.js'
+import { RememberedSecret } from '../secrets/same-secret.js'
 
 /** The challenge sent with a failed Basic authentication (RFC 6749 §5.2). */
 export const BASIC_CHALLENGE = 'Basic realm="lanegate"'
@@ -91,6 +92,16 @@ export interface ClientAuthenticatorOptions {
   cacheTtlMs?: number
   /** The scrypt check (tests count calls); defaults to `verifySecret`. */
   verify?: (secret: string, hash: ParsedSecretHash) => Promise<boolean>
+  /** Clock in ms of the success cache and the connection slots (tests); defaults to `performance.now`. */
+  now?: () => number
+}
+
+/**
+ * What the authenticator remembers of one connection: the last client that authenticated there. Opaque to the
+ * caller, who keeps one per connection (client-slot.ts).
+ */
+export interface ClientSlot {
+  entry?: unknown
 }
 
 export interface ClientAuthenticator {
@@ -99,29 +110,49 @@ export interface ClientAuthenticator {
    * identically and cost the same scrypt work; a revoked account is reported only after its secret verified.
    */
   authenticate (credentials: ClientCredentials, indexes: ConfigIndexes): Promise<ServiceAccountConfig>
+  /**
+   * The same answer, but a secret verified before gives it at once, without a promise: from the connection's
+   * `slot`, else the success cache. A first-seen secret, and every failure, still come through a promise.
+   */
+  authenticateNow (credentials: ClientCredentials, indexes: ConfigIndexes, slot?: ClientSlot): ServiceAccountConfig | Promise<ServiceAccountConfig>
+}
+
+/**
+ * A slot's memory: the secret that authenticated there (compared in constant time), the account object it was
+ * checked against (a reload brings new ones, so a changed config is never answered from the slot) and when the
+ * success cache's entry for it expires, so the slot never outlives what the cache would answer.
+ */
+interface SlotEntry {
+  readonly clientId: string
+  readonly secret: RememberedSecret
+  readonly account: ServiceAccountConfig
+  readonly until: number
 }
 
 /**
  * Builds the client authenticator. Verified secrets are remembered in an LRU keyed by
- * HMAC-SHA256(process-random key, client_id NUL secret NUL matching hash), so repeated token requests do not
- * re-hash and the cache never holds the secret. The hash is part of the key: a secret removed from
- * gateway.yaml stops matching at once.
+ * HMAC-SHA256(process-random key, client_id NUL secret), one digest per request; the entry lists the declared
+ * hashes that secret matched, so the cache never holds the secret and a secret removed from gateway.yaml stops
+ * matching at once. A connection's slot skips even the digest for a keep-alive client repeating its credentials.
  */
 export function createClientAuthenticator (options: ClientAuthenticatorOptions = {}): ClientAuthenticator {
-  const cacheKey = randomBytes(32)
+  const cacheKey = createSecretKey(randomBytes(32))
+  const ttl = options.cacheTtlMs ?? 15 * 60_000
+  const clock = options.now === undefined ? performance : { now: options.now }
+  const now = (): number => clock.now()
   // ttlResolution 0: each lookup reads the clock, and no timer is armed (the default 1 ms one runs per lookup).
-  const verified = new LRUCache<string, true>({ max: options.cacheSize ?? 10_000, ttl: options.cacheTtlMs ?? 15 * 60_000, ttlResolution: 0 })
+  const verified = new LRUCache<string, readonly string[]>({ max: options.cacheSize ?? 10_000, ttl, ttlResolution: 0, perf: clock })
   const parsed = new WeakMap<ServiceAccountSecret, ParsedSecretHash>()
   const verify = options.verify ?? verifySecret
   /**
-   * Verifications under way, by the same key as the cache: concurrent first requests of one client share one
+   * Verifications under way, by digest and hash: concurrent first requests of one client share one
    * scrypt run (~70 ms, 32 MiB) instead of each starting their own, which starved the thread pool (50 at once
    * answered nothing for seconds). Entries leave when the run settles; only successes go to `verified`.
    */
   const inFlight = new Map<string, Promise<boolean>>()
 
-  function digest (clientId: string, secret: string, hash: string): string {
-    return createHmac('sha256', cacheKey).update(`${clientId}\0${secret}\0${hash}`).digest('base64url')
+  function digest (clientId: string, secret: string): string {
+    return createHmac('sha256', cacheKey).update(`${clientId}\0${secret}`).digest('base64url')
   }
 
   function parsedHash (secret: ServiceAccountSecret): ParsedSecretHash {
@@ -134,43 +165,86 @@ export function createClientAuthenticator (options: ClientAuthenticatorOptions =
     return hash
   }
 
-  function verifyShared (key: string, clientSecret: string, hash: ParsedSecretHash): Promise<boolean> {
-    let pending = inFlight.get(key)
+  function remember (key: string, hash: string): void {
+    const known = verified.get(key)
+    verified.set(key, known === undefined ? [hash] : [...known, hash])
+  }
+
+  function verifyShared (key: string, clientSecret: string, secret: ServiceAccountSecret): Promise<boolean> {
+    const flight = `${key}\0${secret.hash}`
+    let pending = inFlight.get(flight)
     if (pending === undefined) {
-      pending = verify(clientSecret, hash)
+      pending = verify(clientSecret, parsedHash(secret))
         .then((ok) => {
-          if (ok) verified.set(key, true)
+          if (ok) remember(key, secret.hash)
           return ok
         })
-        .finally(() => inFlight.delete(key))
-      inFlight.set(key, pending)
+        .finally(() => inFlight.delete(flight))
+      inFlight.set(flight, pending)
     }
     return pending
   }
 
-  async function secretMatches (account: ServiceAccountConfig, clientSecret: string): Promise<boolean> {
-    const keys = account.secrets.map((s) => digest(account.client_id, clientSecret, s.hash))
-    if (keys.some((key) => verified.has(key))) return true
+  /** Whether the success cache holds one of the account's declared hashes for this digest. */
+  function cachedMatch (account: ServiceAccountConfig, key: string): boolean {
+    const known = verified.get(key)
+    return known !== undefined && account.secrets.some((s) => known.includes(s.hash))
+  }
+
+  async function secretMatches (account: ServiceAccountConfig, clientSecret: string, key: string): Promise<boolean> {
     if (account.secrets.length === 0) {
       await verify(clientSecret, DUMMY_SECRET_HASH)
       return false
     }
     // Every hash is checked, in parallel, without stopping at the first match: the work does not depend on
     // which secret (old or new) was presented.
-    const results = await Promise.all(account.secrets.map((s, i) => verifyShared(keys[i] as string, clientSecret, parsedHash(s))))
+    const results = await Promise.all(account.secrets.map((s) => verifyShared(key, clientSecret, s)))
     return results.includes(true)
   }
 
+  function accepted (account: ServiceAccountConfig, method: ClientAuthMethod): ServiceAccountConfig {
+    if (account.status !== 'active') throw invalidClient(method, 'The client has been revoked.')
+    return account
+  }
+
+  function fromSlot (slot: ClientSlot | undefined, account: ServiceAccountConfig, credentials: ClientCredentials): boolean {
+    const entry = slot?.entry as SlotEntry | undefined
+    return entry !== undefined && entry.account === account && entry.clientId === credentials.clientId &&
+      entry.secret.matches(credentials.clientSecret) && now() < entry.until
+  }
+
+  function fillSlot (slot: ClientSlot | undefined, account: ServiceAccountConfig, credentials: ClientCredentials, key: string): void {
+    if (slot === undefined) return
+    const remaining = verified.getRemainingTTL(key)
+    const entry: SlotEntry = { clientId: credentials.clientId, secret: new RememberedSecret(credentials.clientSecret), account, until: now() + remaining }
+    slot.entry = entry
+  }
+
+  async function authenticateFirstSeen (credentials: ClientCredentials, account: ServiceAccountConfig, key: string, slot: ClientSlot | undefined): Promise<ServiceAccountConfig> {
+    if (!await secretMatches(account, credentials.clientSecret, key)) throw invalidClient(credentials.method)
+    fillSlot(slot, account, credentials, key)
+    return accepted(account, credentials.method)
+  }
+
+  async function unknownClient (credentials: ClientCredentials): Promise<never> {
+    await verify(credentials.clientSecret, DUMMY_SECRET_HASH)
+    throw invalidClient(credentials.method)
+  }
+
+  function authenticateNow (credentials: ClientCredentials, indexes: ConfigIndexes, slot?: ClientSlot): ServiceAccountConfig | Promise<ServiceAccountConfig> {
+    const account = indexes.accounts.get(credentials.clientId)
+    if (account === undefined) return unknownClient(credentials)
+    if (fromSlot(slot, account, credentials)) return accepted(account, credentials.method)
+    const key = digest(credentials.clientId, credentials.clientSecret)
+    if (!cachedMatch(account, key)) return authenticateFirstSeen(credentials, account, key, slot)
+    fillSlot(slot, account, credentials, key)
+    return accepted(account, credentials.method)
+  }
+
   return {
+    authenticateNow,
     async authenticate (credentials, indexes) {
-      const account = indexes.accounts.get(credentials.clientId)
-      if (account === undefined) {
-        await verify(credentials.clientSecret, DUMMY_SECRET_HASH)
-        throw invalidClient(credentials.method)
-      }
-      if (!await secretMatches(account, credentials.clientSecret)) throw invalidClient(credentials.method)
-      if (account.status !== 'active') throw invalidClient(credentials.method, 'The client has been revoked.')
-      return account
+      return await authenticateNow(credentials, indexes)
     },
   }
 }

@@ -24,7 +24,7 @@ export function signingAlgorithm (alg: string): { digest: string | null, dsaEnco
 /** The KeyObject behind each CryptoKey (no copy: node's CryptoKey wraps one; extractable or not). */
 const keyObjects = new WeakMap<CryptoKey, KeyObject>()
 
-function keyObjectOf (key: CryptoKey): KeyObject {
+export function keyObjectOf (key: CryptoKey): KeyObject {
   let keyObject = keyObjects.get(key)
   if (keyObject === undefined) {
     // Cast: jose's CryptoKey is the DOM type, node:crypto's KeyObject.from takes webcrypto's; the same object at run time.

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { Snapshot } from '../runtime/snapshot.js'
 import { GatewayError } from '../plugin/gateway-error.js'
 import type { SharedResources } from '../runtime/shared-resources.js'
@@ -20,8 +20,9 @@ export interface OauthRoutesDeps {
 
 /** Sets `request.gw` for the OAuth routes: their errors always render in the `oauth` envelope. */
 function oauthContext (deps: OauthRoutesDeps, routeId: string) {
-  return async function setOauthContext (request: FastifyRequest): Promise<void> {
+  return function setOauthContext (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
     request.gw = requestContext(deps.snapshot(), 'oauth', routeId, 'oauth')
+    done()
   }
 }
 

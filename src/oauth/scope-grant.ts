@@ -18,3 +18,20 @@ export function grantScopes (requested: string | undefined, account: ServiceAcco
   if (!names.every((name) => allowed.has(name))) throw new GatewayError('invalid_scope')
   return names
 }
+
+/**
+ * `grantScopes` that remembers, per account object, the answer to the request naming no scope (every scope the
+ * account is allowed): most clients never name one, and the answer changes only with the account or the scope
+ * definitions, which a reload replaces. A refusal is not remembered. The arrays it answers are shared: read only.
+ */
+export function createScopeGrants (): (requested: string | undefined, account: ServiceAccountConfig, config: GatewayConfig) => readonly string[] {
+  const allAllowed = new WeakMap<ServiceAccountConfig, { definitions: GatewayConfig['scopes'], scopes: readonly string[] }>()
+  return function grant (requested, account, config) {
+    if (requested !== undefined) return grantScopes(requested, account, config)
+    const known = allAllowed.get(account)
+    if (known !== undefined && known.definitions === config.scopes) return known.scopes
+    const scopes = grantScopes(undefined, account, config)
+    allAllowed.set(account, { definitions: config.scopes, scopes })
+    return scopes
+  }
+}

@@ -1,15 +1,17 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { GatewayConfig } from '../config/types.js'
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RequestPayload } from 'fastify'
+import type { GatewayConfig, ServiceAccountConfig } from '../config/types.js'
 import { GatewayError } from '../plugin/gateway-error.js'
 import { recordTokenIssued } from '../observability/recorders.js'
 import { issuanceStart, recordTokenIssuance } from '../observability/tracing/token-span.js'
 import type { KeyStore } from '../runtime/shared-resources.js'
 import { readCredentials, type ClientAuthenticator, type ClientCredentials, type PresentedCredentials } from './client-auth.js'
+import { clientSlotOf } from './client-slot.js'
 import { duplicatedParameters, formValue, isFormContentType, type FormParameters } from './form-body.js'
-import { signAccessToken } from './issue-token.js'
-import { grantScopes } from './scope-grant.js'
+import { createScopeGrants } from './scope-grant.js'
 import type { TokenLimits } from './token-limits.js'
 import { tokenLifetime } from './token-lifetime.js'
+import { signFromTemplate } from './token-template.js'
+import { createTokenTemplates } from './token-templates.js'
 
 /**
  * `POST /oauth/token`, client-credentials grant only, as a list of named steps in the order docs/oauth.md gives:
@@ -47,17 +49,29 @@ export interface TokenResponse {
   scope: string
 }
 
-/** Step 1. Token responses, errors included, must never be cached (RFC 6749 §5.1). */
-export async function noCache (_request: FastifyRequest, reply: FastifyReply): Promise<void> {
+/**
+ * The token response body exactly as JSON.stringify writes a TokenResponse, put together from parts that need no
+ * escaping: a compact JWS is base64url and dots, the numbers print alike, and the scope comes JSON-encoded from the
+ * client's token template. JSON.stringify scanned the whole token for characters to escape on every response.
+ */
+export function tokenResponseBody (accessToken: string, expiresIn: number, expiresAt: number, scopeJson: string): string {
+  return `{"access_token":"${accessToken}","token_type":"Bearer","expires_in":${expiresIn},"expires_at":${expiresAt},"scope":${scopeJson}}`
+}
+
+/** Step 1. Token responses, errors included, must never be cached (RFC 6749 §5.1). A hook with `done`: no promise. */
+export function noCache (_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   reply.header('cache-control', 'no-store')
   reply.header('pragma', 'no-cache')
+  done()
 }
 
 /** Step 2. Runs before fastify picks a body parser, so every other content type gets the spec's 400. */
-export async function checkContentType (request: FastifyRequest): Promise<void> {
+export function checkContentType (request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (error: Error | null, payload?: RequestPayload) => void): void {
   if (!isFormContentType(request.headers['content-type'])) {
-    throw new GatewayError('invalid_request', { message: 'Content-Type must be application/x-www-form-urlencoded.' })
+    done(new GatewayError('invalid_request', { message: 'Content-Type must be application/x-www-form-urlencoded.' }))
+    return
   }
+  done(null, payload)
 }
 
 /** Step 4. RFC 6749 §3.2: request parameters MUST NOT be included more than once. */
@@ -96,18 +110,83 @@ export function checkGrantType (body: FormParameters): void {
   if (formValue(body, 'grant_type') !== 'client_credentials') throw new GatewayError('unsupported_grant_type')
 }
 
-/** Builds the handler running steps 4–12 on the parsed body. */
+/** A step's answer: at once when it had all it needed in memory, a promise when it waited for a store or scrypt. */
+type Pending<T> = T | Promise<T>
+
+/** Runs `next` on a step's answer: at once when the answer is a value, when it settles when it is a promise. */
+function andThen<S, T, R> (answer: Pending<T>, state: S, next: (state: S, value: T) => Pending<R>): Pending<R> {
+  return answer instanceof Promise ? answer.then((value: T) => next(state, value)) : next(state, answer)
+}
+
+/** Step 10's answer once its count is taken: the account it was given. */
+function sameAccount (account: ServiceAccountConfig): ServiceAccountConfig {
+  return account
+}
+
+/** One token request as steps 8–12 see it. */
+interface TokenRequest {
+  readonly request: FastifyRequest
+  readonly reply: FastifyReply
+  readonly config: GatewayConfig
+  readonly body: FormParameters
+  readonly credentials: ClientCredentials
+  /** When issuance began, while span export is on. */
+  readonly started: number | undefined
+}
+
+/**
+ * Builds the handler running steps 4–12 on the parsed body. A known client whose limits are counted in this
+ * process gets its token without a promise: steps 8–11 answer synchronously then, and step 12's signature is the
+ * one heavy piece of work left. A limiter store or a first-seen secret makes the step return a promise, and the
+ * following steps run when it settles.
+ */
 export function createTokenHandler (deps: TokenEndpointDeps) {
-  async function authenticateClient (request: FastifyRequest, credentials: ClientCredentials, config: GatewayConfig) {
-    try {
-      return await deps.clients.authenticate(credentials, request.gw.snapshot.indexes)
-    } catch (error) {
-      if (error instanceof GatewayError && error.code === 'invalid_client') await deps.limits.recordFailedAuth(request.ip, config.issuer)
-      throw error
-    }
+  const templateFor = createTokenTemplates()
+  const grantScopes = createScopeGrants()
+
+  async function failedAuthentication (token: TokenRequest, error: unknown): Promise<never> {
+    if (error instanceof GatewayError && error.code === 'invalid_client') await deps.limits.recordFailedAuth(token.request.ip, token.config.issuer)
+    throw error
   }
 
-  return async function tokenHandler (request: FastifyRequest, reply: FastifyReply): Promise<TokenResponse> {
+  /** Step 8. */
+  function checkFailedAuthBrake (token: TokenRequest): Pending<ServiceAccountConfig> {
+    return andThen(deps.limits.checkFailedAuth(token.request.ip, token.config.issuer), token, authenticateClient)
+  }
+
+  /** Step 9. */
+  function authenticateClient (token: TokenRequest): Pending<ServiceAccountConfig> {
+    let account: Pending<ServiceAccountConfig>
+    try {
+      account = deps.clients.authenticateNow(token.credentials, token.request.gw.snapshot.indexes, clientSlotOf(token.request))
+    } catch (error) {
+      return failedAuthentication(token, error)
+    }
+    return account instanceof Promise ? account.catch((error: unknown) => failedAuthentication(token, error)) : account
+  }
+
+  /** Step 10. */
+  function checkClientRateLimit (token: TokenRequest, account: ServiceAccountConfig): Pending<ServiceAccountConfig> {
+    return andThen(deps.limits.consumeClient(account.client_id, token.config.issuer), account, sameAccount)
+  }
+
+  /** Steps 11 and 12. A key store failure here is an unexpected error: the error handler answers 500. */
+  function issueToken (token: TokenRequest, account: ServiceAccountConfig): string {
+    const { request, config, credentials, started } = token
+    const scopes = grantScopes(formValue(token.body, 'scope'), account, config)
+    const scope = scopes.join(' ')
+    const lifetime = tokenLifetime(scopes, config.issuer)
+    const template = templateFor(deps.keys.signing, account, config.issuer, scopes, scope)
+    const signed = signFromTemplate(template, Math.floor(Date.now() / 1000), lifetime)
+    request.log.info({ client_id: account.client_id, scope, jti: signed.jti, expires_in: lifetime, auth_method: credentials.method }, 'token issued')
+    recordTokenIssued(account.client_id)
+    if (started !== undefined) recordTokenIssuance(request.raw, started, { clientId: account.client_id, organizationId: account.organization, scopes, lifetimeSeconds: lifetime, authMethod: credentials.method })
+    token.reply.code(200).header('content-type', 'application/json; charset=utf-8')
+    return tokenResponseBody(signed.token, lifetime, signed.expiresAt, template.scopeJson)
+  }
+
+  /** Answers a TokenResponse, serialised (tokenResponseBody). */
+  return function tokenHandler (request: FastifyRequest, reply: FastifyReply): Pending<string> {
     // Undefined while span export is off: then nothing is timed or recorded for the span.
     const started = issuanceStart()
     const config = request.gw.snapshot.config
@@ -116,27 +195,8 @@ export function createTokenHandler (deps: TokenEndpointDeps) {
     rejectDuplicates(body)
     const credentials = requireParameters(body, locateCredentials(request, body))
     checkGrantType(body)
-    await deps.limits.checkFailedAuth(request.ip, config.issuer)
-    const account = await authenticateClient(request, credentials, config)
-    await deps.limits.consumeClient(account.client_id, config.issuer)
-    const scopes = grantScopes(formValue(body, 'scope'), account, config)
-
-    // Step 12: issueToken. A key store failure here is an unexpected error: the error handler answers 500.
-    const lifetime = tokenLifetime(scopes, config.issuer)
-    const signed = await signAccessToken(deps.keys.signing, {
-      issuer: config.issuer.issuer,
-      audience: config.issuer.audience,
-      subject: account.client_id,
-      clientId: account.client_id,
-      organizationId: account.organization,
-      scopes,
-      tokenType: 'service',
-      lifetimeSeconds: lifetime,
-    })
-    request.log.info({ client_id: account.client_id, scope: scopes.join(' '), jti: signed.jti, expires_in: lifetime, auth_method: credentials.method }, 'token issued')
-    recordTokenIssued(account.client_id)
-    if (started !== undefined) recordTokenIssuance(request.raw, started, { clientId: account.client_id, organizationId: account.organization, scopes, lifetimeSeconds: lifetime, authMethod: credentials.method })
-    reply.code(200)
-    return { access_token: signed.token, token_type: 'Bearer', expires_in: lifetime, expires_at: signed.expiresAt, scope: scopes.join(' ') }
+    const token: TokenRequest = { request, reply, config, body, credentials, started }
+    const account = andThen(checkFailedAuthBrake(token), token, checkClientRateLimit)
+    return andThen(account, token, issueToken)
   }
 }

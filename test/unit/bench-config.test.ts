@@ -113,3 +113,11 @@ t.test('proxy-mirror: a primary group, a shadow group over the slow lane, and a 
   const loaded = await parseGatewayConfig(text, 'bench.yaml', { env: {} }, catalog)
   t.ok(loaded.config.services.pricing !== undefined)
 })
+
+t.test('--signing-alg: the bench config sets issuer.algorithm, and still validates; without it the demo\'s stays', async (t) => {
+  const text = benchConfigText(demo, { dataDir: '/tmp/bench-data', laneUrl: LANE, signingAlgorithm: 'ES256' })
+  t.equal((parse(text) as { issuer: { algorithm: string } }).issuer.algorithm, 'ES256')
+  const loaded = await parseGatewayConfig(text, 'bench.yaml', { env: {} }, catalog)
+  t.equal(loaded.config.issuer.algorithm, 'ES256')
+  t.equal((parse(benchConfigText(demo, { dataDir: '/tmp/bench-data', laneUrl: LANE })) as { issuer: { algorithm: string } }).issuer.algorithm, 'EdDSA')
+})

@@ -82,3 +82,9 @@ t.test('--peers names the peers to run; an unknown one, or with --no-peers, is r
   t.throws(() => parseBenchArgs(['--peers', 'nginx,kong']), /unknown peer "kong"/)
   t.throws(() => parseBenchArgs(['--peers', 'nginx', '--no-peers']), /contradict/)
 })
+
+t.test('--signing-alg names the key type of the bench\'s gateways (unset by default); an unknown one is refused', async (t) => {
+  t.equal(parseBenchArgs([]).signingAlg, undefined)
+  t.equal(parseBenchArgs(['--signing-alg', 'ES256']).signingAlg, 'ES256')
+  t.throws(() => parseBenchArgs(['--signing-alg', 'HS256']), { message: 'unknown --signing-alg "HS256" (known: EdDSA, ES256, RS256)' })
+})

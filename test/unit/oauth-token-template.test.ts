@@ -1,0 +1,88 @@
+import t from 'tap'
+import { generateKeyPair, jwtVerify } from 'jose'
+import { signFromTemplate, tokenTemplate, type FixedClaims } from '../../src/oauth/token-template.js'
+import { createTokenTemplates } from '../../src/oauth/token-templates.js'
+import type { IssuerConfig, ServiceAccountConfig } from '../../src/config/types.js'
+
+const CLAIMS: FixedClaims = {
+  issuer: 'https://gateway.example',
+  audience: 'lanegate',
+  subject: 'content-reader',
+  clientId: 'content-reader',
+  organizationId: 'org_001',
+  scopes: ['content:read', 'content:write'],
+  tokenType: 'service',
+}
+
+/** The payload as one JSON.stringify of the whole claims set writes it (what jose's SignJWT wrote). */
+function wholePayload (claims: FixedClaims, iat: number, exp: number, jti: string): string {
+  return JSON.stringify({
+    client_id: claims.clientId,
+    scope: claims.scopes.join(' '),
+    scopes: claims.scopes,
+    organization_id: claims.organizationId,
+    token_type: claims.tokenType,
+    iss: claims.issuer,
+    sub: claims.subject,
+    aud: claims.audience,
+    iat,
+    exp,
+    jti,
+  })
+}
+
+t.test('the payload signed from a template is the whole payload encoded at once, for every split of the fixed part', async (t) => {
+  const { privateKey, publicKey } = await generateKeyPair('EdDSA')
+  const key = { kid: 'k', alg: 'EdDSA', privateKey }
+  // Client ids of 0–5 extra characters move the fixed JSON's length through every remainder mod 3; "ö" (2 bytes
+  // in UTF-8) and "€" (3) put a character across the cut; a quote and a backslash need JSON escapes.
+  const ids = ['c', 'cl', 'cli', 'clie', 'clien', 'client', 'ö', 'öö', '€', 'a"b\\c', 'x€ö']
+  for (const clientId of ids) {
+    const claims = { ...CLAIMS, clientId, subject: clientId }
+    const signed = signFromTemplate(tokenTemplate(key, claims), 1_790_000_000, 3600)
+    const [header, payload] = signed.token.split('.')
+    t.equal(Buffer.from(header as string, 'base64url').toString(), '{"alg":"EdDSA","kid":"k","typ":"at+jwt"}', `${clientId}: header`)
+    t.equal(payload, Buffer.from(wholePayload(claims, 1_790_000_000, 1_790_003_600, signed.jti)).toString('base64url'), `${clientId}: payload`)
+    const verified = await jwtVerify(signed.token, publicKey, { currentDate: new Date(1_790_000_100_000) })
+    t.equal(verified.payload.client_id, clientId, `${clientId}: verifies`)
+  }
+})
+
+t.test('each token from one template has its own jti, iat and exp', async (t) => {
+  const { privateKey } = await generateKeyPair('ES256')
+  const template = tokenTemplate({ kid: 'k', alg: 'ES256', privateKey }, CLAIMS)
+  const first = signFromTemplate(template, 1_790_000_000, 60)
+  const second = signFromTemplate(template, 1_790_000_001, 120)
+  t.not(first.jti, second.jti)
+  t.same([first.issuedAt, first.expiresAt, second.issuedAt, second.expiresAt], [1_790_000_000, 1_790_000_060, 1_790_000_001, 1_790_000_121])
+  const payloadOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as Record<string, unknown>
+  t.same(payloadOf(second.token), JSON.parse(wholePayload(CLAIMS, 1_790_000_001, 1_790_000_121, second.jti)))
+})
+
+t.test('an algorithm the gateway does not sign with is refused when the template is built', async (t) => {
+  const { privateKey } = await generateKeyPair('EdDSA')
+  t.throws(() => tokenTemplate({ kid: 'k', alg: 'HS256', privateKey }, CLAIMS), { message: 'unsupported signing algorithm HS256' })
+})
+
+t.test('a client keeps its template until the key, issuer, audience or scopes change', async (t) => {
+  const { privateKey } = await generateKeyPair('EdDSA')
+  const keyA = { kid: 'a', alg: 'EdDSA', privateKey }
+  const keyB = { kid: 'b', alg: 'EdDSA', privateKey }
+  const account = { client_id: 'content-reader', organization: 'org_001' } as ServiceAccountConfig
+  const issuer = { issuer: 'https://gateway.example', audience: 'lanegate' } as IssuerConfig
+  const templateFor = createTokenTemplates()
+  const scopes = ['content:read']
+  const first = templateFor(keyA, account, issuer, scopes, 'content:read')
+  t.equal(templateFor(keyA, account, issuer, scopes, 'content:read'), first, 'the same template again')
+  const rotated = templateFor(keyB, account, issuer, scopes, 'content:read')
+  t.not(rotated, first, 'a new signing key (rotation, rescan) builds it again')
+  t.equal(rotated.key, keyB)
+  const moved = templateFor(keyB, account, { ...issuer, audience: 'other' }, scopes, 'content:read')
+  t.equal(moved.claims.audience, 'other', 'a reload changing the audience builds it again')
+  const renamed = templateFor(keyB, account, { ...issuer, audience: 'other', issuer: 'https://new.example' }, scopes, 'content:read')
+  t.equal(renamed.claims.issuer, 'https://new.example', 'a reload changing the issuer builds it again')
+  const fewer = templateFor(keyB, account, { ...issuer, audience: 'other', issuer: 'https://new.example' }, ['content:write'], 'content:write')
+  t.same([fewer.scope, fewer.claims.scopes], ['content:write', ['content:write']], 'other granted scopes build it again')
+  const otherAccount = { ...account, client_id: 'other' }
+  t.equal(templateFor(keyB, otherAccount, issuer, scopes, 'content:read').claims.clientId, 'other', 'each account has its own')
+})
