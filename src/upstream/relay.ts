@@ -46,6 +46,15 @@ export interface RelayInput {
   observeChunk?: (chunk: Buffer) => void
 }
 
+/** A relay's caller that is told how the relay settled, through `settled`, instead of a promise. */
+export interface RelayCaller extends RelayInput {
+  /**
+   * Called once: with `undefined` once the caller's response has started (or the caller left), else with the
+   * catalogued error to answer, while nothing has been written to the caller yet (see `relayUpstream`).
+   */
+  settled (error: GatewayError | undefined): void
+}
+
 /**
  * Relays one caller request to an upstream with undici's `dispatch` on the picked target's pool. Resolves once
  * the caller's response has started (1xx-3xx: streamed on the raw response from the upstream's first body byte,
@@ -69,26 +78,40 @@ export interface RelayInput {
  */
 export function relayUpstream (upstream: Upstream, input: RelayInput): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const started = performance.now()
-    const target = upstream.pick()
-    if (target === undefined) {
-      // Nothing is sent: health checks ejected every target, or circuit breakers keep them out (503 circuit_open).
-      const error = noTargetError(upstream.settings.label, upstream.circuitRetryAfter())
-      recordOutcome(upstream, upstreamFailureOutcome(error), started, input.trace)
-      reject(error)
-      return
-    }
-    // A request (not a retry) adds its share to the retry budget.
-    if (upstream.budget !== undefined) upstream.budget.request(started)
-    const headers = upstreamRequestHeaders(input.req.headers, {
-      host: target.host,
-      clientIp: input.clientIp,
-      requestId: input.requestId,
-      credential: upstream.settings.credential,
-      trace: input.trace,
+    startRelay(upstream, {
+      ...input,
+      settled (error) {
+        if (error === undefined) resolve()
+        else reject(error)
+      },
     })
-    startAttempt(new Attempt(upstream, input, headers, target, undefined, started, resolve, reject))
   })
+}
+
+/**
+ * `relayUpstream` without a promise: the same relay, its outcome told to `caller.settled` (synchronously, from the
+ * callback that settled it). The gateway's routes relay this way: no promise, and no closure to resolve one.
+ */
+export function startRelay (upstream: Upstream, caller: RelayCaller): void {
+  const started = performance.now()
+  const target = upstream.pick()
+  if (target === undefined) {
+    // Nothing is sent: health checks ejected every target, or circuit breakers keep them out (503 circuit_open).
+    const error = noTargetError(upstream.settings.label, upstream.circuitRetryAfter())
+    recordOutcome(upstream, upstreamFailureOutcome(error), started, caller.trace)
+    caller.settled(error)
+    return
+  }
+  // A request (not a retry) adds its share to the retry budget.
+  if (upstream.budget !== undefined) upstream.budget.request(started)
+  const headers = upstreamRequestHeaders(caller.req.headers, {
+    host: target.host,
+    clientIp: caller.clientIp,
+    requestId: caller.requestId,
+    credential: upstream.settings.credential,
+    trace: caller.trace,
+  })
+  startAttempt(new Attempt(upstream, caller, headers, target, undefined, started))
 }
 
 /** stream_idle_ms when an upstream's settings leave it out (lanes, the gateway's own single-target upstreams). */
@@ -172,15 +195,13 @@ class Attempt implements Dispatcher.DispatchHandler {
 
   constructor (
     readonly upstream: Upstream,
-    readonly input: RelayInput,
+    readonly input: RelayCaller,
     readonly headers: Record<string, string | string[]>,
     readonly target: Target,
     /** Targets earlier attempts of this request used (undefined on the first attempt). */
     readonly tried: Target[] | undefined,
     /** `performance.now()` when the first attempt started (for the upstream duration metric). */
     private readonly started: number,
-    private readonly resolve: () => void,
-    private readonly reject: (error: GatewayError) => void,
   ) {
     this.attemptStarted = target.breaker === undefined ? 0 : performance.now()
     this.breakerEpoch = target.breaker === undefined ? 0 : target.breaker.epoch
@@ -363,14 +384,14 @@ class Attempt implements Dispatcher.DispatchHandler {
       this.settled = true
       this.controller?.abort(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))
       recordOutcome(this.upstream, 'ok', this.started, this.input.trace)
-      this.resolve()
+      this.input.settled(undefined)
       return false
     }
     this.settled = true
     this.streaming = true
     this.input.res.writeHead(this.status, headers)
     recordOutcome(this.upstream, 'ok', this.started, this.input.trace)
-    this.resolve()
+    this.input.settled(undefined)
     return true
   }
 
@@ -410,7 +431,7 @@ class Attempt implements Dispatcher.DispatchHandler {
       if (this.retry(error)) return
     }
     recordOutcome(this.upstream, upstreamFailureOutcome(error), this.started, this.input.trace)
-    this.reject(error)
+    this.input.settled(error)
   }
 
   /**
@@ -438,7 +459,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     recordRetry(this.upstream.name, 'sent')
     this.headers.host = next.host
     this.upstream.logger?.info({ upstream_failure: error.fields.upstream_failure, attempt: tried.length + 1 }, 'upstream request retried on another target')
-    startAttempt(new Attempt(this.upstream, this.input, this.headers, next, tried, this.started, this.resolve, this.reject))
+    startAttempt(new Attempt(this.upstream, this.input, this.headers, next, tried, this.started))
     return true
   }
 }

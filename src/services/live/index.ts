@@ -69,7 +69,7 @@ export const liveService: ServiceModule = {
 }
 
 function liveHandler (lanes: UpstreamRegistry<LaneConfig>) {
-  return async function relayLive (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  return function relayLive (request: FastifyRequest, reply: FastifyReply): Promise<unknown> | undefined {
     const storeId = (request.params as { store_org_id: string }).store_org_id
     if (!STORE_ID.test(storeId)) throw new GatewayError('store_not_found', { fields: { store_org_id: storeId } })
     const store = resolveLaneStore(request, storeId)
