@@ -111,7 +111,10 @@ export function startRelay (upstream: Upstream, caller: RelayCaller): void {
     credential: upstream.settings.credential,
     trace: caller.trace,
   })
-  startAttempt(new Attempt(upstream, caller, headers, target, undefined, started))
+  const attempt = new Attempt(upstream, caller, headers, target, undefined, started)
+  // One listener for the request, whatever its retries: each attempt passes the news on to the one that retried it.
+  caller.res.on('close', function callerLeft () { attempt.callerClosed() })
+  startAttempt(attempt)
 }
 
 /** stream_idle_ms when an upstream's settings leave it out (lanes, the gateway's own single-target upstreams). */
@@ -190,6 +193,8 @@ class Attempt implements Dispatcher.DispatchHandler {
   private readonly attemptStarted: number
   /** The breaker's period when the attempt started: its outcome is a half-open trial only in that period. */
   private readonly breakerEpoch: number
+  /** The attempt that tried the request again after this one failed (the caller's leaving is passed on to it). */
+  private retriedBy: Attempt | undefined = undefined
   /** This attempt's CLIENT span, while span export is on and the trace sampled; ended at the answer's head or the failure. */
   span: UpstreamAttemptSpan | undefined = undefined
 
@@ -206,7 +211,6 @@ class Attempt implements Dispatcher.DispatchHandler {
     this.attemptStarted = target.breaker === undefined ? 0 : performance.now()
     this.breakerEpoch = target.breaker === undefined ? 0 : target.breaker.epoch
     this.armResponseTimer()
-    input.res.once('close', () => { this.callerClosed() })
   }
 
   /**
@@ -408,11 +412,14 @@ class Attempt implements Dispatcher.DispatchHandler {
     })
   }
 
-  private callerClosed (): void {
-    if (this.complete) return
-    // The caller went away: nobody is left to answer, so the upstream request is dropped.
-    if (this.settled) this.controller?.abort(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))
-    else this.fail(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))
+  /** The caller's response closed (the caller went away, or the answer was sent): told to every attempt in order. */
+  callerClosed (): void {
+    if (!this.complete) {
+      // The caller went away: nobody is left to answer, so the upstream request is dropped.
+      if (this.settled) this.controller?.abort(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))
+      else this.fail(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))
+    }
+    this.retriedBy?.callerClosed()
   }
 
   private fail (error: GatewayError): void {
@@ -459,7 +466,8 @@ class Attempt implements Dispatcher.DispatchHandler {
     recordRetry(this.upstream.name, 'sent')
     this.headers.host = next.host
     this.upstream.logger?.info({ upstream_failure: error.fields.upstream_failure, attempt: tried.length + 1 }, 'upstream request retried on another target')
-    startAttempt(new Attempt(this.upstream, this.input, this.headers, next, tried, this.started))
+    this.retriedBy = new Attempt(this.upstream, this.input, this.headers, next, tried, this.started)
+    startAttempt(this.retriedBy)
     return true
   }
 }
