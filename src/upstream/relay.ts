@@ -4,7 +4,7 @@ import type { Dispatcher } from 'undici'
 import { GatewayError } from '../plugin/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
 import { failureKindOf, isTransportFailure, mirroredError, noTargetError, unreachableError, type UpstreamFailureKind } from './failure.js'
-import { upstreamRequestHeaders, type UpstreamAttemptSpan, type UpstreamTrace } from './headers.js'
+import { HOST_VALUE_AT, upstreamRequestHeaderList, type UpstreamAttemptSpan, type UpstreamTrace } from './headers.js'
 import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
 import { recordRetry } from '../observability/recorders.js'
 import { ByteLimit, h2StreamOf, hasBody } from './request-body.js'
@@ -104,7 +104,7 @@ export function startRelay (upstream: Upstream, caller: RelayCaller): void {
   }
   // A request (not a retry) adds its share to the retry budget.
   if (upstream.budget !== undefined) upstream.budget.request(started)
-  const headers = upstreamRequestHeaders(caller.req.headers, {
+  const headers = upstreamRequestHeaderList(caller.req.headers, {
     host: target.host,
     clientIp: caller.clientIp,
     requestId: caller.requestId,
@@ -143,7 +143,7 @@ function unrefTimeout (callback: () => void, ms: number): NodeJS.Timeout {
 function startAttempt (attempt: Attempt): void {
   const { target, input } = attempt
   attempt.span = input.trace?.startAttempt?.(attempt.upstream.name, input.req.method ?? 'GET', target.url, input.path, (attempt.tried?.length ?? 0) + 1)
-  if (attempt.span !== undefined) attempt.headers.traceparent = attempt.span.traceparent
+  if (attempt.span !== undefined) setLastValue(attempt.headers, 'traceparent', attempt.span.traceparent)
   target.inFlight++
   const body = attempt.requestBody()
   target.pool.dispatch({
@@ -161,6 +161,16 @@ function startAttempt (attempt: Attempt): void {
     headersTimeout: body === null ? 0 : undefined,
     bodyTimeout: body === null ? 0 : bodyBackstopMs(attempt.upstream.settings.timeouts),
   }, attempt)
+}
+
+/** Sets the value of the last `name` in a flat `[name, value, …]` list (the gateway's own headers come last). */
+function setLastValue (headers: string[], name: string, value: string): void {
+  for (let at = headers.length - 2; at >= 0; at -= 2) {
+    if (headers[at] === name) {
+      headers[at + 1] = value
+      return
+    }
+  }
 }
 
 /** One attempt of a relayed request on one target (undici's DispatchHandler). */
@@ -201,7 +211,8 @@ class Attempt implements Dispatcher.DispatchHandler {
   constructor (
     readonly upstream: Upstream,
     readonly input: RelayCaller,
-    readonly headers: Record<string, string | string[]>,
+    /** The flat `[name, value, …]` list sent (`upstreamRequestHeaderList`), shared by the request's attempts. */
+    readonly headers: string[],
     readonly target: Target,
     /** Targets earlier attempts of this request used (undefined on the first attempt). */
     readonly tried: Target[] | undefined,
@@ -464,7 +475,7 @@ class Attempt implements Dispatcher.DispatchHandler {
       return false
     }
     recordRetry(this.upstream.name, 'sent')
-    this.headers.host = next.host
+    this.headers[HOST_VALUE_AT] = next.host
     this.upstream.logger?.info({ upstream_failure: error.fields.upstream_failure, attempt: tried.length + 1 }, 'upstream request retried on another target')
     this.retriedBy = new Attempt(this.upstream, this.input, this.headers, next, tried, this.started)
     startAttempt(this.retriedBy)

@@ -109,3 +109,12 @@ t.test('a caller that leaves while its GET waits on the retry target drops that 
   const outcome = await Promise.race([dropped, after(1000, 'still open')])
   t.same([outcome, held.seen.map((r) => r.url), upstream.targets.map((target) => target.inFlight)], ['dropped', ['/wait'], [0, 0]])
 })
+
+t.test('a retried GET names the target it is retried on in Host', async (t) => {
+  const port = await deadPort()
+  const b = await startBackend(t, 'b')
+  const upstream = testUpstream(t, testSettings([`http://127.0.0.1:${port}`, b.url], { retry: RETRY }))
+  const base = await startRelay(t, upstream)
+  const res = await fetch(`${base}/items`)
+  t.same([res.status, await res.text(), b.seen.map((r) => r.headers.host)], [200, 'b', [new URL(b.url).host]])
+})
