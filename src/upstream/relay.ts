@@ -108,7 +108,7 @@ export function startRelay (upstream: Upstream, caller: RelayCaller): void {
     host: target.host,
     clientIp: caller.clientIp,
     requestId: caller.requestId,
-    credential: upstream.settings.credential,
+    credential: upstream.credential,
     trace: caller.trace,
   })
   const attempt = new Attempt(upstream, caller, headers, target, undefined, started)
