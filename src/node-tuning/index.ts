@@ -14,8 +14,9 @@
  *
  * Tricks that live with the code they speed up: `request.gw` as one class (runtime/request-context.ts;
  * test/app/request-context-shape), the last key beside the WeakMap (runtime/derived-once.ts), request ids
- * (logging/request-id.ts), fastify's default child-logger factory (logging/request-logger.ts) and the WebAssembly
- * constant-time compare (secrets/same-secret.ts; test/unit/same-secret against `timingSafeEqual`).
+ * (logging/request-id.ts), fastify's default child-logger factory (logging/request-logger.ts), the WebAssembly
+ * constant-time compare (secrets/same-secret.ts; test/unit/same-secret against `timingSafeEqual`) and the upstream
+ * credential kept one byte per character (upstream/one-byte.ts; test/upstream/one-byte).
  */
 export { holdTickObjectShape } from './tick-object-shape.js'
 export { GATEWAY_NODE_FLAGS, withGatewayNodeFlags } from './node-flags.js'

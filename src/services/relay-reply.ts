@@ -1,11 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { OutgoingHttpHeaders } from 'node:http'
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import { GatewayError } from '../plugin/gateway-error.js'
 import { markLongLived } from '../observability/long-lived.js'
 import { traceOf } from '../observability/trace-context.js'
-import { captureRelayedChunk, responseHooksOf, runRelayedHeadHooks } from '../plugin/response-phase.js'
+import { captureRelayedChunk, responseHooksOf, runRelayedHeadHooks, type ResponseHooks } from '../plugin/response-phase.js'
 import { relayedResponseHeaders } from '../upstream/headers.js'
-import { relayUpstream, type UpstreamHeaders } from '../upstream/relay.js'
+import type { UpstreamTrace } from '../upstream/headers.js'
+import { startRelay, type RelayCaller, type UpstreamHeaders } from '../upstream/relay.js'
 import type { Upstream } from '../upstream/upstream.js'
 import { relayWithBodyHooks } from './transformed-relay.js'
 
@@ -19,32 +20,54 @@ export interface RelayLimits {
  * Relays the caller's request to `upstream` at `path` (already checked by the service's path rules) and streams
  * the answer back: the live proxy's and the proxy service's handler body. A declared body over the limit is a 413
  * before the upstream is contacted; the engine sends the request's trace context and counts the relay in
- * lanegate_upstream_* under the upstream's registry key.
+ * lanegate_upstream_* under the upstream's registry key. Returns nothing (the relay answers through `reply` once
+ * it settles: the route's handler returns no promise), or a promise when a policy reads the answer whole.
  */
-export async function relayCallerRequest (request: FastifyRequest, reply: FastifyReply, upstream: Upstream, path: string, limits: RelayLimits): Promise<FastifyReply> {
+export function relayCallerRequest (request: FastifyRequest, reply: FastifyReply, upstream: Upstream, path: string, limits: RelayLimits): Promise<FastifyReply> | undefined {
   const declared = Number(request.headers['content-length'] ?? 0)
   if (declared > limits.max_body_bytes) throw new GatewayError('payload_too_large')
   // The chain has run: a request with response hooks may have its relayed body copied for them (`captureBody`).
   const hooks = responseHooksOf(request)
   // A policy that reads the answer whole (`onResponseBody`) gets it from a buffered call instead of the stream.
   if (hooks?.body !== undefined) return relayWithBodyHooks(request, reply, upstream, path, limits, { requestBody: hooks.requestBody, requestMethod: hooks.requestMethod, requestPath: hooks.requestPath, response: hooks.body })
-  await relayUpstream(upstream, {
-    body: hooks?.requestBody,
-    method: hooks?.requestMethod,
-    req: request.raw,
-    res: reply.raw,
-    path,
-    clientIp: request.ip,
-    requestId: String(request.id),
-    trace: traceOf(request.raw),
-    maxBodyBytes: limits.max_body_bytes,
-    maxErrorBodyBytes: limits.max_upstream_error_body_bytes,
-    takeOver: function takeOverReply (upstreamHeaders, status, eventStream) {
-      return takeOverReplyHeaders(request, reply, upstreamHeaders, status, eventStream, hooks)
-    },
-    observeChunk: hooks === undefined ? undefined : function copyChunk (chunk) { captureRelayedChunk(hooks, chunk) },
-  })
-  return reply
+  startRelay(upstream, new ReplyRelay(request, reply, path, limits, hooks))
+  return undefined
+}
+
+/** One relayed request, told to the engine as one object: its fields, its take-over and how it settled. */
+class ReplyRelay implements RelayCaller {
+  readonly req: IncomingMessage
+  readonly res: ServerResponse
+  readonly clientIp: string
+  readonly requestId: string
+  readonly trace: UpstreamTrace
+  readonly maxBodyBytes: number
+  readonly maxErrorBodyBytes: number
+  readonly body: Buffer | undefined
+  readonly method: string | undefined
+  readonly observeChunk: ((chunk: Buffer) => void) | undefined
+
+  constructor (private readonly request: FastifyRequest, private readonly reply: FastifyReply, readonly path: string, limits: RelayLimits, private readonly hooks: ResponseHooks | undefined) {
+    this.req = request.raw
+    this.res = reply.raw
+    this.clientIp = request.ip
+    this.requestId = String(request.id)
+    this.trace = traceOf(request.raw)
+    this.maxBodyBytes = limits.max_body_bytes
+    this.maxErrorBodyBytes = limits.max_upstream_error_body_bytes
+    this.body = hooks?.requestBody
+    this.method = hooks?.requestMethod
+    this.observeChunk = hooks === undefined ? undefined : function copyChunk (chunk) { captureRelayedChunk(hooks, chunk) }
+  }
+
+  takeOver (upstreamHeaders: UpstreamHeaders, status: number, eventStream: boolean): OutgoingHttpHeaders | undefined {
+    return takeOverReplyHeaders(this.request, this.reply, upstreamHeaders, status, eventStream, this.hooks)
+  }
+
+  /** A failure is answered as the route's own error (what fastify does with a handler's rejected promise). */
+  settled (error: GatewayError | undefined): void {
+    if (error !== undefined) this.reply.send(error)
+  }
 }
 
 /**

@@ -6,9 +6,10 @@ import type { WebSocketLimits } from './websocket-settings.js'
 
 /**
  * What a handler returns: the body to send (fastify serializes it), or the reply itself when it sent already. A
- * handler that answers from memory may be synchronous and return the reply it sent (no promise per request).
+ * handler that answers from memory may be synchronous and return the reply it sent (no promise per request); one
+ * that answers later through `reply` on its own (a relay, from its engine's callback) returns undefined.
  */
-export type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | FastifyReply
+export type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | FastifyReply | undefined
 
 /**
  * One route a service serves, declared once: validation (route ids under `services.<name>.routes`), reload and

@@ -55,7 +55,8 @@ export interface CallAnswer {
  * The call is counted once in `lanegate_upstream_*` (outcome.ts): by the answer's status, or the final failure.
  */
 export async function callUpstream (upstream: Upstream, input: CallInput): Promise<CallAnswer> {
-  const { label, retry, credential } = upstream.settings
+  const { label, retry } = upstream.settings
+  const credential = upstream.credential
   const deadline = performance.now() + input.timeoutMs
   const headers: Record<string, string> = { ...input.headers }
   if (credential !== undefined) headers.authorization = credential

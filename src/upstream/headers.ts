@@ -69,6 +69,13 @@ export interface UpstreamRequestHeaderInput {
   trace?: UpstreamTrace
 }
 
+/** Whether the caller's header `name` goes upstream: not hop-by-hop, not a credential or forwarding claim. */
+function forwarded (name: string, listed: ReadonlySet<string>): boolean {
+  if (HOP_BY_HOP.has(name) || REQUEST_DROP.has(name) || listed.has(name) || name.startsWith('x-forwarded-')) return false
+  // An HTTP/2 caller's pseudo-headers (`:method`, `:path`, `:authority`, `:scheme`) are not HTTP/1.1 headers.
+  return name.charCodeAt(0) !== 58
+}
+
 /** The headers sent upstream: the caller's, minus hop-by-hop and credentials, plus the gateway's own. */
 export function upstreamRequestHeaders (incoming: IncomingHttpHeaders, input: UpstreamRequestHeaderInput): Record<string, string | string[]> {
   const listed = connectionListed(incoming)
@@ -76,11 +83,7 @@ export function upstreamRequestHeaders (incoming: IncomingHttpHeaders, input: Up
   // for…in, not Object.entries: no [name, value] array per header on every relayed request.
   for (const name in incoming) {
     const value = incoming[name]
-    if (value === undefined) continue
-    if (HOP_BY_HOP.has(name) || REQUEST_DROP.has(name) || listed.has(name) || name.startsWith('x-forwarded-')) continue
-    // An HTTP/2 caller's pseudo-headers (`:method`, `:path`, `:authority`, `:scheme`) are not HTTP/1.1 headers.
-    if (name.charCodeAt(0) === 58) continue
-    out[name] = value
+    if (value !== undefined && forwarded(name, listed)) out[name] = value
   }
   out.host = input.host
   out['x-forwarded-for'] = input.clientIp
@@ -104,6 +107,34 @@ export function relayedResponseHeaders (incoming: IncomingHttpHeaders, out: Outg
     if (value === undefined) continue
     if (HOP_BY_HOP.has(name) || RESPONSE_DROP.has(name) || listed.has(name)) continue
     out[name] = value
+  }
+  return out
+}
+
+/** Where `upstreamRequestHeaderList` puts the value of `host` (an attempt on another target changes it there). */
+export const HOST_VALUE_AT = 1
+
+/**
+ * The same headers as `upstreamRequestHeaders`, in the same order, as the flat `[name, value, …]` list undici takes
+ * as it is (an object it walks through `Object.keys`); `host` comes first (undici sends it first whatever its
+ * place). Read from the parsed headers, not `rawHeaders`: node already merged repeated names (the first of a
+ * single-valued one, the rest joined) and lowercased the names, without a string per known name.
+ */
+export function upstreamRequestHeaderList (incoming: IncomingHttpHeaders, input: UpstreamRequestHeaderInput): string[] {
+  const listed = connectionListed(incoming)
+  const out = ['host', input.host]
+  for (const name in incoming) {
+    const value = incoming[name]
+    if (value === undefined || !forwarded(name, listed)) continue
+    if (typeof value === 'string') out.push(name, value)
+    // Only `set-cookie` is an array in a request's parsed headers: one line per value, as undici sends an array.
+    else for (const each of value) out.push(name, each)
+  }
+  out.push('x-forwarded-for', input.clientIp, 'x-request-id', input.requestId)
+  if (input.credential !== undefined) out.push('authorization', input.credential)
+  if (input.trace !== undefined) {
+    out.push('traceparent', input.trace.traceparent)
+    if (input.trace.tracestate !== undefined) out.push('tracestate', input.trace.tracestate)
   }
   return out
 }

@@ -4,7 +4,7 @@ import type { Dispatcher } from 'undici'
 import { GatewayError } from '../plugin/gateway-error.js'
 import { readUpstreamBody } from './error-body.js'
 import { failureKindOf, isTransportFailure, mirroredError, noTargetError, unreachableError, type UpstreamFailureKind } from './failure.js'
-import { upstreamRequestHeaders, type UpstreamAttemptSpan, type UpstreamTrace } from './headers.js'
+import { HOST_VALUE_AT, upstreamRequestHeaderList, type UpstreamAttemptSpan, type UpstreamTrace } from './headers.js'
 import { recordOutcome, upstreamFailureOutcome } from './outcome.js'
 import { recordRetry } from '../observability/recorders.js'
 import { ByteLimit, h2StreamOf, hasBody } from './request-body.js'
@@ -46,6 +46,15 @@ export interface RelayInput {
   observeChunk?: (chunk: Buffer) => void
 }
 
+/** A relay's caller that is told how the relay settled, through `settled`, instead of a promise. */
+export interface RelayCaller extends RelayInput {
+  /**
+   * Called once: with `undefined` once the caller's response has started (or the caller left), else with the
+   * catalogued error to answer, while nothing has been written to the caller yet (see `relayUpstream`).
+   */
+  settled (error: GatewayError | undefined): void
+}
+
 /**
  * Relays one caller request to an upstream with undici's `dispatch` on the picked target's pool. Resolves once
  * the caller's response has started (1xx-3xx: streamed on the raw response from the upstream's first body byte,
@@ -69,26 +78,43 @@ export interface RelayInput {
  */
 export function relayUpstream (upstream: Upstream, input: RelayInput): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const started = performance.now()
-    const target = upstream.pick()
-    if (target === undefined) {
-      // Nothing is sent: health checks ejected every target, or circuit breakers keep them out (503 circuit_open).
-      const error = noTargetError(upstream.settings.label, upstream.circuitRetryAfter())
-      recordOutcome(upstream, upstreamFailureOutcome(error), started, input.trace)
-      reject(error)
-      return
-    }
-    // A request (not a retry) adds its share to the retry budget.
-    if (upstream.budget !== undefined) upstream.budget.request(started)
-    const headers = upstreamRequestHeaders(input.req.headers, {
-      host: target.host,
-      clientIp: input.clientIp,
-      requestId: input.requestId,
-      credential: upstream.settings.credential,
-      trace: input.trace,
+    startRelay(upstream, {
+      ...input,
+      settled (error) {
+        if (error === undefined) resolve()
+        else reject(error)
+      },
     })
-    startAttempt(new Attempt(upstream, input, headers, target, undefined, started, resolve, reject))
   })
+}
+
+/**
+ * `relayUpstream` without a promise: the same relay, its outcome told to `caller.settled` (synchronously, from the
+ * callback that settled it). The gateway's routes relay this way: no promise, and no closure to resolve one.
+ */
+export function startRelay (upstream: Upstream, caller: RelayCaller): void {
+  const started = performance.now()
+  const target = upstream.pick()
+  if (target === undefined) {
+    // Nothing is sent: health checks ejected every target, or circuit breakers keep them out (503 circuit_open).
+    const error = noTargetError(upstream.settings.label, upstream.circuitRetryAfter())
+    recordOutcome(upstream, upstreamFailureOutcome(error), started, caller.trace)
+    caller.settled(error)
+    return
+  }
+  // A request (not a retry) adds its share to the retry budget.
+  if (upstream.budget !== undefined) upstream.budget.request(started)
+  const headers = upstreamRequestHeaderList(caller.req.headers, {
+    host: target.host,
+    clientIp: caller.clientIp,
+    requestId: caller.requestId,
+    credential: upstream.credential,
+    trace: caller.trace,
+  })
+  const attempt = new Attempt(upstream, caller, headers, target, undefined, started)
+  // One listener for the request, whatever its retries: each attempt passes the news on to the one that retried it.
+  caller.res.on('close', function callerLeft () { attempt.callerClosed() })
+  startAttempt(attempt)
 }
 
 /** stream_idle_ms when an upstream's settings leave it out (lanes, the gateway's own single-target upstreams). */
@@ -117,7 +143,7 @@ function unrefTimeout (callback: () => void, ms: number): NodeJS.Timeout {
 function startAttempt (attempt: Attempt): void {
   const { target, input } = attempt
   attempt.span = input.trace?.startAttempt?.(attempt.upstream.name, input.req.method ?? 'GET', target.url, input.path, (attempt.tried?.length ?? 0) + 1)
-  if (attempt.span !== undefined) attempt.headers.traceparent = attempt.span.traceparent
+  if (attempt.span !== undefined) setLastValue(attempt.headers, 'traceparent', attempt.span.traceparent)
   target.inFlight++
   const body = attempt.requestBody()
   target.pool.dispatch({
@@ -135,6 +161,16 @@ function startAttempt (attempt: Attempt): void {
     headersTimeout: body === null ? 0 : undefined,
     bodyTimeout: body === null ? 0 : bodyBackstopMs(attempt.upstream.settings.timeouts),
   }, attempt)
+}
+
+/** Sets the value of the last `name` in a flat `[name, value, …]` list (the gateway's own headers come last). */
+function setLastValue (headers: string[], name: string, value: string): void {
+  for (let at = headers.length - 2; at >= 0; at -= 2) {
+    if (headers[at] === name) {
+      headers[at + 1] = value
+      return
+    }
+  }
 }
 
 /** One attempt of a relayed request on one target (undici's DispatchHandler). */
@@ -167,25 +203,25 @@ class Attempt implements Dispatcher.DispatchHandler {
   private readonly attemptStarted: number
   /** The breaker's period when the attempt started: its outcome is a half-open trial only in that period. */
   private readonly breakerEpoch: number
+  /** The attempt that tried the request again after this one failed (the caller's leaving is passed on to it). */
+  private retriedBy: Attempt | undefined = undefined
   /** This attempt's CLIENT span, while span export is on and the trace sampled; ended at the answer's head or the failure. */
   span: UpstreamAttemptSpan | undefined = undefined
 
   constructor (
     readonly upstream: Upstream,
-    readonly input: RelayInput,
-    readonly headers: Record<string, string | string[]>,
+    readonly input: RelayCaller,
+    /** The flat `[name, value, …]` list sent (`upstreamRequestHeaderList`), shared by the request's attempts. */
+    readonly headers: string[],
     readonly target: Target,
     /** Targets earlier attempts of this request used (undefined on the first attempt). */
     readonly tried: Target[] | undefined,
     /** `performance.now()` when the first attempt started (for the upstream duration metric). */
     private readonly started: number,
-    private readonly resolve: () => void,
-    private readonly reject: (error: GatewayError) => void,
   ) {
     this.attemptStarted = target.breaker === undefined ? 0 : performance.now()
     this.breakerEpoch = target.breaker === undefined ? 0 : target.breaker.epoch
     this.armResponseTimer()
-    input.res.once('close', () => { this.callerClosed() })
   }
 
   /**
@@ -363,14 +399,14 @@ class Attempt implements Dispatcher.DispatchHandler {
       this.settled = true
       this.controller?.abort(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))
       recordOutcome(this.upstream, 'ok', this.started, this.input.trace)
-      this.resolve()
+      this.input.settled(undefined)
       return false
     }
     this.settled = true
     this.streaming = true
     this.input.res.writeHead(this.status, headers)
     recordOutcome(this.upstream, 'ok', this.started, this.input.trace)
-    this.resolve()
+    this.input.settled(undefined)
     return true
   }
 
@@ -387,11 +423,14 @@ class Attempt implements Dispatcher.DispatchHandler {
     })
   }
 
-  private callerClosed (): void {
-    if (this.complete) return
-    // The caller went away: nobody is left to answer, so the upstream request is dropped.
-    if (this.settled) this.controller?.abort(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))
-    else this.fail(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))
+  /** The caller's response closed (the caller went away, or the answer was sent): told to every attempt in order. */
+  callerClosed (): void {
+    if (!this.complete) {
+      // The caller went away: nobody is left to answer, so the upstream request is dropped.
+      if (this.settled) this.controller?.abort(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))
+      else this.fail(new GatewayError('upstream_error', { message: 'The caller closed the connection.' }))
+    }
+    this.retriedBy?.callerClosed()
   }
 
   private fail (error: GatewayError): void {
@@ -410,7 +449,7 @@ class Attempt implements Dispatcher.DispatchHandler {
       if (this.retry(error)) return
     }
     recordOutcome(this.upstream, upstreamFailureOutcome(error), this.started, this.input.trace)
-    this.reject(error)
+    this.input.settled(error)
   }
 
   /**
@@ -436,9 +475,10 @@ class Attempt implements Dispatcher.DispatchHandler {
       return false
     }
     recordRetry(this.upstream.name, 'sent')
-    this.headers.host = next.host
+    this.headers[HOST_VALUE_AT] = next.host
     this.upstream.logger?.info({ upstream_failure: error.fields.upstream_failure, attempt: tried.length + 1 }, 'upstream request retried on another target')
-    startAttempt(new Attempt(this.upstream, this.input, this.headers, next, tried, this.started, this.resolve, this.reject))
+    this.retriedBy = new Attempt(this.upstream, this.input, this.headers, next, tried, this.started)
+    startAttempt(this.retriedBy)
     return true
   }
 }

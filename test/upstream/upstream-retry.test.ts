@@ -1,3 +1,6 @@
+import { once } from 'node:events'
+import { request, type IncomingMessage } from 'node:http'
+import { setTimeout as after } from 'node:timers/promises'
 import t from 'tap'
 import { callUpstream } from '../../src/upstream/call.js'
 import { deadPort, startBackend, startRelay, testSettings, testUpstream } from '../helpers/upstream-servers.js'
@@ -85,4 +88,33 @@ t.test('retries stop after `attempts`: three dead targets with attempts 2 answer
   t.equal(res.status, 502)
   t.same((await res.json() as { upstream_failure: string }).upstream_failure, 'refused')
   t.same(upstream.targets.map((target) => target.ejected), [true, true, false], 'two targets tried, each ejected')
+})
+
+t.test('a caller that leaves while its GET waits on the retry target drops that upstream request at once', async (t) => {
+  const port = await deadPort()
+  const held = await startBackend(t, 'held')
+  const arrived = new Promise<IncomingMessage>((resolve) => { held.handle((req) => { resolve(req) }) })
+  // The attempt's own clock would drop it only after 10 s: a drop within 1 s is the caller's leaving, passed on.
+  const upstream = testUpstream(t, testSettings([`http://127.0.0.1:${port}`, held.url], {
+    retry: RETRY,
+    timeouts: { connect_ms: 1000, response_ms: 10_000, body_idle_ms: 10_000 },
+  }))
+  const base = await startRelay(t, upstream)
+  const caller = request(`${base}/wait`)
+  caller.on('error', () => {})
+  caller.end()
+  const req = await arrived
+  const dropped = once(req.socket, 'close').then(() => 'dropped')
+  caller.destroy()
+  const outcome = await Promise.race([dropped, after(1000, 'still open')])
+  t.same([outcome, held.seen.map((r) => r.url), upstream.targets.map((target) => target.inFlight)], ['dropped', ['/wait'], [0, 0]])
+})
+
+t.test('a retried GET names the target it is retried on in Host', async (t) => {
+  const port = await deadPort()
+  const b = await startBackend(t, 'b')
+  const upstream = testUpstream(t, testSettings([`http://127.0.0.1:${port}`, b.url], { retry: RETRY }))
+  const base = await startRelay(t, upstream)
+  const res = await fetch(`${base}/items`)
+  t.same([res.status, await res.text(), b.seen.map((r) => r.headers.host)], [200, 'b', [new URL(b.url).host]])
 })

@@ -3,7 +3,7 @@ import { GatewayError } from '../../plugin/gateway-error.js'
 import type { RouteDeclaration, ServiceModule } from '../service-module.js'
 import type { UpstreamRegistry } from '../../upstream/registry.js'
 import type { LaneConfig } from '../../config/types.js'
-import { canonicalLanePath, pathBelowBase, splitLiveUrl } from './lane-path.js'
+import { livePathBelowBase, splitLiveUrl } from './lane-path.js'
 import { resolveLaneStore, type LaneStore } from './lane-store.js'
 import type { Upstream } from '../../upstream/upstream.js'
 import type { SplitSettings } from '../../upstream/split.js'
@@ -69,7 +69,7 @@ export const liveService: ServiceModule = {
 }
 
 function liveHandler (lanes: UpstreamRegistry<LaneConfig>) {
-  return async function relayLive (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  return function relayLive (request: FastifyRequest, reply: FastifyReply): Promise<unknown> | undefined {
     const storeId = (request.params as { store_org_id: string }).store_org_id
     if (!STORE_ID.test(storeId)) throw new GatewayError('store_not_found', { fields: { store_org_id: storeId } })
     const store = resolveLaneStore(request, storeId)
@@ -79,7 +79,7 @@ function liveHandler (lanes: UpstreamRegistry<LaneConfig>) {
     const websocket = upgradeLimits(request)
     // On the read route with `websocket:` the token may come as `access_token`: it never reaches the lane.
     const upgradable = request.gw.routeId === 'read' && settings.websocket !== undefined && settings.websocket !== false
-    const path = pathBelowBase(canonicalLanePath(remainder), upgradable ? withoutAccessToken(query) : query)
+    const path = livePathBelowBase(request.raw.url ?? '', remainder, query, upgradable ? withoutAccessToken(query) : query)
 
     // Counted in lanegate_upstream_* by the lanes registry's key: the store id, `<store>/next` for its lane.next.
     const lane = store.lane.next === undefined || settings.split === undefined ? lanes.get(store.id, store.lane) : splitLane(request, store, settings.split, lanes)

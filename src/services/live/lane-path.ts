@@ -105,3 +105,17 @@ export function pathBelowBase (remainder: string, query: string): string {
   encoded.search = `?${query}`
   return path + encoded.search
 }
+
+/**
+ * `pathBelowBase(canonicalLanePath(remainder), sentQuery)` for the `remainder` and `query` that `splitLiveUrl` took
+ * from `rawUrl` (`sentQuery`: the query to send, e.g. without an access token): the end of `rawUrl` itself when
+ * both go as they came, one flat slice of it instead of a string built from three (undici would flatten it to
+ * check it).
+ */
+export function livePathBelowBase (rawUrl: string, remainder: string, query: string, sentQuery: string): string {
+  const canonical = canonicalLanePath(remainder)
+  const asCame = canonical === remainder && remainder !== '' && sentQuery === query &&
+    (query === '' ? rawUrl.charCodeAt(rawUrl.length - 1) !== 63 : PLAIN_QUERY.test(query))
+  if (!asCame) return pathBelowBase(canonical, sentQuery)
+  return rawUrl.slice(rawUrl.length - 1 - remainder.length - (query === '' ? 0 : query.length + 1))
+}

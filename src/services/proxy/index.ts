@@ -89,7 +89,7 @@ function proxyRoutes (settings: ServiceConfig): RouteDeclaration[] {
  * snapshots declared (registry.ts), so it never turns the shared upstream back.
  */
 function proxyHandler (service: string, prefix: string, upstreams: UpstreamRegistry<UpstreamSettings>): RouteHandler {
-  return async function relayProxy (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  return function relayProxy (request: FastifyRequest, reply: FastifyReply): Promise<unknown> | undefined {
     const block = request.gw.snapshot.config.services[service]
     if (block === undefined) throw new GatewayError('not_found')
     const settings = proxySettings(block)
