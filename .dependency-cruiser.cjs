@@ -62,9 +62,9 @@ module.exports = {
     {
       name: 'upstream-engine-is-a-leaf',
       severity: 'error',
-      comment: 'src/upstream/ (pools, balancing, health, retry; docs/upstream-engine.md) is the engine services build on: it imports only config/ types, errors/, the GatewayError of the contract (plugin/gateway-error.ts) and the metric recorders of observability/, never runtime, the pipeline, services or the app.',
+      comment: 'src/upstream/ (pools, balancing, health, retry; docs/upstream-engine.md) is the engine services build on: it imports only config/ types, errors/, the GatewayError of the contract (plugin/gateway-error.ts) and the metric recorders of observability/ and the one-byte copy of node-tuning/ (a leaf), never runtime, the pipeline, services or the app.',
       from: { path: '^src/upstream/' },
-      to: { path: '^(src|plugins)/', pathNot: '^src/(upstream|config|errors)/|^src/plugin/gateway-error\\.ts$|^src/observability/(recorders|metrics|trace-context)\\.ts$' },
+      to: { path: '^(src|plugins)/', pathNot: '^src/(upstream|config|errors)/|^src/plugin/gateway-error\\.ts$|^src/observability/(recorders|metrics|trace-context)\\.ts$|^src/node-tuning/one-byte-copy\\.ts$' },
     },
     {
       name: 'plugins-use-the-public-contract',

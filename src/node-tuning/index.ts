@@ -10,13 +10,12 @@
  * | the node options every gateway process starts with | node-flags.ts | Node 20.20 | test/unit/node-flags, test/e2e/young-generation (workers get both) |
  * | token ids from a random pool | random-pool.ts | Node 20.20 | test/unit/oauth-compact-jws; `npm run bench -- --scenario token` |
  * | shared, flat copies of repeated claim values | claim-interning.ts | Node 20.20 | test/unit/claim-interning; `npm run bench -- --instructions` (auth-get) |
- * | one-byte copies of config strings a response repeats | one-byte-copy.ts | Node 20.20 | test/unit/one-byte-copy; `npm run bench -- --scenario token --instructions` |
+ * | one-byte copies of config strings a response or request head repeats | one-byte-copy.ts | Node 20.20 | test/unit/one-byte-copy, test/upstream/one-byte (the upstream credential); `npm run bench -- --scenario token,live-proxy --instructions` |
  *
  * Tricks that live with the code they speed up: `request.gw` as one class (runtime/request-context.ts;
  * test/app/request-context-shape), the last key beside the WeakMap (runtime/derived-once.ts), request ids
  * (logging/request-id.ts), fastify's default child-logger factory (logging/request-logger.ts), the WebAssembly
- * constant-time compare (secrets/same-secret.ts; test/unit/same-secret against `timingSafeEqual`) and the upstream
- * credential kept one byte per character (upstream/one-byte.ts; test/upstream/one-byte).
+ * constant-time compare (secrets/same-secret.ts; test/unit/same-secret against `timingSafeEqual`).
  */
 export { holdTickObjectShape } from './tick-object-shape.js'
 export { GATEWAY_NODE_FLAGS, withGatewayNodeFlags } from './node-flags.js'

@@ -5,7 +5,7 @@ import { OutlierEjector } from './outlier-ejection.js'
 import { attachBreakers, detachBreakers } from './target-breakers.js'
 import { poolFingerprint, type UpstreamSettings } from './settings.js'
 import { Target } from './target.js'
-import { oneByte } from './one-byte.js'
+import { oneByteCopy } from '../node-tuning/one-byte-copy.js'
 
 /** Where an upstream reports what its health checks did (a pino logger fits). */
 export interface UpstreamLogger {
@@ -37,7 +37,7 @@ export class Upstream {
   budget: RetryBudget | undefined
   /** `outlier_ejection`: compares the targets' failure rates every interval; undefined without it. */
   outliers: OutlierEjector | undefined
-  /** `settings.credential`, one byte per character (one-byte.ts): sent as Authorization on every request. */
+  /** `settings.credential`, one byte per character (node-tuning/one-byte-copy.ts): sent as Authorization on every request. */
   credential: string | undefined
 
   /**
@@ -86,7 +86,7 @@ export class Upstream {
     this.reconcileOutliers(settings, next)
     this.targets = next
     this.settings = settings
-    this.credential = settings.credential === undefined ? undefined : oneByte(settings.credential)
+    this.credential = settings.credential === undefined ? undefined : oneByteCopy(settings.credential)
     this.fingerprint = fingerprint
     const active = settings.health.active
     if (this.health === undefined || !this.health.sameAs(active)) {
