@@ -104,15 +104,7 @@ function writeScopeSpans (writer: ProtoWriter, scope: Scope, spans: ReadableSpan
 function writeSpan (writer: ProtoWriter, span: ReadableSpan, repeated: RepeatedAttributes): void {
   const start = writer.begin()
   const context = span.spanContext()
-  writer.tag(1, 2)
-  writer.hexBytes(context.traceId)
-  writer.tag(2, 2)
-  writer.hexBytes(context.spanId)
-  const traceState = context.traceState?.serialize()
-  if (traceState) {
-    writer.tag(3, 2)
-    writer.string(traceState)
-  }
+  writeIds(writer, context)
   const parent = span.parentSpanContext
   if (parent?.spanId) {
     writer.tag(4, 2)
@@ -174,6 +166,17 @@ function writeEvent (writer: ProtoWriter, event: TimedEvent): void {
 function writeLink (writer: ProtoWriter, link: Link): void {
   const start = writer.begin()
   const context = link.context
+  writeIds(writer, context)
+  if (link.attributes) writeAttributes(writer, link.attributes, 4)
+  writer.tag(5, 0)
+  writer.varint(link.droppedAttributesCount || 0)
+  writer.tag(6, 5)
+  writer.fixed32(spanFlags(context, context.isRemote))
+  writer.end(start)
+}
+
+/** Fields 1–3 of a Span and of a Span.Link alike: trace id, span id, and the trace state when there is one. */
+function writeIds (writer: ProtoWriter, context: SpanContext): void {
   writer.tag(1, 2)
   writer.hexBytes(context.traceId)
   writer.tag(2, 2)
@@ -183,12 +186,6 @@ function writeLink (writer: ProtoWriter, link: Link): void {
     writer.tag(3, 2)
     writer.string(traceState)
   }
-  if (link.attributes) writeAttributes(writer, link.attributes, 4)
-  writer.tag(5, 0)
-  writer.varint(link.droppedAttributesCount || 0)
-  writer.tag(6, 5)
-  writer.fixed32(spanFlags(context, context.isRemote))
-  writer.end(start)
 }
 
 /** OTLP's span flags: the W3C trace flags, and whether the parent (or linked) context is remote, which the SDK always states. */
