@@ -50,16 +50,16 @@ export interface RelayInput {
 export interface RelayCaller extends RelayInput {
   /**
    * Called once: with `undefined` once the caller's response has started (or the caller left), else with the
-   * catalogued error to answer, while nothing has been written to the caller yet (see `relayUpstream`).
+   * catalogued error to answer, while nothing has been written to the caller yet (see `startRelay`).
    */
   settled (error: GatewayError | undefined): void
 }
 
 /**
- * Relays one caller request to an upstream with undici's `dispatch` on the picked target's pool. Resolves once
- * the caller's response has started (1xx-3xx: streamed on the raw response from the upstream's first body byte,
- * or its end, with backpressure both ways), or rejects with a catalogued error while nothing has been written to
- * the caller yet:
+ * Relays one caller request to an upstream with undici's `dispatch` on the picked target's pool, and tells
+ * `caller.settled` once, synchronously from the callback that settled it (no promise): with `undefined` once the
+ * caller's response has started (1xx-3xx: streamed on the raw response from the upstream's first body byte, or its
+ * end, with backpressure both ways), or with a catalogued error while nothing has been written to the caller yet:
  * - an upstream 4xx/5xx: `upstream_error` with its status and a bounded, decoded body (failure.ts);
  * - no answer (timeout, refused, reset before the first body byte…): 502 `upstream_error`, `upstream_status: 0`
  *   and `upstream_failure`. A request whose method is in `retry.methods` and that has no body is first tried again
@@ -72,25 +72,7 @@ export interface RelayCaller extends RelayInput {
  * answer starts, else the outcome of the final failure (a retried failure is not counted; the caller's own
  * failures, a body too large or going away, are not the upstream's).
  *
- * This replaced `http.request` on a keep-alive agent, which in turn replaced http-proxy-3: each step roughly
- * halved the gateway's CPU per relayed GET (docs/performance.md). The single-target path costs what the lane relay
- * did before it became this engine: one handler object, one timer, one header object per request.
- */
-export function relayUpstream (upstream: Upstream, input: RelayInput): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    startRelay(upstream, {
-      ...input,
-      settled (error) {
-        if (error === undefined) resolve()
-        else reject(error)
-      },
-    })
-  })
-}
-
-/**
- * `relayUpstream` without a promise: the same relay, its outcome told to `caller.settled` (synchronously, from the
- * callback that settled it). The gateway's routes relay this way: no promise, and no closure to resolve one.
+ * Why undici's dispatch and not `http.request` or http-proxy-3: docs/performance.md, "The proxy service".
  */
 export function startRelay (upstream: Upstream, caller: RelayCaller): void {
   const started = performance.now()

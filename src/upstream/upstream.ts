@@ -17,7 +17,7 @@ export interface UpstreamLogger {
 
 /**
  * One upstream: a set of weighted targets, each with its own connection pool, a balancer over the targets that
- * health checks have not ejected, and the health checks. Requests go through `relayUpstream` (relay.ts: streams a
+ * health checks have not ejected, and the health checks. Requests go through `startRelay` (relay.ts: streams a
  * caller's request and the answer) or `callUpstream` (call.ts: a request with a bounded, buffered answer).
  *
  * `reconcile` applies new settings in place (hot reload): kept targets keep their pool, health and counters;

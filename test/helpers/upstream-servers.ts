@@ -1,9 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { renderError } from '../../src/errors/envelopes.js'
-import { GatewayError } from '../../src/plugin/gateway-error.js'
 import { relayedResponseHeaders, type UpstreamTrace } from '../../src/upstream/headers.js'
-import { relayUpstream } from '../../src/upstream/relay.js'
+import { startRelay as startUpstreamRelay } from '../../src/upstream/relay.js'
 import { SINGLE_TARGET_DEFAULTS, type UpstreamSettings } from '../../src/upstream/settings.js'
 import { Upstream } from '../../src/upstream/upstream.js'
 
@@ -104,7 +103,7 @@ export function testUpstream (t: Teardown, settings: UpstreamSettings): Upstream
  */
 export async function startRelay (t: Teardown, upstream: Upstream, options: { maxBodyBytes?: number, maxErrorBodyBytes?: number, trace?: UpstreamTrace } = {}): Promise<string> {
   const server = createServer((req, res) => {
-    relayUpstream(upstream, {
+    startUpstreamRelay(upstream, {
       req,
       res,
       path: req.url ?? '/',
@@ -114,13 +113,13 @@ export async function startRelay (t: Teardown, upstream: Upstream, options: { ma
       maxBodyBytes: options.maxBodyBytes ?? 1048576,
       maxErrorBodyBytes: options.maxErrorBodyBytes ?? 64,
       takeOver: (headers) => relayedResponseHeaders(headers),
-    }).catch((error: unknown) => {
-      const gwError = error instanceof GatewayError ? error : new GatewayError('internal_error')
-      if (res.headersSent || res.destroyed) return
-      // The request body may still be arriving (a refused write): read it so the answer is not a reset.
-      req.resume()
-      res.writeHead(gwError.status, { ...gwError.headers, 'content-type': 'application/json' })
-      res.end(JSON.stringify(renderError(gwError, 'exchange')))
+      settled (error) {
+        if (error === undefined || res.headersSent || res.destroyed) return
+        // The request body may still be arriving (a refused write): read it so the answer is not a reset.
+        req.resume()
+        res.writeHead(error.status, { ...error.headers, 'content-type': 'application/json' })
+        res.end(JSON.stringify(renderError(error, 'exchange')))
+      },
     })
   })
   await listen(server, 0)
