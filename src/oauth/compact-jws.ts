@@ -1,10 +1,10 @@
-import { KeyObject, sign, type KeyLike, type SignKeyObjectInput } from 'node:crypto'
+import { KeyObject } from 'node:crypto'
 import type { CryptoKey } from 'jose'
 
 /**
- * Synchronous compact JWS signing with `node:crypto.sign`: the same signature as jose's, without WebCrypto's job
- * dispatch around it (docs/performance.md, "The tricks in the code"). jose still does everything else (key
- * import, verification, JWKS).
+ * What synchronous compact JWS signing with `node:crypto.sign` needs (token-template.ts signs): the same signature
+ * as jose's, without WebCrypto's job dispatch around it (docs/performance.md, "The tricks in the code"). jose still
+ * does everything else (key import, verification, JWKS).
  */
 
 /** The node:crypto digest and signature options of each algorithm the gateway signs with. */
@@ -52,20 +52,4 @@ export function encodedAccessTokenHeader (alg: string, kid: string): string {
     encodedHeaders.set(cacheKey, encoded)
   }
   return encoded
-}
-
-/**
- * Signs `<encodedHeader>.<base64url(payloadJson)>` with `alg` and returns the compact JWS. Throws for an
- * algorithm the gateway does not sign with.
- */
-export function signCompact (alg: string, privateKey: CryptoKey, encodedHeader: string, payloadJson: string): string {
-  const algorithm = ALGORITHMS[alg]
-  if (algorithm === undefined) throw new TypeError(`unsupported signing algorithm ${alg}`)
-  const signingInput = `${encodedHeader}.${Buffer.from(payloadJson).toString('base64url')}`
-  const keyObject = keyObjectOf(privateKey)
-  const key: KeyLike | SignKeyObjectInput = algorithm.dsaEncoding === undefined
-    ? keyObject
-    : { key: keyObject, dsaEncoding: algorithm.dsaEncoding }
-  const signature = sign(algorithm.digest, Buffer.from(signingInput), key)
-  return `${signingInput}.${signature.toString('base64url')}`
 }

@@ -13,7 +13,7 @@ export interface AccessTokenClaims extends FixedClaims {
  * `iat`, `exp`, `jti` (128 random bits), `scope` (space-separated), `scopes` (array), `organization_id` and
  * `token_type`. The verifier of either profile requires all of them.
  *
- * Signed synchronously with node:crypto (compact-jws.ts); the header and claims are serialised exactly as
+ * Signed synchronously with node:crypto (token-template.ts, compact-jws.ts); the header and claims are serialised exactly as
  * jose's `SignJWT` did before (same members, same order), so tokens are byte-for-byte the same up to the
  * signature (test/unit/oauth-compact-jws.test.ts). The token endpoint keeps the template of each client instead
  * of building one per token (token-templates.ts).
