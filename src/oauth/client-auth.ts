@@ -107,14 +107,11 @@ export interface ClientSlot {
 export interface ClientAuthenticator {
   /**
    * The account these credentials authenticate, or 401 invalid_client. Unknown ids and wrong secrets fail
-   * identically and cost the same scrypt work; a revoked account is reported only after its secret verified.
+   * identically and cost the same scrypt work; a revoked account is reported only after its secret verified. A
+   * secret verified before answers at once, without a promise (from the connection's `slot`, else the success
+   * cache, and so may throw); a first-seen secret, an unknown client and a wrong secret come through a promise.
    */
-  authenticate (credentials: ClientCredentials, indexes: ConfigIndexes): Promise<ServiceAccountConfig>
-  /**
-   * The same answer, but a secret verified before gives it at once, without a promise: from the connection's
-   * `slot`, else the success cache. A first-seen secret, and every failure, still come through a promise.
-   */
-  authenticateNow (credentials: ClientCredentials, indexes: ConfigIndexes, slot?: ClientSlot): ServiceAccountConfig | Promise<ServiceAccountConfig>
+  authenticate (credentials: ClientCredentials, indexes: ConfigIndexes, slot?: ClientSlot): ServiceAccountConfig | Promise<ServiceAccountConfig>
 }
 
 /**
@@ -231,7 +228,7 @@ export function createClientAuthenticator (options: ClientAuthenticatorOptions =
     throw invalidClient(credentials.method)
   }
 
-  function authenticateNow (credentials: ClientCredentials, indexes: ConfigIndexes, slot?: ClientSlot): ServiceAccountConfig | Promise<ServiceAccountConfig> {
+  function authenticate (credentials: ClientCredentials, indexes: ConfigIndexes, slot?: ClientSlot): ServiceAccountConfig | Promise<ServiceAccountConfig> {
     const account = indexes.accounts.get(credentials.clientId)
     if (account === undefined) return unknownClient(credentials)
     if (fromSlot(slot, account, credentials)) return accepted(account, credentials.method)
@@ -241,10 +238,5 @@ export function createClientAuthenticator (options: ClientAuthenticatorOptions =
     return accepted(account, credentials.method)
   }
 
-  return {
-    authenticateNow,
-    async authenticate (credentials, indexes) {
-      return await authenticateNow(credentials, indexes)
-    },
-  }
+  return { authenticate }
 }

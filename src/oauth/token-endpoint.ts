@@ -158,7 +158,7 @@ export function createTokenHandler (deps: TokenEndpointDeps) {
   function authenticateClient (token: TokenRequest): Pending<ServiceAccountConfig> {
     let account: Pending<ServiceAccountConfig>
     try {
-      account = deps.clients.authenticateNow(token.credentials, token.request.gw.snapshot.indexes, clientSlotOf(token.request))
+      account = deps.clients.authenticate(token.credentials, token.request.gw.snapshot.indexes, clientSlotOf(token.request))
     } catch (error) {
       return failedAuthentication(token, error)
     }

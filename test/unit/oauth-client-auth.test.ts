@@ -1,10 +1,15 @@
 import t from 'tap'
 import { buildIndexes } from '../../src/config/indexes.js'
-import { createClientAuthenticator, readCredentials } from '../../src/oauth/client-auth.js'
+import { createClientAuthenticator, readCredentials, type ClientAuthenticator, type ClientCredentials } from '../../src/oauth/client-auth.js'
 import { parseFormBody } from '../../src/oauth/form-body.js'
 import { verifySecret, type ParsedSecretHash } from '../../src/secrets/secret-hash.js'
 import { basicAuth } from '../helpers/oauth-app.js'
 import { buildOauthConfig, SECRETS } from '../helpers/oauth-config.js'
+
+/** `auth.authenticate` as a promise: a secret verified before answers (or throws) at once. */
+async function authenticate (auth: ClientAuthenticator, credentials: ClientCredentials, indexes: ReturnType<typeof buildIndexes>) {
+  return auth.authenticate(credentials, indexes)
+}
 
 const form = (text: string) => parseFormBody(Buffer.from(text))
 const b64 = (s: string) => `Basic ${Buffer.from(s).toString('base64')}`
@@ -45,7 +50,7 @@ t.test('authenticator: right secret, wrong secret, unknown id, revoked, secret l
   const config = await buildOauthConfig()
   const indexes = buildIndexes(config)
   const auth = createClientAuthenticator()
-  const post = (clientId: string, clientSecret: string) => auth.authenticate({ method: 'client_secret_post', clientId, clientSecret }, indexes)
+  const post = (clientId: string, clientSecret: string) => authenticate(auth, { method: 'client_secret_post', clientId, clientSecret }, indexes)
   t.equal((await post('content-reader', SECRETS.content)).client_id, 'content-reader')
   t.equal((await post('content-reader', SECRETS.content)).client_id, 'content-reader', 'again (from the success cache)')
   await t.rejects(post('content-reader', 'wrong'), { code: 'invalid_client', message: 'Client authentication failed.', headers: {} })
@@ -54,14 +59,14 @@ t.test('authenticator: right secret, wrong secret, unknown id, revoked, secret l
   await t.rejects(post('revoked', SECRETS.revoked), { code: 'invalid_client', message: 'The client has been revoked.' })
   t.equal((await post('long', SECRETS.long)).client_id, 'long')
   await t.rejects(post('long', SECRETS.longTwin), { code: 'invalid_client' }, 'G2: bytes after 72 count')
-  await t.rejects(auth.authenticate({ method: 'client_secret_basic', clientId: 'nobody', clientSecret: 'x' }, indexes),
+  await t.rejects(authenticate(auth, { method: 'client_secret_basic', clientId: 'nobody', clientSecret: 'x' }, indexes),
     { code: 'invalid_client', headers: { 'www-authenticate': 'Basic realm="lanegate"' } })
 })
 
 t.test('authenticator: a secret removed from the config stops working even after it was cached', async (t) => {
   const config = await buildOauthConfig()
   const auth = createClientAuthenticator()
-  const post = (indexes: ReturnType<typeof buildIndexes>, clientSecret: string) => auth.authenticate({ method: 'client_secret_post', clientId: 'rotating', clientSecret }, indexes)
+  const post = (indexes: ReturnType<typeof buildIndexes>, clientSecret: string) => authenticate(auth, { method: 'client_secret_post', clientId: 'rotating', clientSecret }, indexes)
   const before = buildIndexes(config)
   t.equal((await post(before, SECRETS.rotatingOld)).client_id, 'rotating')
   t.equal((await post(before, SECRETS.rotatingNew)).client_id, 'rotating')
@@ -88,12 +93,12 @@ t.test('authenticator: 20 concurrent first requests of one client run scrypt onc
   const indexes = buildIndexes(await buildOauthConfig())
   const counter = countingVerify()
   const auth = createClientAuthenticator({ verify: counter.verify })
-  const requests = Array.from({ length: 20 }, () => auth.authenticate({ method: 'client_secret_post', clientId: 'content-reader', clientSecret: SECRETS.content }, indexes))
+  const requests = Array.from({ length: 20 }, () => authenticate(auth, { method: 'client_secret_post', clientId: 'content-reader', clientSecret: SECRETS.content }, indexes))
   counter.release()
   const accounts = await Promise.all(requests)
   t.same(accounts.map((a) => a.client_id), Array(20).fill('content-reader'))
   t.equal(counter.calls.length, 1, 'one scrypt run shared by all 20')
-  await auth.authenticate({ method: 'client_secret_post', clientId: 'content-reader', clientSecret: SECRETS.content }, indexes)
+  await authenticate(auth, { method: 'client_secret_post', clientId: 'content-reader', clientSecret: SECRETS.content }, indexes)
   t.equal(counter.calls.length, 1, 'later requests come from the success cache')
 })
 
@@ -101,7 +106,7 @@ t.test('authenticator: concurrent wrong secrets share a run but the failure is n
   const indexes = buildIndexes(await buildOauthConfig())
   const counter = countingVerify()
   const auth = createClientAuthenticator({ verify: counter.verify })
-  const post = (clientSecret: string) => auth.authenticate({ method: 'client_secret_post', clientId: 'content-reader', clientSecret }, indexes)
+  const post = (clientSecret: string) => authenticate(auth, { method: 'client_secret_post', clientId: 'content-reader', clientSecret }, indexes)
   const wrong = [post('wrong'), post('wrong'), post('also-wrong')]
   counter.release()
   const results = await Promise.allSettled(wrong)
@@ -115,7 +120,7 @@ t.test('authenticator: a rotating client with two secrets checks both hashes onc
   const indexes = buildIndexes(await buildOauthConfig())
   const counter = countingVerify()
   const auth = createClientAuthenticator({ verify: counter.verify })
-  const requests = Array.from({ length: 5 }, () => auth.authenticate({ method: 'client_secret_post', clientId: 'rotating', clientSecret: SECRETS.rotatingNew }, indexes))
+  const requests = Array.from({ length: 5 }, () => authenticate(auth, { method: 'client_secret_post', clientId: 'rotating', clientSecret: SECRETS.rotatingNew }, indexes))
   counter.release()
   t.same((await Promise.all(requests)).map((a) => a.client_id), Array(5).fill('rotating'))
   t.equal(counter.calls.length, 2, 'each of the two hashes verified once')
