@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { promisify } from 'node:util'
 import t from 'tap'
 import { gatewayOnConfig, gatewayPki } from '../helpers/own-config-gateway.js'
 import type { SpawnedGateway } from '../helpers/spawn-gateway.js'
@@ -13,6 +15,7 @@ import { startBackend, type Backend } from '../helpers/upstream-servers.js'
  */
 
 const RW_HASH = '$scrypt$ln=15,r=8,p=1$VJNnriFV4HtjoqLcU/KggA$Oy75w3bu2mvI4sOD5uRaI5BRff89ZEbX9nciP5f4w3U'
+const execFileAsync = promisify(execFile)
 const { pki, ca, pair } = gatewayPki(t, 'H2 CA')
 const till = pki.issue('till', 'till-1', { usage: 'client' })
 const otherTill = pki.issue('other-till', 'till-2', { usage: 'client' })
@@ -156,6 +159,15 @@ t.test('curl --http2 and --http1.1 on one port; s_client sees ALPN h2', async (t
   t.match(h1.headers, /^HTTP\/1\.1 200/)
   const alpn = await sClient(gateway.port, ['-CAfile', pki.caCert, '-alpn', 'h2,http/1.1'])
   t.match(alpn.output, /ALPN protocol: h2/)
+})
+
+t.test('token requests on one h2 connection: a secret verified there is not a pass for a wrong one after it', async (t) => {
+  // One curl, three transfers on one connection (--next keeps it): good secret, wrong secret, good again. The
+  // connection's client slot remembers the first; the second must still be refused.
+  const form = (secret: string): string => `grant_type=client_credentials&client_id=reader&client_secret=${secret}`
+  const transfer = (secret: string): string[] => ['--http2', '--cacert', pki.caCert, '-s', '-o', '/dev/null', '-w', '%{http_version} %{http_code} %{num_connects}\n', '-d', form(secret), `${gateway.base}/oauth/token`]
+  const { stdout } = await execFileAsync('curl', [...transfer('demo-exchange-secret'), '--next', ...transfer('wrong'), '--next', ...transfer('demo-exchange-secret')])
+  t.same(stdout.trim().split('\n'), ['2 200 1', '2 401 0', '2 200 0'], 'HTTP/2; one connection made, then reused; the wrong secret refused on it')
 })
 
 t.test('mutual TLS over h2: the client-certificate policy reads the verified certificate of the session', async (t) => {
