@@ -112,7 +112,7 @@ export class ProtoWriter {
 
   /**
    * A UTF-8 string with its length. A short string is copied while it is ASCII, which costs less than a call of
-   * `Buffer.write` (into native code, ≈ 100 ns); one with other characters, or a long one, is written by
+   * `Buffer.write` into native code (docs/performance.md); one with other characters, or a long one, is written by
    * `Buffer.write` (UTF-8 in native code, lone surrogates as U+FFFD, as the SDK's TextEncoder writes them).
    */
   string (value: string): void {
