@@ -1,40 +1,11 @@
 import t from 'tap'
-import { generateKeyPair, jwtVerify, SignJWT, type CryptoKey } from 'jose'
+import { generateKeyPair, jwtVerify } from 'jose'
 import { encodedAccessTokenHeader } from '../../src/oauth/compact-jws.js'
 import { signAccessToken, type AccessTokenClaims } from '../../src/oauth/issue-token.js'
 import { randomTokenId } from '../../src/node-tuning/random-pool.js'
+import { joseToken, TOKEN_CLAIMS } from '../helpers/jose-token.js'
 
-const CLAIMS: AccessTokenClaims = {
-  issuer: 'https://gateway.example',
-  audience: 'lanegate',
-  subject: 'content-reader',
-  clientId: 'content-reader',
-  organizationId: 'org_001',
-  scopes: ['content:read', 'content:write'],
-  tokenType: 'service',
-  lifetimeSeconds: 3600,
-  issuedAt: 1_790_000_000,
-}
-
-/** The token exactly as the gateway signed it with jose's SignJWT before the node:crypto signer. */
-function joseToken (key: { kid: string, alg: string, privateKey: CryptoKey }, claims: AccessTokenClaims, jti: string): Promise<string> {
-  const issuedAt = claims.issuedAt as number
-  return new SignJWT({
-    client_id: claims.clientId,
-    scope: claims.scopes.join(' '),
-    scopes: [...claims.scopes],
-    organization_id: claims.organizationId,
-    token_type: claims.tokenType,
-  })
-    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
-    .setIssuer(claims.issuer)
-    .setSubject(claims.subject)
-    .setAudience(claims.audience)
-    .setIssuedAt(issuedAt)
-    .setExpirationTime(issuedAt + claims.lifetimeSeconds)
-    .setJti(jti)
-    .sign(key.privateKey)
-}
+const CLAIMS: AccessTokenClaims = { ...TOKEN_CLAIMS, lifetimeSeconds: 3600, issuedAt: 1_790_000_000 }
 
 for (const alg of ['EdDSA', 'ES256', 'RS256'] as const) {
   t.test(`${alg}: the token verifies with jose and matches the jose-signed one byte for byte up to the signature`, async (t) => {
